@@ -1,0 +1,512 @@
+//===- KgenOps.cpp - kgen operations: verifiers and accessors -------------===//
+//
+// Every verifier failure names the operand (as spelled in KgenOps.td) and
+// the expected shape or type. Shapes are printed [d0, d1, ...].
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/KgenOps.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::kgen;
+
+bool mlir::kgen::isSupportedFloatType(Type type) {
+  return type.isF16() || type.isBF16() || type.isF32() ||
+         isa<Float8E4M3FNType>(type);
+}
+
+//===----------------------------------------------------------------------===//
+// Verifier helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (i)
+      s += ", ";
+    s += ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
+  }
+  return s + "]";
+}
+
+/// Checks shared by every tensor a kgen op touches, in one place so the
+/// messages read the same everywhere. `layout` names the dims, e.g. "[M, K]".
+class TensorChecker {
+public:
+  explicit TensorChecker(Operation *op) : op(op) {}
+
+  /// `value` is a static, non-empty tensor of one of the ranks in `ranks`.
+  /// On success `type` is set.
+  LogicalResult shaped(StringRef name, Value value, ArrayRef<int64_t> ranks,
+                       StringRef layout, RankedTensorType &type) {
+    type = cast<RankedTensorType>(value.getType());
+    if (!llvm::is_contained(ranks, type.getRank()))
+      return op->emitOpError() << "'" << name << "' must have rank "
+                               << rankList(ranks) << " (" << layout
+                               << "); got " << type;
+    if (!type.hasStaticShape())
+      return op->emitOpError() << "'" << name
+                               << "' must have a static shape; got " << type;
+    for (auto [i, d] : llvm::enumerate(type.getShape()))
+      if (d == 0)
+        return op->emitOpError() << "'" << name << "' dimension " << i
+                                 << " is 0; kgen ops need non-empty tensors";
+    return success();
+  }
+
+  /// Element type is one of kgen's compute float types.
+  LogicalResult floatElem(StringRef name, RankedTensorType type) {
+    if (isSupportedFloatType(type.getElementType()))
+      return success();
+    return op->emitOpError() << "'" << name << "' has element type "
+                             << type.getElementType()
+                             << "; expected f16, bf16, f32 or f8E4M3FN";
+  }
+
+  /// Element type equals `expected`; `why` says where that comes from.
+  LogicalResult elem(StringRef name, RankedTensorType type, Type expected,
+                     StringRef why = "") {
+    if (type.getElementType() == expected)
+      return success();
+    InFlightDiagnostic diag = op->emitOpError()
+                              << "'" << name << "' has element type "
+                              << type.getElementType() << "; expected "
+                              << expected;
+    if (!why.empty())
+      diag << " (" << why << ")";
+    return diag;
+  }
+
+  /// Whole shape equals `expected`, described by `layout`.
+  LogicalResult shape(StringRef name, RankedTensorType type,
+                      ArrayRef<int64_t> expected, StringRef layout) {
+    if (type.getShape() == expected)
+      return success();
+    return op->emitOpError() << "'" << name << "' has shape "
+                             << shapeString(type.getShape()) << "; expected "
+                             << shapeString(expected) << " (" << layout << ")";
+  }
+
+  /// One dimension equals `expected`; `dimName` and `source` explain it.
+  LogicalResult dim(StringRef name, RankedTensorType type, int64_t index,
+                    StringRef dimName, int64_t expected, StringRef source) {
+    int64_t got = type.getDimSize(index);
+    if (got == expected)
+      return success();
+    return op->emitOpError() << "'" << name << "' dimension " << index << " ("
+                             << dimName << ") is " << got << "; expected "
+                             << expected << " (" << source << ")";
+  }
+
+  /// a * b without signed overflow, or an error naming `what`.
+  FailureOr<int64_t> mul(int64_t a, int64_t b, StringRef what) {
+    int64_t r;
+    if (llvm::MulOverflow(a, b, r)) {
+      InFlightDiagnostic diag = op->emitOpError();
+      diag << what << " overflows a 64-bit size";
+      return failure();
+    }
+    return r;
+  }
+
+  LogicalResult finite(StringRef name, std::optional<float> value) {
+    if (!value || std::isfinite(*value))
+      return success();
+    return op->emitOpError() << "'" << name << "' must be finite";
+  }
+
+private:
+  static std::string rankList(ArrayRef<int64_t> ranks) {
+    std::string s;
+    for (auto [i, r] : llvm::enumerate(ranks)) {
+      if (i)
+        s += i + 1 == ranks.size() ? " or " : ", ";
+      s += std::to_string(r);
+    }
+    return s;
+  }
+
+  Operation *op;
+};
+
+/// Shape of an `i32` tensor of ids/positions/offsets.
+LogicalResult indexTensor(TensorChecker &check, StringRef name, Value value,
+                          ArrayRef<int64_t> expected, StringRef layout) {
+  RankedTensorType type;
+  if (failed(check.shaped(name, value, {(int64_t)expected.size()}, layout,
+                          type)))
+    return failure();
+  if (failed(check.elem(name, type,
+                        IntegerType::get(value.getContext(), 32))))
+    return failure();
+  return check.shape(name, type, expected, layout);
+}
+
+/// `top_k` lies in [1, experts].
+LogicalResult checkTopK(Operation *op, int64_t topK, int64_t experts) {
+  if (topK >= 1 && topK <= experts)
+    return success();
+  return op->emitOpError() << "'top_k' is " << topK
+                           << "; expected between 1 and the number of "
+                              "experts ("
+                           << experts << ")";
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// GemmOp
+//===----------------------------------------------------------------------===//
+
+int64_t GemmOp::getBatch() {
+  auto t = getA().getType();
+  return t.getRank() == 3 ? t.getDimSize(0) : 1;
+}
+int64_t GemmOp::getM() {
+  auto t = getA().getType();
+  return t.getDimSize(t.getRank() - (getTransposeA() ? 1 : 2));
+}
+int64_t GemmOp::getK() {
+  auto t = getA().getType();
+  return t.getDimSize(t.getRank() - (getTransposeA() ? 2 : 1));
+}
+int64_t GemmOp::getN() {
+  auto t = getB().getType();
+  return t.getDimSize(t.getRank() - (getTransposeB() ? 2 : 1));
+}
+Type GemmOp::getAccumulatorType() {
+  if (std::optional<Type> acc = getAccType())
+    return *acc;
+  return Float32Type::get(getContext());
+}
+float GemmOp::getBetaValue() {
+  if (!getC())
+    return 0.0f;
+  return getBeta() ? getBeta()->convertToFloat() : 1.0f;
+}
+
+LogicalResult GemmOp::verify() {
+  TensorChecker check(*this);
+  RankedTensorType a, b, d;
+  if (failed(check.shaped("a", getA(), {2, 3},
+                          getTransposeA() ? "[K, M] or [batch, K, M]"
+                                          : "[M, K] or [batch, M, K]",
+                          a)) ||
+      failed(check.floatElem("a", a)) ||
+      failed(check.shaped("b", getB(), {2, 3},
+                          getTransposeB() ? "[N, K] or [batch, N, K]"
+                                          : "[K, N] or [batch, K, N]",
+                          b)) ||
+      failed(check.elem("b", b, a.getElementType(), "the element type of 'a'")))
+    return failure();
+  bool batched = a.getRank() == 3;
+  if (b.getRank() == 3 && !batched)
+    return emitOpError("'b' has a batch dimension but 'a' does not; only a "
+                       "'b' without one is broadcast");
+  if (b.getRank() == 3 &&
+      failed(check.dim("b", b, 0, "batch", a.getDimSize(0), "batch of 'a'")))
+    return failure();
+  int64_t kDimB = b.getRank() - (getTransposeB() ? 1 : 2);
+  if (failed(check.dim("b", b, kDimB, "K", getK(), "K of 'a'")))
+    return failure();
+
+  SmallVector<int64_t> outShape;
+  if (batched)
+    outShape.push_back(a.getDimSize(0));
+  outShape.append({getM(), getN()});
+  StringRef outLayout = batched ? "[batch, M, N]" : "[M, N]";
+  if (failed(check.shaped("d", getD(), {a.getRank()}, outLayout, d)) ||
+      failed(check.floatElem("d", d)) ||
+      failed(check.shape("d", d, outShape, outLayout)))
+    return failure();
+
+  if (Value bias = getBias()) {
+    RankedTensorType t;
+    if (failed(check.shaped("bias", bias, {1}, "[N]", t)) ||
+        failed(check.floatElem("bias", t)) ||
+        failed(check.shape("bias", t, {getN()}, "[N]")))
+      return failure();
+  }
+  if (Value c = getC()) {
+    RankedTensorType t;
+    if (failed(check.shaped("c", c, {a.getRank()}, outLayout, t)) ||
+        failed(check.floatElem("c", t)) ||
+        failed(check.shape("c", t, outShape, outLayout)))
+      return failure();
+  } else if (getBeta()) {
+    return emitOpError("'beta' scales the residual and needs a residual "
+                       "operand 'c'");
+  }
+  if (failed(check.finite("alpha", getAlpha().convertToFloat())) ||
+      failed(check.finite("beta", getBetaValue())))
+    return failure();
+
+  if (std::optional<Type> acc = getAccType()) {
+    if (!acc->isF32() && !acc->isF16())
+      return emitOpError() << "'acc_type' is " << *acc
+                           << "; expected f32 or f16";
+    if (acc->isF16() && !a.getElementType().isF16())
+      return emitOpError() << "'acc_type' f16 needs f16 operands; 'a' has "
+                           << a.getElementType();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+std::optional<float> AttentionOp::getSoftcapValue() {
+  if (std::optional<APFloat> cap = getSoftcap())
+    return cap->convertToFloat();
+  return std::nullopt;
+}
+int64_t AttentionOp::getBatch() { return getQ().getType().getDimSize(0); }
+int64_t AttentionOp::getQueryHeads() { return getQ().getType().getDimSize(1); }
+int64_t AttentionOp::getKvHeads() { return getK().getType().getDimSize(1); }
+int64_t AttentionOp::getSeqQ() { return getQ().getType().getDimSize(2); }
+int64_t AttentionOp::getSeqKv() { return getK().getType().getDimSize(2); }
+int64_t AttentionOp::getHeadDim() { return getQ().getType().getDimSize(3); }
+float AttentionOp::getScaleValue() {
+  if (std::optional<APFloat> s = getScale())
+    return s->convertToFloat();
+  return 1.0f / std::sqrt(static_cast<float>(getHeadDim()));
+}
+
+LogicalResult AttentionOp::verify() {
+  TensorChecker check(*this);
+  RankedTensorType q, k, v, o;
+  if (failed(check.shaped("q", getQ(), {4}, "[B, Hq, Sq, D]", q)) ||
+      failed(check.floatElem("q", q)) ||
+      failed(check.shaped("k", getK(), {4}, "[B, Hkv, Skv, D]", k)) ||
+      failed(check.elem("k", k, q.getElementType(), "the element type of 'q'")) ||
+      failed(check.shaped("v", getV(), {4}, "[B, Hkv, Skv, D]", v)) ||
+      failed(check.elem("v", v, q.getElementType(), "the element type of 'q'")))
+    return failure();
+
+  int64_t batch = getBatch(), hq = getQueryHeads(), hkv = getKvHeads();
+  int64_t sq = getSeqQ(), skv = getSeqKv(), hd = getHeadDim();
+  if (hd < 32 || hd > 256 || hd % 8 != 0)
+    return emitOpError() << "head_dim (dimension 3 of 'q') is " << hd
+                         << "; expected a multiple of 8 in [32, 256]";
+  if (failed(check.shape("k", k, {batch, hkv, skv, hd},
+                         "[B, Hkv, Skv, D] with B and D of 'q'")) ||
+      failed(check.shape("v", v, {batch, hkv, skv, hd},
+                         "[B, Hkv, Skv, D], the shape of 'k'")))
+    return failure();
+  if (hq % hkv != 0)
+    return emitOpError() << "query heads (" << hq
+                         << ") must be a multiple of key/value heads (" << hkv
+                         << ")";
+
+  if (failed(check.shaped("out", getOut(), {4}, "[B, Hq, Sq, D]", o)) ||
+      failed(check.floatElem("out", o)) ||
+      failed(check.shape("out", o, q.getShape(), "[B, Hq, Sq, D], as 'q'")))
+    return failure();
+  if (Value lse = getLse()) {
+    RankedTensorType t;
+    if (failed(check.shaped("lse", lse, {3}, "[B, Hq, Sq]", t)) ||
+        failed(check.elem("lse", t, Float32Type::get(getContext()))) ||
+        failed(check.shape("lse", t, {batch, hq, sq}, "[B, Hq, Sq]")))
+      return failure();
+  }
+  if (Value lens = getKvLens())
+    if (failed(indexTensor(check, "kv_lens", lens, {batch}, "[B]")))
+      return failure();
+
+  if (std::optional<APFloat> s = getScale())
+    if (!s->isFinite() || s->isZero())
+      return emitOpError("'scale' must be finite and non-zero");
+  if (std::optional<float> cap = getSoftcapValue())
+    if (!std::isfinite(*cap) || *cap <= 0.0f)
+      return emitOpError("'softcap' must be finite and positive");
+  if (std::optional<int64_t> w = getSlidingWindow()) {
+    if (*w < 1)
+      return emitOpError() << "'sliding_window' is " << *w
+                           << "; expected at least 1";
+    if (!getCausal())
+      return emitOpError("'sliding_window' needs 'causal'");
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MoE ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult MoeOp::verify() {
+  TensorChecker check(*this);
+  RankedTensorType x, logits, wg, wu, wd, y;
+  if (failed(check.shaped("x", getX(), {2}, "[T, H]", x)) ||
+      failed(check.floatElem("x", x)) ||
+      failed(check.shaped("router_logits", getRouterLogits(), {2}, "[T, E]",
+                          logits)) ||
+      failed(check.floatElem("router_logits", logits)) ||
+      failed(check.dim("router_logits", logits, 0, "T", x.getDimSize(0),
+                       "tokens of 'x'")))
+    return failure();
+  int64_t tokens = x.getDimSize(0), hidden = x.getDimSize(1);
+  int64_t experts = logits.getDimSize(1);
+  if (failed(check.shaped("w_gate", getWGate(), {3}, "[E, H, I]", wg)) ||
+      failed(check.elem("w_gate", wg, x.getElementType(),
+                        "the element type of 'x'")))
+    return failure();
+  int64_t inter = wg.getDimSize(2);
+  if (failed(check.shape("w_gate", wg, {experts, hidden, inter},
+                         "[E, H, I] with E of 'router_logits', H of 'x'")) ||
+      failed(check.shaped("w_up", getWUp(), {3}, "[E, H, I]", wu)) ||
+      failed(check.elem("w_up", wu, x.getElementType(),
+                        "the element type of 'x'")) ||
+      failed(check.shape("w_up", wu, wg.getShape(), "[E, H, I], as 'w_gate'")) ||
+      failed(check.shaped("w_down", getWDown(), {3}, "[E, I, H]", wd)) ||
+      failed(check.elem("w_down", wd, x.getElementType(),
+                        "the element type of 'x'")) ||
+      failed(check.shape("w_down", wd, {experts, inter, hidden},
+                         "[E, I, H] with E, I of 'w_gate'")) ||
+      failed(check.shaped("y", getY(), {2}, "[T, H]", y)) ||
+      failed(check.floatElem("y", y)) ||
+      failed(check.shape("y", y, {tokens, hidden}, "[T, H], as 'x'")))
+    return failure();
+  if (getActivation() == Activation::none)
+    return emitOpError("the gated FFN needs an activation: silu, gelu or relu");
+  return checkTopK(*this, static_cast<int64_t>(getTopK()), experts);
+}
+
+LogicalResult MoeRouteOp::verify() {
+  TensorChecker check(*this);
+  RankedTensorType logits, w;
+  if (failed(check.shaped("router_logits", getRouterLogits(), {2}, "[T, E]",
+                          logits)) ||
+      failed(check.floatElem("router_logits", logits)) ||
+      failed(checkTopK(*this, static_cast<int64_t>(getTopK()),
+                            logits.getDimSize(1))))
+    return failure();
+  SmallVector<int64_t> outShape = {logits.getDimSize(0),
+                                  static_cast<int64_t>(getTopK())};
+  if (failed(indexTensor(check, "expert_ids", getExpertIds(), outShape,
+                         "[T, top_k]")) ||
+      failed(check.shaped("weights", getWeights(), {2}, "[T, top_k]", w)) ||
+      failed(check.elem("weights", w, Float32Type::get(getContext()))) ||
+      failed(check.shape("weights", w, outShape, "[T, top_k]")))
+    return failure();
+  return success();
+}
+
+LogicalResult MoePermuteOp::verify() {
+  TensorChecker check(*this);
+  RankedTensorType x, ids, permuted;
+  if (failed(check.shaped("x", getX(), {2}, "[T, H]", x)) ||
+      failed(check.floatElem("x", x)) ||
+      failed(check.shaped("expert_ids", getExpertIds(), {2}, "[T, k]", ids)) ||
+      failed(check.elem("expert_ids", ids,
+                        IntegerType::get(getContext(), 32))) ||
+      failed(check.dim("expert_ids", ids, 0, "T", x.getDimSize(0),
+                       "tokens of 'x'")))
+    return failure();
+  int64_t experts = getNumExperts();
+  if (experts < 1)
+    return emitOpError() << "'num_experts' is " << experts
+                         << "; expected at least 1";
+  FailureOr<int64_t> rows =
+      check.mul(x.getDimSize(0), ids.getDimSize(1), "tokens * k");
+  if (failed(rows) ||
+      failed(check.shaped("permuted", getPermuted(), {2}, "[T * k, H]",
+                          permuted)) ||
+      failed(check.elem("permuted", permuted, x.getElementType(),
+                        "the element type of 'x'")) ||
+      failed(check.shape("permuted", permuted, {*rows, x.getDimSize(1)},
+                         "[T * k, H]")) ||
+      failed(indexTensor(check, "positions", getPositions(), ids.getShape(),
+                         "[T, k], as 'expert_ids'")) ||
+      failed(indexTensor(check, "expert_offsets", getExpertOffsets(),
+                         {experts + 1}, "[num_experts + 1]")))
+    return failure();
+  return success();
+}
+
+LogicalResult GroupedGemmOp::verify() {
+  TensorChecker check(*this);
+  RankedTensorType a, b, d;
+  if (failed(check.shaped("a", getA(), {2}, "[R, K]", a)) ||
+      failed(check.floatElem("a", a)) ||
+      failed(check.shaped("b", getB(), {3}, "[E, K, N]", b)) ||
+      failed(check.elem("b", b, a.getElementType(), "the element type of 'a'")) ||
+      failed(check.dim("b", b, 1, "K", a.getDimSize(1), "K of 'a'")) ||
+      failed(indexTensor(check, "expert_offsets", getExpertOffsets(),
+                         {b.getDimSize(0) + 1}, "[E + 1] with E of 'b'")))
+    return failure();
+  if (Value up = getBUp()) {
+    RankedTensorType t;
+    if (failed(check.shaped("b_up", up, {3}, "[E, K, N]", t)) ||
+        failed(check.elem("b_up", t, b.getElementType(),
+                          "the element type of 'b'")) ||
+        failed(check.shape("b_up", t, b.getShape(), "[E, K, N], as 'b'")))
+      return failure();
+  }
+  if (failed(check.shaped("d", getD(), {2}, "[R, N]", d)) ||
+      failed(check.floatElem("d", d)) ||
+      failed(check.shape("d", d, {a.getDimSize(0), b.getDimSize(2)},
+                         "[R, N]")))
+    return failure();
+  return success();
+}
+
+LogicalResult MoeCombineOp::verify() {
+  TensorChecker check(*this);
+  RankedTensorType eo, pos, w, y;
+  if (failed(check.shaped("expert_out", getExpertOut(), {2}, "[T * k, H]",
+                          eo)) ||
+      failed(check.floatElem("expert_out", eo)) ||
+      failed(check.shaped("positions", getPositions(), {2}, "[T, k]", pos)) ||
+      failed(check.elem("positions", pos,
+                        IntegerType::get(getContext(), 32))))
+    return failure();
+  int64_t tokens = pos.getDimSize(0), k = pos.getDimSize(1);
+  FailureOr<int64_t> rows = check.mul(tokens, k, "tokens * k");
+  if (failed(rows) ||
+      failed(check.dim("expert_out", eo, 0, "T * k", *rows,
+                       "tokens * k of 'positions'")) ||
+      failed(check.shaped("weights", getWeights(), {2}, "[T, k]", w)) ||
+      failed(check.floatElem("weights", w)) ||
+      failed(check.shape("weights", w, pos.getShape(),
+                         "[T, k], as 'positions'")) ||
+      failed(check.shaped("y", getY(), {2}, "[T, H]", y)) ||
+      failed(check.floatElem("y", y)) ||
+      failed(check.shape("y", y, {tokens, eo.getDimSize(1)}, "[T, H]")))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Work estimates
+//===----------------------------------------------------------------------===//
+
+std::optional<double> mlir::kgen::estimateFlops(Operation *op) {
+  auto dims = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  if (auto gemm = dyn_cast<GemmOp>(op))
+    return 2.0 * gemm.getBatch() * gemm.getM() * gemm.getN() * gemm.getK();
+  if (auto attn = dyn_cast<AttentionOp>(op))
+    return 4.0 * attn.getBatch() * attn.getQueryHeads() * attn.getSeqQ() *
+           attn.getSeqKv() * attn.getHeadDim();
+  if (auto moe = dyn_cast<MoeOp>(op)) {
+    ArrayRef<int64_t> wg = dims(moe.getWGate());
+    return 6.0 * dims(moe.getX())[0] * moe.getTopK() * wg[1] * wg[2];
+  }
+  if (auto gg = dyn_cast<GroupedGemmOp>(op)) {
+    ArrayRef<int64_t> b = dims(gg.getB());
+    return (gg.getBUp() ? 4.0 : 2.0) * dims(gg.getA())[0] * b[1] * b[2];
+  }
+  return std::nullopt;
+}
+
+#define GET_OP_CLASSES
+#include "dialect/KgenOps.cpp.inc"

@@ -1,0 +1,307 @@
+//===- KgenOps.td - kgen operations -----------------------------*- tablegen -*-===//
+//
+// Shapes are written [dim, ...]; every tensor is ranked and statically shaped.
+// The verifiers (KgenOps.cpp) check ranks, dimensions and element types and
+// name the operand and the expected shape or type in their diagnostics.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KGEN_OPS_TD
+#define KGEN_OPS_TD
+
+include "dialect/KgenDialect.td"
+include "dialect/KgenAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// GEMM
+//===----------------------------------------------------------------------===//
+
+def Kgen_GemmOp : Kgen_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
+  let summary = "matrix multiply with a fused epilogue, optionally batched";
+  let description = [{
+    Computes `D = act(alpha * op(A) * op(B) + beta * C + bias)`:
+
+    - `A` is `[M, K]` (`[K, M]` with `transpose_a`), or `[batch, M, K]`;
+    - `B` is `[K, N]` (`[N, K]` with `transpose_b`), or `[batch, K, N]`;
+      a `B` without the batch dimension is broadcast over the batch of `A`;
+    - the optional `bias` is `[N]`, one value per output column;
+    - the optional residual `C` has the shape of `D`, `[M, N]` or
+      `[batch, M, N]`; `beta` (default 1.0) scales it and may only be given
+      with `C`;
+    - `activation` is one of `none` (default), `relu`, `gelu` (tanh form),
+      `silu`.
+
+    `A` and `B` share one element type among `f16`, `bf16`, `f32` and
+    `f8E4M3FN`. Products are accumulated in `acc_type` (`f32` by default;
+    `f16` only for `f16` operands, rounding the running sum after every
+    step). The epilogue is computed in `f32` and rounded once to the element
+    type of `D`.
+
+    Example:
+
+    ```mlir
+    %d = kgen.gemm %a, %b bias(%bias : tensor<4096xbf16>)
+           residual(%c : tensor<128x4096xbf16>)
+           {transpose_b, activation = #kgen.activation<silu>}
+           : tensor<128x1024xbf16>, tensor<4096x1024xbf16> -> tensor<128x4096xbf16>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$a,
+    AnyRankedTensor:$b,
+    Optional<AnyRankedTensor>:$bias,
+    Optional<AnyRankedTensor>:$c,
+    UnitAttr:$transpose_a,
+    UnitAttr:$transpose_b,
+    DefaultValuedAttr<F32Attr, "1.0">:$alpha,
+    OptionalAttr<F32Attr>:$beta,
+    DefaultValuedAttr<Kgen_ActivationAttr, "::mlir::kgen::Activation::none">:$activation,
+    OptionalAttr<TypeAttr>:$acc_type
+  );
+  let results = (outs AnyRankedTensor:$d);
+  let assemblyFormat = [{
+    $a `,` $b (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`residual` `(` $c^ `:` type($c) `)`)?
+    attr-dict `:` type($a) `,` type($b) `->` type($d)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Problem sizes read off the operand types (batch is 1 when unbatched).
+    int64_t getBatch();
+    int64_t getM();
+    int64_t getN();
+    int64_t getK();
+    /// Element type of the accumulator (f32 unless `acc_type` says f16).
+    ::mlir::Type getAccumulatorType();
+    /// Scale of the residual: `beta` if given, 1.0 with a residual, else 0.
+    float getBetaValue();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+def Kgen_AttentionOp : Kgen_Op<"attention", [Pure]> {
+  let summary = "scaled dot-product attention (causal, GQA, windowed, padded)";
+  let description = [{
+    Computes `O = softmax(scale * Q K^T + mask) V` per batch and query head,
+    in the layout `[batch, heads, seq, head_dim]`:
+
+    - `Q` is `[B, Hq, Sq, D]`, `K` and `V` are `[B, Hkv, Skv, D]`, with
+      `32 <= D <= 256`, `D` a multiple of 8, and `Hq` a multiple of `Hkv`
+      (grouped-query attention: query head `h` reads key/value head
+      `h / (Hq / Hkv)`; `Hkv = 1` is multi-query attention);
+    - `scale` defaults to `1 / sqrt(D)`; with `softcap = c` the scaled
+      logits `s` become `c * tanh(s / c)` before masking;
+    - the optional `kv_lens` (`[B]`, `i32`) gives each sequence's number of
+      valid keys `L` (clamped to `[0, Skv]`; `Skv` when absent); keys at
+      `j >= L` are masked;
+    - `causal` aligns the queries bottom-right, as FlashAttention does: query
+      `i` sits at position `p = i + L - Sq` and sees keys `j <= p`;
+    - `sliding_window = W` (needs `causal`) also hides keys `j <= p - W`;
+    - a query row with no visible key produces zeros (and `-inf` in the
+      log-sum-exp).
+
+    The optional second result is the log-sum-exp of the masked, scaled
+    logits in `f32`, `[B, Hq, Sq]` (natural log), as split-KV decoding needs.
+
+    Example:
+
+    ```mlir
+    %o, %lse = kgen.attention %q, %k, %v {causal}
+        : tensor<1x32x128x128xbf16>, tensor<1x8x128x128xbf16>,
+          tensor<1x8x128x128xbf16> -> tensor<1x32x128x128xbf16>, tensor<1x32x128xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$q,
+    AnyRankedTensor:$k,
+    AnyRankedTensor:$v,
+    Optional<AnyRankedTensor>:$kv_lens,
+    OptionalAttr<F32Attr>:$scale,
+    UnitAttr:$causal,
+    OptionalAttr<I64Attr>:$sliding_window,
+    OptionalAttr<F32Attr>:$softcap
+  );
+  let results = (outs AnyRankedTensor:$out, Optional<AnyRankedTensor>:$lse);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
+    attr-dict `:` type($q) `,` type($k) `,` type($v) `->` type($out) (`,` type($lse)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getBatch();
+    int64_t getQueryHeads();
+    int64_t getKvHeads();
+    int64_t getSeqQ();
+    int64_t getSeqKv();
+    int64_t getHeadDim();
+    /// `scale` if given, else 1 / sqrt(head_dim).
+    float getScaleValue();
+    /// `softcap` as a float, if given.
+    std::optional<float> getSoftcapValue();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Mixture of experts
+//===----------------------------------------------------------------------===//
+
+def Kgen_MoeOp : Kgen_Op<"moe", [Pure]> {
+  let summary = "mixture-of-experts gated FFN layer with top-k routing";
+  let description = [{
+    For each token `t` of `x` (`[T, H]`), with `router_logits` `[T, E]`:
+
+    1. `p = softmax(router_logits[t])` in `f32`; the `top_k` experts with the
+       largest `p` are chosen (ties go to the lower expert index) and their
+       probabilities are the weights, divided by their sum if `renormalize`;
+    2. each chosen expert `e` computes
+       `a = act(x[t] w_gate[e]) * (x[t] w_up[e])` (`f32` accumulation, `a`
+       rounded to the element type of `x`) and `y_e = a w_down[e]` (rounded
+       to the element type of `x`), with `w_gate`, `w_up` `[E, H, I]` and
+       `w_down` `[E, I, H]`;
+    3. the result is `sum_k weight_k * y_e_k` in `f32`, summed in slot order
+       and rounded to the result type.
+
+    These rounding points are those of the decomposed form
+    (`kgen-decompose-moe`), so the two compute identical values.
+    `activation` is `silu` (default), `gelu` or `relu`.
+
+    Example (Mixtral-style, 8 experts, top-2):
+
+    ```mlir
+    %y = kgen.moe %x, %logits, %wg, %wu, %wd {top_k = 2, renormalize}
+        : tensor<16x4096xbf16>, tensor<16x8xf32>, tensor<8x4096x14336xbf16>,
+          tensor<8x4096x14336xbf16>, tensor<8x14336x4096xbf16> -> tensor<16x4096xbf16>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$x,
+    AnyRankedTensor:$router_logits,
+    AnyRankedTensor:$w_gate,
+    AnyRankedTensor:$w_up,
+    AnyRankedTensor:$w_down,
+    I64Attr:$top_k,
+    UnitAttr:$renormalize,
+    DefaultValuedAttr<Kgen_ActivationAttr, "::mlir::kgen::Activation::silu">:$activation
+  );
+  let results = (outs AnyRankedTensor:$y);
+  let assemblyFormat = [{
+    $x `,` $router_logits `,` $w_gate `,` $w_up `,` $w_down attr-dict `:`
+    type($x) `,` type($router_logits) `,` type($w_gate) `,` type($w_up) `,`
+    type($w_down) `->` type($y)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kgen_MoeRouteOp : Kgen_Op<"moe_route", [Pure]> {
+  let summary = "softmax + top-k expert selection";
+  let description = [{
+    From `router_logits` (`[T, E]`, any float type, computed in `f32`):
+    `expert_ids` (`[T, top_k]`, `i32`) are the `top_k` experts of largest
+    softmax probability in descending order (ties to the lower index), and
+    `weights` (`[T, top_k]`, `f32`) their probabilities, divided by their
+    sum if `renormalize`.
+
+    ```mlir
+    %ids, %w = kgen.moe_route %logits {top_k = 2, renormalize}
+        : tensor<16x8xf32> -> tensor<16x2xi32>, tensor<16x2xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$router_logits, I64Attr:$top_k,
+                       UnitAttr:$renormalize);
+  let results = (outs AnyRankedTensor:$expert_ids, AnyRankedTensor:$weights);
+  let assemblyFormat = [{
+    $router_logits attr-dict `:` type($router_logits) `->` type($expert_ids) `,` type($weights)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kgen_MoePermuteOp : Kgen_Op<"moe_permute", [Pure]> {
+  let summary = "group token copies by expert";
+  let description = [{
+    Copies each row of `x` (`[T, H]`) once per routing slot into `permuted`
+    (`[T * k, H]`), grouped by expert: the rows of expert `e` are
+    `permuted[expert_offsets[e] .. expert_offsets[e + 1])`, in (token, slot)
+    order. `expert_offsets` is `[num_experts + 1]` (`i32`, starting at 0),
+    and `positions[t, s]` (`[T, k]`, `i32`) is the row of `permuted` that
+    holds the copy of token `t` for slot `s`.
+
+    An expert id outside `[0, num_experts)` drops that copy: its position is
+    -1, and the unused rows at the end of `permuted` are zero.
+
+    ```mlir
+    %xp, %pos, %off = kgen.moe_permute %x, %ids {num_experts = 8}
+        : tensor<16x4096xbf16>, tensor<16x2xi32>
+          -> tensor<32x4096xbf16>, tensor<16x2xi32>, tensor<9xi32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$x, AnyRankedTensor:$expert_ids,
+                       I64Attr:$num_experts);
+  let results = (outs AnyRankedTensor:$permuted, AnyRankedTensor:$positions,
+                      AnyRankedTensor:$expert_offsets);
+  let assemblyFormat = [{
+    $x `,` $expert_ids attr-dict `:` type($x) `,` type($expert_ids) `->`
+    type($permuted) `,` type($positions) `,` type($expert_offsets)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kgen_GroupedGemmOp : Kgen_Op<"grouped_gemm", [Pure]> {
+  let summary = "one GEMM per expert over contiguous row groups";
+  let description = [{
+    For each expert `e`, the rows `r` in `[expert_offsets[e],
+    expert_offsets[e + 1])` of `a` (`[R, K]`) are multiplied by `b[e]`
+    (`b` is `[E, K, N]`): `d[r] = act(a[r] b[e])`, accumulated in `f32` and
+    rounded to the element type of `d` (`[R, N]`). Empty groups are allowed.
+    With `gated(%b_up)` (`[E, K, N]`) the result is
+    `act(a[r] b[e]) * (a[r] b_up[e])`, the gated-linear-unit form of an MoE
+    expert's first layer. Offsets are clamped to `[0, R]`; rows outside
+    every group are zero.
+
+    ```mlir
+    %h = kgen.grouped_gemm %xp, %wg, %off gated(%wu : tensor<8x4096x14336xbf16>)
+        {activation = #kgen.activation<silu>}
+        : tensor<32x4096xbf16>, tensor<8x4096x14336xbf16>, tensor<9xi32>
+          -> tensor<32x14336xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$b,
+                       AnyRankedTensor:$expert_offsets,
+                       Optional<AnyRankedTensor>:$b_up,
+                       DefaultValuedAttr<Kgen_ActivationAttr, "::mlir::kgen::Activation::none">:$activation);
+  let results = (outs AnyRankedTensor:$d);
+  let assemblyFormat = [{
+    $a `,` $b `,` $expert_offsets (`gated` `(` $b_up^ `:` type($b_up) `)`)?
+    attr-dict `:` type($a) `,` type($b) `,` type($expert_offsets) `->` type($d)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kgen_MoeCombineOp : Kgen_Op<"moe_combine", [Pure]> {
+  let summary = "weighted un-permute of expert outputs";
+  let description = [{
+    `y[t] = sum_s weights[t, s] * expert_out[positions[t, s]]`, summed in
+    `f32` in slot order and rounded to the element type of `y` (`[T, H]`);
+    `expert_out` is `[T * k, H]`, `positions` (`i32`) and `weights` (any
+    float type) are `[T, k]`. A position outside `[0, T * k)` (a dropped
+    copy) contributes nothing.
+
+    ```mlir
+    %y = kgen.moe_combine %yp, %pos, %w
+        : tensor<32x4096xbf16>, tensor<16x2xi32>, tensor<16x2xf32> -> tensor<16x4096xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$expert_out, AnyRankedTensor:$positions,
+                       AnyRankedTensor:$weights);
+  let results = (outs AnyRankedTensor:$y);
+  let assemblyFormat = [{
+    $expert_out `,` $positions `,` $weights attr-dict `:` type($expert_out) `,`
+    type($positions) `,` type($weights) `->` type($y)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // KGEN_OPS_TD

@@ -1,0 +1,614 @@
+//===- LowerToLoops.cpp - kgen ops -> scf loops (CPU reference) -----------===//
+//
+// Precondition: verified kgen ops on static tensors.
+// Postcondition: no kgen op is left; each became
+//
+//   %buf = bufferization.to_buffer %operand read_only   (per operand)
+//   %out = memref.alloc()                                (per result)
+//   scf.for ... { memref.load / arith / math / memref.store }
+//   %res = bufferization.to_tensor %out restrict writable
+//
+// Arithmetic is f32 throughout: every element is widened with arith.extf on
+// load and rounded once with arith.truncf on store (the definition of each
+// op in KgenOps.td says where its rounding points are). Reductions run in
+// index order, so two ops with the same definition give identical bits.
+// Data-dependent indices (expert ids, offsets, positions, kv_lens) are
+// range-checked before any memory access: bad data never reads or writes out
+// of bounds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <limits>
+
+namespace mlir::kgen {
+#define GEN_PASS_DEF_KGENLOWERTOLOOPS
+#include "passes/Passes.h.inc"
+} // namespace mlir::kgen
+
+using namespace mlir;
+using namespace mlir::kgen;
+
+namespace {
+/// Builds loop nests and scalar f32 arithmetic at the builder's position.
+class RefBuilder {
+public:
+  explicit RefBuilder(ImplicitLocOpBuilder &b) : b(b) {}
+
+  //===--- constants and scalar arithmetic --------------------------------===//
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+  Value f32(double v) {
+    return arith::ConstantOp::create(b, b.getF32FloatAttr(float(v)));
+  }
+  Value addf(Value x, Value y) { return arith::AddFOp::create(b, x, y); }
+  Value subf(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
+  Value mulf(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
+  Value divf(Value x, Value y) { return arith::DivFOp::create(b, x, y); }
+  Value maxf(Value x, Value y) { return arith::MaximumFOp::create(b, x, y); }
+  Value exp(Value x) { return math::ExpOp::create(b, x); }
+  Value addi(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value subi(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
+  Value divi(Value x, int64_t d) {
+    return arith::DivUIOp::create(b, x, idx(d));
+  }
+  Value cmpi(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, p, x, y);
+  }
+  Value cmpf(arith::CmpFPredicate p, Value x, Value y) {
+    return arith::CmpFOp::create(b, p, x, y);
+  }
+  Value andi(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
+  Value boolean(bool v) {
+    return arith::ConstantOp::create(b, b.getBoolAttr(v));
+  }
+  Value select(Value c, Value t, Value f) {
+    return arith::SelectOp::create(b, c, t, f);
+  }
+  /// clamp(x, lo, hi) on signed index values.
+  Value clamp(Value x, Value lo, Value hi) {
+    return arith::MinSIOp::create(b, arith::MaxSIOp::create(b, x, lo), hi);
+  }
+  /// lo <= x < hi on signed index values.
+  Value inRange(Value x, Value lo, Value hi) {
+    return andi(cmpi(arith::CmpIPredicate::sge, x, lo),
+                cmpi(arith::CmpIPredicate::slt, x, hi));
+  }
+
+  /// The activations of KgenAttrs.td, on an f32 scalar.
+  Value activation(Activation act, Value x) {
+    switch (act) {
+    case Activation::none:
+      return x;
+    case Activation::relu:
+      return maxf(x, f32(0.0));
+    case Activation::silu: // x / (1 + exp(-x))
+      return divf(x, addf(f32(1.0), exp(arith::NegFOp::create(b, x))));
+    case Activation::gelu: { // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+      Value x3 = mulf(mulf(x, x), x);
+      Value inner = mulf(f32(0.7978845608028654), addf(x, mulf(f32(0.044715), x3)));
+      return mulf(mulf(f32(0.5), x), addf(f32(1.0), math::TanhOp::create(b, inner)));
+    }
+    }
+    llvm_unreachable("unknown activation");
+  }
+
+  //===--- memory --------------------------------------------------------===//
+  /// A read-only view of a tensor operand, any layout.
+  Value buffer(Value tensor) {
+    auto t = cast<RankedTensorType>(tensor.getType());
+    SmallVector<int64_t> strides(t.getRank(), ShapedType::kDynamic);
+    auto layout = StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                                         strides);
+    auto type = MemRefType::get(t.getShape(), t.getElementType(), layout);
+    return bufferization::ToBufferOp::create(b, type, tensor,
+                                             /*read_only=*/true);
+  }
+  /// A fresh buffer for a result (or scratch) of the given shape and type.
+  Value alloc(ArrayRef<int64_t> shape, Type elem) {
+    return memref::AllocOp::create(b, MemRefType::get(shape, elem));
+  }
+  Value alloc(Type tensorType) {
+    auto t = cast<RankedTensorType>(tensorType);
+    return alloc(t.getShape(), t.getElementType());
+  }
+  /// The tensor a result buffer becomes once written.
+  Value tensor(Value buf, Type tensorType) {
+    auto op = bufferization::ToTensorOp::create(b, tensorType, buf);
+    op.setRestrict(true);
+    op.setWritable(true);
+    return op;
+  }
+
+  /// Loads an element widened to f32.
+  Value loadF32(Value mem, ValueRange indices) {
+    Value v = memref::LoadOp::create(b, mem, indices);
+    return v.getType().isF32()
+               ? v
+               : Value(arith::ExtFOp::create(b, b.getF32Type(), v));
+  }
+  /// Stores an f32, rounded once to the buffer's element type.
+  void storeF32(Value v, Value mem, ValueRange indices) {
+    Type elem = cast<MemRefType>(mem.getType()).getElementType();
+    if (!elem.isF32())
+      v = arith::TruncFOp::create(b, elem, v);
+    memref::StoreOp::create(b, v, mem, indices);
+  }
+  /// Loads an i32 element as a (signed) index.
+  Value loadIndex(Value mem, ValueRange indices) {
+    Value v = memref::LoadOp::create(b, mem, indices);
+    return arith::IndexCastOp::create(b, b.getIndexType(), v);
+  }
+  void storeIndex(Value v, Value mem, ValueRange indices) {
+    Value i = arith::IndexCastOp::create(b, b.getI32Type(), v);
+    memref::StoreOp::create(b, i, mem, indices);
+  }
+  /// Writes `v` (already of the element type) to every element of `mem`.
+  void fill(Value mem, Value v) {
+    ArrayRef<int64_t> shape = cast<MemRefType>(mem.getType()).getShape();
+    SmallVector<Value> ivs;
+    nest(shape, ivs, [&] { memref::StoreOp::create(b, v, mem, ivs); });
+  }
+  Value zero(Type elem) {
+    return arith::ConstantOp::create(b, b.getZeroAttr(elem));
+  }
+
+  //===--- loops ---------------------------------------------------------===//
+  /// for iv in [lo, hi): body(iv)
+  void loop(Value lo, Value hi, function_ref<void(Value)> body) {
+    auto forOp = scf::ForOp::create(b, lo, hi, idx(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(forOp.getBody()->getTerminator());
+    body(forOp.getInductionVar());
+  }
+  void loop(int64_t n, function_ref<void(Value)> body) {
+    loop(idx(0), idx(n), body);
+  }
+  /// Perfect nest over `shape`; `ivs` holds the induction variables.
+  void nest(ArrayRef<int64_t> shape, SmallVectorImpl<Value> &ivs,
+            function_ref<void()> body) {
+    if (shape.empty())
+      return body();
+    loop(shape.front(), [&](Value iv) {
+      ivs.push_back(iv);
+      nest(shape.drop_front(), ivs, body);
+      ivs.pop_back();
+    });
+  }
+  /// Loop-carried reduction: acc = body(iv, acc) for iv in [lo, hi).
+  SmallVector<Value> reduce(Value lo, Value hi, ValueRange init,
+                            function_ref<SmallVector<Value>(Value, ValueRange)>
+                                body) {
+    auto forOp = scf::ForOp::create(
+        b, b.getLoc(), lo, hi, idx(1), init,
+        [&](OpBuilder &nested, Location loc, Value iv, ValueRange acc) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          SmallVector<Value> next = body(iv, acc);
+          scf::YieldOp::create(b, next);
+        });
+    return SmallVector<Value>(forOp.getResults());
+  }
+  Value reduce(int64_t n, Value init, function_ref<Value(Value, Value)> body) {
+    return reduce(idx(0), idx(n), init, [&](Value iv, ValueRange acc) {
+      return SmallVector<Value>{body(iv, acc[0])};
+    })[0];
+  }
+  /// if (cond) body()
+  void when(Value cond, function_ref<void()> body) {
+    auto ifOp = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    body();
+  }
+
+  ImplicitLocOpBuilder &b;
+};
+
+//===----------------------------------------------------------------------===//
+// Per-op lowerings. Each returns the result tensors in op result order.
+//===----------------------------------------------------------------------===//
+
+/// D = act(alpha * op(A) op(B) + beta * C + bias), see KgenOps.td.
+SmallVector<Value> lowerGemm(GemmOp op, RefBuilder &rb) {
+  bool batched = op.getA().getType().getRank() == 3;
+  bool batchedB = op.getB().getType().getRank() == 3;
+  Value a = rb.buffer(op.getA()), b = rb.buffer(op.getB());
+  Value bias = op.getBias() ? rb.buffer(op.getBias()) : Value();
+  Value c = op.getC() ? rb.buffer(op.getC()) : Value();
+  Value d = rb.alloc(op.getD().getType());
+  bool f16Acc = op.getAccumulatorType().isF16();
+  float alpha = op.getAlpha().convertToFloat(), beta = op.getBetaValue();
+
+  rb.loop(op.getBatch(), [&](Value bt) {
+    rb.loop(op.getM(), [&](Value m) {
+      rb.loop(op.getN(), [&](Value n) {
+        Value acc = rb.reduce(op.getK(), rb.f32(0.0), [&](Value k, Value acc) {
+          SmallVector<Value> ia, ib;
+          if (batched)
+            ia.push_back(bt);
+          if (batchedB)
+            ib.push_back(bt);
+          ia.append(op.getTransposeA() ? SmallVector<Value>{k, m}
+                                       : SmallVector<Value>{m, k});
+          ib.append(op.getTransposeB() ? SmallVector<Value>{n, k}
+                                       : SmallVector<Value>{k, n});
+          Value sum = rb.addf(acc, rb.mulf(rb.loadF32(a, ia), rb.loadF32(b, ib)));
+          if (!f16Acc)
+            return sum;
+          Value h = arith::TruncFOp::create(rb.b, rb.b.getF16Type(), sum);
+          return Value(arith::ExtFOp::create(rb.b, rb.b.getF32Type(), h));
+        });
+        SmallVector<Value> io;
+        if (batched)
+          io.push_back(bt);
+        io.append({m, n});
+        Value v = rb.mulf(rb.f32(alpha), acc);
+        if (c)
+          v = rb.addf(v, rb.mulf(rb.f32(beta), rb.loadF32(c, io)));
+        if (bias)
+          v = rb.addf(v, rb.loadF32(bias, n));
+        rb.storeF32(rb.activation(op.getActivation(), v), d, io);
+      });
+    });
+  });
+  return {rb.tensor(d, op.getD().getType())};
+}
+
+/// O = softmax(mask(softcap(scale Q K^T))) V per (batch, head, query row),
+/// in three passes over a scratch row of Skv logits: logits and max, exp and
+/// sum, then the weighted sum of V divided by the sum.
+SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
+  int64_t batch = op.getBatch(), hq = op.getQueryHeads();
+  int64_t group = hq / op.getKvHeads();
+  int64_t sq = op.getSeqQ(), skv = op.getSeqKv(), hd = op.getHeadDim();
+  Value q = rb.buffer(op.getQ()), k = rb.buffer(op.getK()),
+        v = rb.buffer(op.getV());
+  Value lens = op.getKvLens() ? rb.buffer(op.getKvLens()) : Value();
+  Value out = rb.alloc(op.getOut().getType());
+  Value lse = op.getLse() ? rb.alloc(op.getLse().getType()) : Value();
+  Value row = rb.alloc({skv}, rb.b.getF32Type()); // p_j of one query row
+  float scale = op.getScaleValue();
+  std::optional<float> cap = op.getSoftcapValue();
+  std::optional<int64_t> window = op.getSlidingWindow();
+  float negInf = -std::numeric_limits<float>::infinity();
+  using P = arith::CmpIPredicate;
+
+  rb.loop(batch, [&](Value bi) {
+    Value len = lens ? rb.clamp(rb.loadIndex(lens, bi), rb.idx(0), rb.idx(skv))
+                     : rb.idx(skv);
+    rb.loop(hq, [&](Value h) {
+      Value hk = rb.divi(h, group);
+      rb.loop(sq, [&](Value i) {
+        Value pos = rb.subi(rb.addi(i, len), rb.idx(sq)); // bottom-right
+        // Pass 1: masked logits into `row`, and their max.
+        Value mx = rb.reduce(skv, rb.f32(negInf), [&](Value j, Value mx) {
+          Value dot = rb.reduce(hd, rb.f32(0.0), [&](Value dd, Value acc) {
+            return rb.addf(acc, rb.mulf(rb.loadF32(q, {bi, h, i, dd}),
+                                        rb.loadF32(k, {bi, hk, j, dd})));
+          });
+          Value s = rb.mulf(rb.f32(scale), dot);
+          if (cap)
+            s = rb.mulf(rb.f32(*cap),
+                        math::TanhOp::create(rb.b, rb.divf(s, rb.f32(*cap))));
+          Value visible = rb.cmpi(P::slt, j, len);
+          if (op.getCausal())
+            visible = rb.andi(visible, rb.cmpi(P::sle, j, pos));
+          if (window)
+            visible = rb.andi(visible,
+                              rb.cmpi(P::sgt, j, rb.subi(pos, rb.idx(*window))));
+          s = rb.select(visible, s, rb.f32(negInf));
+          memref::StoreOp::create(rb.b, s, row, j);
+          return rb.maxf(mx, s);
+        });
+        // A row with no visible key has max -inf: use 0 so exp(-inf - 0) = 0.
+        Value any = rb.cmpf(arith::CmpFPredicate::OGT, mx, rb.f32(negInf));
+        Value shift = rb.select(any, mx, rb.f32(0.0));
+        // Pass 2: p_j = exp(s_j - max) in place, and their sum.
+        Value sum = rb.reduce(skv, rb.f32(0.0), [&](Value j, Value acc) {
+          Value p = rb.exp(rb.subf(memref::LoadOp::create(rb.b, row, j), shift));
+          memref::StoreOp::create(rb.b, p, row, j);
+          return rb.addf(acc, p);
+        });
+        Value nonEmpty = rb.cmpf(arith::CmpFPredicate::OGT, sum, rb.f32(0.0));
+        // Pass 3: O[i, d] = sum_j p_j V[j, d] / sum.
+        rb.loop(hd, [&](Value dd) {
+          Value o = rb.reduce(skv, rb.f32(0.0), [&](Value j, Value acc) {
+            Value p = memref::LoadOp::create(rb.b, row, j);
+            return rb.addf(acc, rb.mulf(p, rb.loadF32(v, {bi, hk, j, dd})));
+          });
+          o = rb.select(nonEmpty, rb.divf(o, sum), rb.f32(0.0));
+          rb.storeF32(o, out, {bi, h, i, dd});
+        });
+        if (lse) {
+          Value l = rb.addf(shift, math::LogOp::create(rb.b, sum));
+          rb.storeF32(rb.select(nonEmpty, l, rb.f32(negInf)), lse, {bi, h, i});
+        }
+      });
+    });
+  });
+  memref::DeallocOp::create(rb.b, row);
+  SmallVector<Value> results = {rb.tensor(out, op.getOut().getType())};
+  if (lse)
+    results.push_back(rb.tensor(lse, op.getLse().getType()));
+  return results;
+}
+
+/// Softmax + top-k of one token's logits into ids[t, :] and weights[t, :].
+/// `probs` is scratch of [E] f32. Ties go to the lower expert index; the
+/// first unchosen expert is taken when no probability compares greater (NaN
+/// logits), so every id is a valid expert.
+void emitRoute(RefBuilder &rb, Value logits, Value t, int64_t experts,
+               int64_t topK, bool renormalize, Value probs, Value ids,
+               Value weights) {
+  float negInf = -std::numeric_limits<float>::infinity();
+  using P = arith::CmpIPredicate;
+  Value mx = rb.reduce(experts, rb.f32(negInf), [&](Value e, Value acc) {
+    return rb.maxf(acc, rb.loadF32(logits, {t, e}));
+  });
+  Value sum = rb.reduce(experts, rb.f32(0.0), [&](Value e, Value acc) {
+    Value p = rb.exp(rb.subf(rb.loadF32(logits, {t, e}), mx));
+    memref::StoreOp::create(rb.b, p, probs, e);
+    return rb.addf(acc, p);
+  });
+  rb.loop(experts, [&](Value e) {
+    Value p = memref::LoadOp::create(rb.b, probs, e);
+    memref::StoreOp::create(rb.b, rb.divf(p, sum), probs, e);
+  });
+  Value total = rb.reduce(topK, rb.f32(0.0), [&](Value s, Value acc) {
+    SmallVector<Value> best = rb.reduce(
+        rb.idx(0), rb.idx(experts), {rb.idx(-1), rb.f32(negInf)},
+        [&](Value e, ValueRange cur) {
+          // taken = e is among ids[t, 0..s)
+          Value taken = rb.reduce(rb.idx(0), s, {rb.boolean(false)},
+                                  [&](Value s2, ValueRange tk) {
+                                    Value id = rb.loadIndex(ids, {t, s2});
+                                    return SmallVector<Value>{arith::OrIOp::create(
+                                        rb.b, tk[0], rb.cmpi(P::eq, id, e))};
+                                  })[0];
+          Value p = memref::LoadOp::create(rb.b, probs, e);
+          Value better = rb.cmpf(arith::CmpFPredicate::OGT, p, cur[1]);
+          Value none = rb.cmpi(P::slt, cur[0], rb.idx(0));
+          Value free = arith::XOrIOp::create(rb.b, taken, rb.boolean(true));
+          Value take = rb.andi(free, arith::OrIOp::create(rb.b, better, none));
+          return SmallVector<Value>{rb.select(take, e, cur[0]),
+                                    rb.select(take, p, cur[1])};
+        });
+    rb.storeIndex(best[0], ids, {t, s});
+    memref::StoreOp::create(rb.b, best[1], weights, ValueRange{t, s});
+    return rb.addf(acc, best[1]);
+  });
+  if (renormalize)
+    rb.loop(topK, [&](Value s) {
+      Value w = memref::LoadOp::create(rb.b, weights, ValueRange{t, s});
+      memref::StoreOp::create(rb.b, rb.divf(w, total), weights, ValueRange{t, s});
+    });
+}
+
+SmallVector<Value> lowerMoeRoute(MoeRouteOp op, RefBuilder &rb) {
+  auto logitsType = op.getRouterLogits().getType();
+  int64_t tokens = logitsType.getDimSize(0), experts = logitsType.getDimSize(1);
+  Value logits = rb.buffer(op.getRouterLogits());
+  Value ids = rb.alloc(op.getExpertIds().getType());
+  Value weights = rb.alloc(op.getWeights().getType());
+  Value probs = rb.alloc({experts}, rb.b.getF32Type());
+  rb.loop(tokens, [&](Value t) {
+    emitRoute(rb, logits, t, experts, op.getTopK(), op.getRenormalize(), probs,
+              ids, weights);
+  });
+  memref::DeallocOp::create(rb.b, probs);
+  return {rb.tensor(ids, op.getExpertIds().getType()),
+          rb.tensor(weights, op.getWeights().getType())};
+}
+
+SmallVector<Value> lowerMoePermute(MoePermuteOp op, RefBuilder &rb) {
+  auto xType = op.getX().getType();
+  auto idsType = op.getExpertIds().getType();
+  int64_t tokens = xType.getDimSize(0), hidden = xType.getDimSize(1);
+  int64_t topK = idsType.getDimSize(1), experts = op.getNumExperts();
+  Value x = rb.buffer(op.getX()), ids = rb.buffer(op.getExpertIds());
+  Value permuted = rb.alloc(op.getPermuted().getType());
+  Value positions = rb.alloc(op.getPositions().getType());
+  Value offsets = rb.alloc(op.getExpertOffsets().getType());
+  Value cursor = rb.alloc({experts}, rb.b.getIndexType());
+  rb.fill(permuted, rb.zero(xType.getElementType()));
+  rb.fill(cursor, rb.idx(0));
+  auto eachValidCopy = [&](function_ref<void(Value t, Value s, Value e)> body) {
+    rb.loop(tokens, [&](Value t) {
+      rb.loop(topK, [&](Value s) {
+        Value e = rb.loadIndex(ids, {t, s});
+        rb.when(rb.inRange(e, rb.idx(0), rb.idx(experts)),
+                [&] { body(t, s, e); });
+      });
+    });
+  };
+  // Count the copies of each expert in `cursor`, then prefix-sum into
+  // offsets and turn `cursor` into each group's start.
+  eachValidCopy([&](Value, Value, Value e) {
+    Value n = memref::LoadOp::create(rb.b, cursor, e);
+    memref::StoreOp::create(rb.b, rb.addi(n, rb.idx(1)), cursor, e);
+  });
+  rb.storeIndex(rb.idx(0), offsets, rb.idx(0));
+  rb.reduce(rb.idx(0), rb.idx(experts), {rb.idx(0)}, [&](Value e, ValueRange acc) {
+    Value n = memref::LoadOp::create(rb.b, cursor, e);
+    memref::StoreOp::create(rb.b, acc[0], cursor, e);
+    Value end = rb.addi(acc[0], n);
+    rb.storeIndex(end, offsets, rb.addi(e, rb.idx(1)));
+    return SmallVector<Value>{end};
+  });
+  rb.fill(positions, arith::ConstantOp::create(rb.b, rb.b.getI32IntegerAttr(-1)));
+  eachValidCopy([&](Value t, Value s, Value e) {
+    Value p = memref::LoadOp::create(rb.b, cursor, e);
+    memref::StoreOp::create(rb.b, rb.addi(p, rb.idx(1)), cursor, e);
+    rb.storeIndex(p, positions, {t, s});
+    rb.loop(hidden, [&](Value hh) {
+      Value val = memref::LoadOp::create(rb.b, x, ValueRange{t, hh});
+      memref::StoreOp::create(rb.b, val, permuted, ValueRange{p, hh});
+    });
+  });
+  memref::DeallocOp::create(rb.b, cursor);
+  return {rb.tensor(permuted, op.getPermuted().getType()),
+          rb.tensor(positions, op.getPositions().getType()),
+          rb.tensor(offsets, op.getExpertOffsets().getType())};
+}
+
+/// One row of an expert GEMM: for each n, act(a[r] b[e]) (* a[r] b_up[e]),
+/// rounded into d[r, n]. Shared by grouped_gemm and the fused moe.
+void emitExpertRow(RefBuilder &rb, Value a, ValueRange aRow, Value b,
+                   Value bUp, Value e, int64_t kDim, int64_t nDim,
+                   Activation act, Value d, ValueRange dRow) {
+  rb.loop(nDim, [&](Value n) {
+    SmallVector<Value> init = {rb.f32(0.0)};
+    if (bUp)
+      init.push_back(rb.f32(0.0));
+    SmallVector<Value> acc = rb.reduce(
+        rb.idx(0), rb.idx(kDim), init, [&](Value k, ValueRange acc) {
+          SmallVector<Value> ia(aRow);
+          ia.push_back(k);
+          Value av = rb.loadF32(a, ia);
+          SmallVector<Value> next = {
+              rb.addf(acc[0], rb.mulf(av, rb.loadF32(b, {e, k, n})))};
+          if (bUp)
+            next.push_back(
+                rb.addf(acc[1], rb.mulf(av, rb.loadF32(bUp, {e, k, n}))));
+          return next;
+        });
+    Value v = rb.activation(act, acc[0]);
+    if (bUp)
+      v = rb.mulf(v, acc[1]);
+    SmallVector<Value> io(dRow);
+    io.push_back(n);
+    rb.storeF32(v, d, io);
+  });
+}
+
+SmallVector<Value> lowerGroupedGemm(GroupedGemmOp op, RefBuilder &rb) {
+  auto aType = op.getA().getType();
+  auto bType = op.getB().getType();
+  int64_t rows = aType.getDimSize(0), kDim = aType.getDimSize(1);
+  int64_t experts = bType.getDimSize(0), nDim = bType.getDimSize(2);
+  Value a = rb.buffer(op.getA()), b = rb.buffer(op.getB());
+  Value bUp = op.getBUp() ? rb.buffer(op.getBUp()) : Value();
+  Value offsets = rb.buffer(op.getExpertOffsets());
+  Value d = rb.alloc(op.getD().getType());
+  rb.fill(d, rb.zero(op.getD().getType().getElementType()));
+  rb.loop(experts, [&](Value e) {
+    Value lo = rb.clamp(rb.loadIndex(offsets, e), rb.idx(0), rb.idx(rows));
+    Value hi = rb.clamp(rb.loadIndex(offsets, rb.addi(e, rb.idx(1))), lo,
+                        rb.idx(rows));
+    rb.loop(lo, hi, [&](Value r) {
+      emitExpertRow(rb, a, r, b, bUp, e, kDim, nDim, op.getActivation(), d, r);
+    });
+  });
+  return {rb.tensor(d, op.getD().getType())};
+}
+
+/// y[t] = sum_s w[t, s] * expert_out[positions[t, s]] for valid positions.
+SmallVector<Value> lowerMoeCombine(MoeCombineOp op, RefBuilder &rb) {
+  auto posType = op.getPositions().getType();
+  auto eoType = op.getExpertOut().getType();
+  int64_t tokens = posType.getDimSize(0), topK = posType.getDimSize(1);
+  int64_t rows = eoType.getDimSize(0), hidden = eoType.getDimSize(1);
+  Value eo = rb.buffer(op.getExpertOut()), pos = rb.buffer(op.getPositions());
+  Value w = rb.buffer(op.getWeights());
+  Value y = rb.alloc(op.getY().getType());
+  rb.loop(tokens, [&](Value t) {
+    rb.loop(hidden, [&](Value hh) {
+      Value acc = rb.reduce(topK, rb.f32(0.0), [&](Value s, Value acc) {
+        Value p = rb.loadIndex(pos, {t, s});
+        Value valid = rb.inRange(p, rb.idx(0), rb.idx(rows));
+        Value safe = rb.select(valid, p, rb.idx(0));
+        Value term = rb.mulf(rb.loadF32(w, {t, s}), rb.loadF32(eo, {safe, hh}));
+        return rb.select(valid, rb.addf(acc, term), acc);
+      });
+      rb.storeF32(acc, y, {t, hh});
+    });
+  });
+  return {rb.tensor(y, op.getY().getType())};
+}
+
+/// The fused layer, with the same rounding points and summation order as
+/// its decomposition (see DecomposeMoe.cpp), so both give identical bits.
+SmallVector<Value> lowerMoe(MoeOp op, RefBuilder &rb) {
+  auto xType = op.getX().getType();
+  auto wgType = op.getWGate().getType();
+  int64_t tokens = xType.getDimSize(0), hidden = xType.getDimSize(1);
+  int64_t experts = wgType.getDimSize(0), inter = wgType.getDimSize(2);
+  int64_t topK = op.getTopK();
+  Type elem = xType.getElementType();
+  Value x = rb.buffer(op.getX()), logits = rb.buffer(op.getRouterLogits());
+  Value wg = rb.buffer(op.getWGate()), wu = rb.buffer(op.getWUp()),
+        wd = rb.buffer(op.getWDown());
+  Value y = rb.alloc(op.getY().getType());
+  Value probs = rb.alloc({experts}, rb.b.getF32Type());
+  Value ids = rb.alloc({tokens, topK}, rb.b.getI32Type());
+  Value weights = rb.alloc({tokens, topK}, rb.b.getF32Type());
+  Value act = rb.alloc({1, inter}, elem);   // gated activation of one copy
+  Value yExp = rb.alloc({1, hidden}, elem); // one expert's output row
+  Value acc = rb.alloc({hidden}, rb.b.getF32Type());
+  Value zero = rb.idx(0);
+  rb.loop(tokens, [&](Value t) {
+    emitRoute(rb, logits, t, experts, topK, op.getRenormalize(), probs, ids,
+              weights);
+    rb.fill(acc, rb.f32(0.0));
+    rb.loop(topK, [&](Value s) {
+      Value e = rb.loadIndex(ids, {t, s});
+      emitExpertRow(rb, x, t, wg, wu, e, hidden, inter, op.getActivation(),
+                    act, zero);
+      emitExpertRow(rb, act, zero, wd, Value(), e, inter, hidden,
+                    Activation::none, yExp, zero);
+      Value w = memref::LoadOp::create(rb.b, weights, ValueRange{t, s});
+      rb.loop(hidden, [&](Value hh) {
+        Value cur = memref::LoadOp::create(rb.b, acc, hh);
+        Value term = rb.mulf(w, rb.loadF32(yExp, {zero, hh}));
+        memref::StoreOp::create(rb.b, rb.addf(cur, term), acc, hh);
+      });
+    });
+    rb.loop(hidden, [&](Value hh) {
+      rb.storeF32(memref::LoadOp::create(rb.b, acc, hh), y, {t, hh});
+    });
+  });
+  for (Value scratch : {probs, ids, weights, act, yExp, acc})
+    memref::DeallocOp::create(rb.b, scratch);
+  return {rb.tensor(y, op.getY().getType())};
+}
+
+struct KgenLowerToLoopsPass
+    : mlir::kgen::impl::KgenLowerToLoopsBase<KgenLowerToLoopsPass> {
+  using KgenLowerToLoopsBase::KgenLowerToLoopsBase;
+
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<KgenDialect>(op->getDialect()))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      ImplicitLocOpBuilder b(op->getLoc(), op);
+      RefBuilder rb(b);
+      SmallVector<Value> results =
+          llvm::TypeSwitch<Operation *, SmallVector<Value>>(op)
+              .Case([&](GemmOp o) { return lowerGemm(o, rb); })
+              .Case([&](AttentionOp o) { return lowerAttention(o, rb); })
+              .Case([&](MoeOp o) { return lowerMoe(o, rb); })
+              .Case([&](MoeRouteOp o) { return lowerMoeRoute(o, rb); })
+              .Case([&](MoePermuteOp o) { return lowerMoePermute(o, rb); })
+              .Case([&](GroupedGemmOp o) { return lowerGroupedGemm(o, rb); })
+              .Case([&](MoeCombineOp o) { return lowerMoeCombine(o, rb); })
+              .Default([&](Operation *) { return SmallVector<Value>(); });
+      if (results.size() != op->getNumResults()) {
+        op->emitOpError("has no reference lowering");
+        return signalPassFailure();
+      }
+      op->replaceAllUsesWith(results);
+      op->erase();
+    }
+  }
+};
+} // namespace

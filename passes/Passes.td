@@ -1,0 +1,67 @@
+//===- Passes.td - kgen passes ----------------------------------*- tablegen -*-===//
+//
+// Name chain: def KgenFooBar -> flag kgen-foo-bar -> FooBar.cpp ->
+// test/Passes/foo-bar.mlir (and foo-bar-errors.mlir where it can fail).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KGEN_PASSES_TD
+#define KGEN_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KgenDecomposeMoe : Pass<"kgen-decompose-moe"> {
+  let summary = "Split kgen.moe into route, permute, grouped GEMMs and combine";
+  let description = [{
+    Rewrites every `kgen.moe` into `kgen.moe_route` -> `kgen.moe_permute` ->
+    a gated `kgen.grouped_gemm` (gate and up projections with the
+    activation) -> `kgen.grouped_gemm` (down projection) ->
+    `kgen.moe_combine`. The intermediate tensors take the element type of
+    the layer input, which is where the fused op's semantics round, so both
+    forms compute identical values.
+  }];
+  let dependentDialects = ["::mlir::kgen::KgenDialect"];
+}
+
+def KgenLowerToLoops : Pass<"kgen-lower-to-loops", "::mlir::ModuleOp"> {
+  let summary = "Lower kgen ops to scf loops on memrefs (the CPU reference)";
+  let description = [{
+    Replaces every kgen op by its reference semantics written as `scf.for`
+    loop nests over `memref`s, computing in `f32` with `arith`/`math` and
+    rounding once to each result's element type through `arith.truncf`.
+    Operands enter through `bufferization.to_buffer`, results leave through
+    `bufferization.to_tensor {restrict}`, so the output still takes part in
+    one-shot bufferization. This is the golden reference that generated
+    kernels are checked against: slow, obvious, exact.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def KgenExpandFloatConversions : Pass<"kgen-expand-float-conversions"> {
+  let summary = "Expand f32 <-> f16/bf16/f8E4M3FN conversions into integer ops";
+  let description = [{
+    Rewrites `arith.extf` and `arith.truncf` between `f32` and `f16`, `bf16`
+    or `f8E4M3FN` into bit manipulation on `i32`: exact
+    round-to-nearest-even, with subnormals, infinities and NaNs handled,
+    and saturation to +-448 for `f8E4M3FN` (as `cvt.rn.satfinite` does on the
+    GPU). After it, no host libcall or CPU feature is needed for these
+    types, and the results match the host conversions of `runtime/` bit for
+    bit.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def KgenPrintOpStats : Pass<"kgen-print-op-stats", "::mlir::ModuleOp"> {
+  let summary = "Print a table of the kgen ops in a module with their FLOPs";
+  let description = [{
+    Writes one line per kgen op to stdout: function, op, operand shapes and
+    element types, and the FLOP count at those shapes, then a total. The IR
+    is not changed.
+  }];
+}
+
+#endif // KGEN_PASSES_TD

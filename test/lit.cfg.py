@@ -1,0 +1,25 @@
+# -*- Python -*-
+# lit configuration of kgen's integration tests.
+import os
+import sys
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "KGEN"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kgen_obj_root, "test")
+
+config.substitutions.append(("%kgen_src_root", config.kgen_src_root))
+config.substitutions.append(("%kgen_docs_dir", config.kgen_docs_dir))
+# The Python running lit (Debian's /usr/bin/python3, with python3-numpy).
+config.substitutions.append(("%python", sys.executable))
+
+llvm_config.with_system_environment(["HOME", "TMPDIR"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.kgen_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["kgen-opt", "kgen-run"], tool_dirs)

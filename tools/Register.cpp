@@ -1,0 +1,30 @@
+//===- Register.cpp - one registration for every kgen tool ----------------===//
+//
+// The only file that includes InitAll*.h (the heaviest includes of MLIR).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/Register.h"
+
+#include "dialect/KgenDialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+
+void mlir::kgen::registerKgenDialects(DialectRegistry &registry) {
+  registry.insert<KgenDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+}
+
+void mlir::kgen::registerAllKgenPasses() {
+  registerAllPasses();
+  registerKgenPasses(); // generated from passes/Passes.td
+  registerKgenPipelines();
+}

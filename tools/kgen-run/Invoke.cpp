@@ -1,0 +1,127 @@
+//===- Invoke.cpp - JIT-run a function through the reference pipeline -----===//
+//
+// The entry function gets `llvm.emit_c_interface`; after the reference
+// pipeline its signature is (inputs..., outputs...) with every memref passed
+// as a pointer to a strided descriptor:
+//   { T *allocated; T *aligned; int64 offset; int64 sizes[R]; int64 strides[R] }
+// which is built here over the HostTensors' storage (row-major, offset 0).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/kgen-run/Invoke.h"
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+std::optional<::kgen::rt::ElemType> mlir::kgen::toElemType(Type type) {
+  using ::kgen::rt::ElemType;
+  if (type.isF32())
+    return ElemType::F32;
+  if (type.isF16())
+    return ElemType::F16;
+  if (type.isBF16())
+    return ElemType::BF16;
+  if (isa<Float8E4M3FNType>(type))
+    return ElemType::F8E4M3FN;
+  if (type.isF64())
+    return ElemType::F64;
+  if (type.isSignlessInteger(64))
+    return ElemType::I64;
+  if (type.isSignlessInteger(32))
+    return ElemType::I32;
+  if (type.isSignlessInteger(16))
+    return ElemType::I16;
+  if (type.isSignlessInteger(8))
+    return ElemType::I8;
+  if (type.isSignlessInteger(1))
+    return ElemType::I1;
+  return std::nullopt;
+}
+
+namespace {
+/// A strided memref descriptor over a HostTensor's bytes.
+std::vector<int64_t> makeDescriptor(::kgen::rt::HostTensor &t) {
+  size_t rank = t.shape.size();
+  std::vector<int64_t> desc(3 + 2 * rank);
+  auto ptr = reinterpret_cast<int64_t>(t.data.data());
+  desc[0] = desc[1] = ptr;
+  desc[2] = 0;
+  int64_t stride = 1;
+  for (size_t i = rank; i-- > 0;) {
+    desc[3 + i] = t.shape[i];
+    desc[3 + rank + i] = stride;
+    stride *= t.shape[i];
+  }
+  return desc;
+}
+} // namespace
+
+bool mlir::kgen::runReference(ModuleOp module, StringRef entry,
+                        std::vector<rt::HostTensor> &inputs,
+                        std::vector<rt::HostTensor> &outputs,
+                        std::string &err) {
+  auto func = module.lookupSymbol<func::FuncOp>(entry);
+  if (!func) {
+    err = ("no function @" + entry + " in the module").str();
+    return false;
+  }
+  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                UnitAttr::get(module.getContext()));
+
+  // Diagnostics of the pipeline are collected into `err`.
+  std::string diagnostics;
+  llvm::raw_string_ostream diagStream(diagnostics);
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
+    diagStream << diag.getLocation() << ": " << diag << "\n";
+    return success();
+  });
+  PassManager pm(module.getContext());
+  if (failed(kgen::buildReferencePipeline(pm))) {
+    err = "the reference pipeline could not be built";
+    return false;
+  }
+  if (failed(pm.run(module))) {
+    err = "the reference pipeline failed:\n" + diagnostics;
+    return false;
+  }
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  ExecutionEngineOptions options;
+  options.transformer = makeOptimizingTransformer(/*optLevel=*/2,
+                                                  /*sizeLevel=*/0, nullptr);
+  auto engine = ExecutionEngine::create(module, options);
+  if (!engine) {
+    err = "JIT compilation failed: " + llvm::toString(engine.takeError());
+    return false;
+  }
+
+  std::vector<std::vector<int64_t>> descriptors;
+  for (rt::HostTensor &t : inputs)
+    descriptors.push_back(makeDescriptor(t));
+  for (rt::HostTensor &t : outputs)
+    descriptors.push_back(makeDescriptor(t));
+  std::vector<void *> descPtrs;
+  for (auto &d : descriptors)
+    descPtrs.push_back(d.data());
+  std::vector<void *> packed;
+  for (void *&p : descPtrs)
+    packed.push_back(&p);
+
+  std::string wrapper = ("_mlir_ciface_" + entry).str();
+  if (llvm::Error e = (*engine)->invokePacked(wrapper, packed)) {
+    err = "invoking @" + entry.str() + " failed: " + llvm::toString(std::move(e));
+    return false;
+  }
+  return true;
+}

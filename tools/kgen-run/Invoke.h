@@ -1,0 +1,32 @@
+//===- Invoke.h - JIT-run a function through the reference pipeline -*- C++ -*-===//
+#ifndef KGEN_TOOLS_KGEN_RUN_INVOKE_H
+#define KGEN_TOOLS_KGEN_RUN_INVOKE_H
+
+#include "kgen/runtime/HostTensor.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::kgen {
+namespace rt = ::kgen::rt;
+
+/// The runtime element type for an MLIR element type, if kgen-run can pass it.
+std::optional<rt::ElemType> toElemType(mlir::Type type);
+
+/// Lowers `module` with the reference pipeline (kgen-reference-pipeline),
+/// JIT-compiles it and calls `entry`.
+///
+/// Preconditions: `entry` is a function of `module` whose arguments and
+/// results are static ranked tensors; `inputs` match the arguments and
+/// `outputs` are allocated with the result shapes and types. On success the
+/// outputs hold the results. On failure `err` says why and the outputs are
+/// unspecified. `module` is lowered in place.
+bool runReference(mlir::ModuleOp module, llvm::StringRef entry,
+                  std::vector<rt::HostTensor> &inputs,
+                  std::vector<rt::HostTensor> &outputs, std::string &err);
+} // namespace mlir::kgen
+
+#endif // KGEN_TOOLS_KGEN_RUN_INVOKE_H

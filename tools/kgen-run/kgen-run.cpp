@@ -1,0 +1,330 @@
+//===- kgen-run.cpp - run a function on the CPU reference -----------------===//
+//
+// kgen-run FILE.mlir [--entry=NAME] [--seed=N] [--input=A.npy,...]
+//                    [--output-dir=DIR] [--print-values]
+//                    [--compare=I:J,...] [--compare-file=I:REF.npy,...]
+//                    [--tolerance=T] [--max-elements=N] [--max-gflop=G]
+//
+// Parses and verifies the module, makes the entry function's inputs (seeded
+// random, or .npy files), JIT-runs it through kgen-reference-pipeline and
+// reports the results. Exit codes: 0 success; 1 bad input, options or
+// failed run; 2 a requested comparison exceeded the tolerance.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/Register.h"
+#include "tools/kgen-run/Invoke.h"
+
+#include "dialect/KgenOps.h"
+#include "kgen/runtime/Npy.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+namespace rt = ::kgen::rt;
+
+static cl::OptionCategory category("kgen-run options");
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
+                                      cl::init("-"), cl::cat(category));
+static cl::opt<std::string>
+    entryName("entry", cl::desc("Function to run (default: @main, or the only "
+                                "public function)"),
+              cl::cat(category));
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
+                              cl::init(1), cl::cat(category));
+static cl::list<std::string>
+    inputNpy("input", cl::desc("One .npy file per argument, in order"),
+             cl::CommaSeparated, cl::cat(category));
+static cl::opt<std::string>
+    intRange("int-range",
+             cl::desc("Range lo:hi (hi excluded) of random integer inputs"),
+             cl::init("0:16"), cl::cat(category));
+static cl::opt<std::string>
+    outputDir("output-dir",
+              cl::desc("Write result I to DIR/resultI.npy (bf16 and "
+                       "f8E4M3FN as exact float32)"),
+              cl::cat(category));
+static cl::opt<bool> printValues("print-values",
+                                 cl::desc("Print every element of every result"),
+                                 cl::cat(category));
+static cl::list<std::string>
+    compareResults("compare", cl::desc("Compare results I and J (I:J)"),
+                   cl::CommaSeparated, cl::cat(category));
+static cl::list<std::string>
+    compareFiles("compare-file",
+                 cl::desc("Compare result I with a .npy file (I:PATH)"),
+                 cl::CommaSeparated, cl::cat(category));
+static cl::opt<double>
+    tolerance("tolerance",
+              cl::desc("Largest relative Frobenius error a comparison may "
+                       "have (default 0: identical)"),
+              cl::init(0.0), cl::cat(category));
+static cl::opt<int64_t>
+    maxElements("max-elements",
+                cl::desc("Largest number of elements of one tensor"),
+                cl::init(int64_t{1} << 28), cl::cat(category));
+static cl::opt<double>
+    maxGflop("max-gflop",
+             cl::desc("Largest work (GFLOP of the kgen ops) to run on the CPU"),
+             cl::init(20.0), cl::cat(category));
+
+namespace {
+int fail(const llvm::Twine &msg) {
+  llvm::errs() << "kgen-run: error: " << msg << "\n";
+  return 1;
+}
+
+/// Splits "A:B" at the first colon.
+bool splitPair(StringRef s, StringRef &a, StringRef &b) {
+  std::tie(a, b) = s.split(':');
+  return !a.empty() && !b.empty() && s.contains(':');
+}
+
+/// The shape and element type of a static ranked tensor, or an error.
+bool describeTensor(Type type, const llvm::Twine &what, rt::HostTensor &t,
+                    std::string &err) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  std::string typeStr;
+  llvm::raw_string_ostream(typeStr) << type;
+  if (!tensor || !tensor.hasStaticShape()) {
+    err = (what + " has type " + typeStr +
+           "; kgen-run passes only statically shaped tensors")
+              .str();
+    return false;
+  }
+  std::optional<rt::ElemType> elem = mlir::kgen::toElemType(tensor.getElementType());
+  if (!elem) {
+    err = (what + " has unsupported element type in " + typeStr).str();
+    return false;
+  }
+  t.type = *elem;
+  t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  int64_t n;
+  if (!rt::checkedNumElements(t.shape, maxElements, n, err)) {
+    err = (what + ": " + err + " (see --max-elements)").str();
+    return false;
+  }
+  return true;
+}
+
+func::FuncOp findEntry(ModuleOp module, std::string &err) {
+  if (!entryName.empty()) {
+    if (auto f = module.lookupSymbol<func::FuncOp>(entryName))
+      if (!f.isExternal())
+        return f;
+    err = "no function @" + entryName + " with a body in the module";
+    return {};
+  }
+  if (auto f = module.lookupSymbol<func::FuncOp>("main"))
+    return f;
+  func::FuncOp only;
+  int count = 0;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (f.isPublic() && !f.isExternal()) {
+      only = f;
+      ++count;
+    }
+  if (count == 1)
+    return only;
+  err = count ? "several public functions and no @main: pick one with --entry"
+              : "no public function with a body in the module";
+  return {};
+}
+
+/// Prints a summary line per result, and every value with --print-values.
+void printResult(size_t i, Type type, const rt::HostTensor &t) {
+  llvm::raw_ostream &os = llvm::outs();
+  int64_t n = t.numElements();
+  double sum = 0, sq = 0;
+  int64_t nans = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    double v = t.getAsDouble(k);
+    if (std::isnan(v)) {
+      ++nans;
+      continue;
+    }
+    sum += v;
+    sq += v * v;
+  }
+  os << "result " << i << ": " << type << " sum=" << llvm::format("%.6g", sum)
+     << " l2=" << llvm::format("%.6g", std::sqrt(sq)) << " nan=" << nans
+     << "\n";
+  if (!printValues)
+    return;
+  int64_t row = t.shape.empty() ? 1 : t.shape.back();
+  for (int64_t k = 0; k < n; ++k) {
+    os << (k % row ? " " : "  ") << llvm::format("%.9g", t.getAsDouble(k));
+    if ((k + 1) % row == 0)
+      os << "\n";
+  }
+}
+
+/// Prints one comparison; true when within tolerance.
+bool report(const llvm::Twine &what, const rt::HostTensor &got,
+            const rt::HostTensor &ref) {
+  rt::CompareStats stats;
+  std::string err;
+  if (!rt::compare(got, ref, stats, err)) {
+    llvm::outs() << "compare " << what << ": MISMATCH (" << err << ")\n";
+    return false;
+  }
+  bool ok = stats.nanMismatches == 0 && stats.relFrobErr <= tolerance;
+  llvm::outs() << "compare " << what << ": " << (ok ? "OK" : "MISMATCH")
+               << " rel_frob=" << llvm::format("%.3e", stats.relFrobErr)
+               << " max_abs=" << llvm::format("%.3e", stats.maxAbsErr)
+               << " nan_mismatches=" << stats.nanMismatches << "\n";
+  return ok;
+}
+
+bool parseIndex(StringRef s, size_t limit, size_t &out) {
+  return !s.getAsInteger(10, out) && out < limit;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "kgen-run: run a function of a kgen module on the CPU reference\n");
+
+  DialectRegistry registry;
+  mlir::kgen::registerKgenDialects(registry);
+  mlir::kgen::registerAllKgenPasses();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string err;
+  auto file = openInputFile(inputFile, &err);
+  if (!file)
+    return fail(err);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return fail("could not parse " + inputFile);
+
+  func::FuncOp entry = findEntry(*module, err);
+  if (!entry)
+    return fail(err);
+  std::string name = entry.getName().str();
+  FunctionType ftype = entry.getFunctionType();
+
+  // Work limit: the CPU reference is a plain loop nest.
+  double flops = 0;
+  entry.walk([&](Operation *op) {
+    if (std::optional<double> f = mlir::kgen::estimateFlops(op))
+      flops += *f;
+  });
+  if (flops > maxGflop * 1e9)
+    return fail(llvm::formatv("@{0} does {1:F1} GFLOP, more than the limit "
+                              "of {2} GFLOP for the CPU reference (see "
+                              "--max-gflop)",
+                              name, flops / 1e9, maxGflop.getValue()));
+
+  std::vector<rt::HostTensor> inputs(ftype.getNumInputs());
+  std::vector<rt::HostTensor> outputs(ftype.getNumResults());
+  for (auto [i, type] : llvm::enumerate(ftype.getInputs()))
+    if (!describeTensor(type, "argument " + llvm::Twine(i), inputs[i], err))
+      return fail(err);
+  for (auto [i, type] : llvm::enumerate(ftype.getResults())) {
+    if (!describeTensor(type, "result " + llvm::Twine(i), outputs[i], err))
+      return fail(err);
+    outputs[i] = rt::makeZeros(outputs[i].type, outputs[i].shape);
+    for (int64_t k = 0, n = outputs[i].numElements(); k < n; ++k)
+      if (rt::isFloat(outputs[i].type)) // poison: unwritten outputs show
+        outputs[i].setFromDouble(k, std::nan(""));
+  }
+
+  StringRef loStr, hiStr;
+  int64_t lo, hi;
+  if (!splitPair(intRange, loStr, hiStr) || loStr.getAsInteger(10, lo) ||
+      hiStr.getAsInteger(10, hi) || lo >= hi)
+    return fail("--int-range must be lo:hi with lo < hi; got '" + intRange +
+                "'");
+  if (!inputNpy.empty() && inputNpy.size() != inputs.size())
+    return fail(llvm::formatv("@{0} takes {1} arguments; --input gave {2} "
+                              "files",
+                              name, inputs.size(), inputNpy.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    rt::HostTensor &in = inputs[i];
+    if (inputNpy.empty()) {
+      in = rt::makeRandom(in.type, in.shape, seed + 7919 * i, lo, hi);
+      continue;
+    }
+    rt::HostTensor file;
+    if (!rt::readNpy(inputNpy[i], file, err, maxElements))
+      return fail(err);
+    if (file.shape != in.shape)
+      return fail(llvm::formatv("{0} has shape {1}; argument {2} needs {3}",
+                                inputNpy[i], rt::formatShape(file.shape), i,
+                                rt::formatShape(in.shape)));
+    rt::HostTensor converted = rt::makeZeros(in.type, in.shape);
+    for (int64_t k = 0, n = in.numElements(); k < n; ++k)
+      converted.setFromDouble(k, file.getAsDouble(k));
+    in = std::move(converted);
+  }
+
+  auto start = std::chrono::steady_clock::now();
+  if (!mlir::kgen::runReference(*module, name, inputs, outputs, err))
+    return fail(err);
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+  llvm::outs() << "ran @" << name << " in " << llvm::format("%.1f", ms)
+               << " ms (compile + run)\n";
+
+  for (auto [i, type] : llvm::enumerate(ftype.getResults()))
+    printResult(i, type, outputs[i]);
+
+  if (!outputDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+      return fail("cannot create " + outputDir + ": " + ec.message());
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      llvm::SmallString<128> path(outputDir);
+      llvm::sys::path::append(path, "result" + std::to_string(i) + ".npy");
+      if (!rt::writeNpy(path.str().str(), outputs[i], err))
+        return fail(err);
+    }
+  }
+
+  bool allOk = true;
+  for (StringRef spec : compareResults) {
+    StringRef a, b;
+    size_t ia, ib;
+    if (!splitPair(spec, a, b) || !parseIndex(a, outputs.size(), ia) ||
+        !parseIndex(b, outputs.size(), ib))
+      return fail("--compare needs I:J with result indices below " +
+                  llvm::Twine(outputs.size()) + "; got '" + spec + "'");
+    allOk &= report(spec, outputs[ia], outputs[ib]);
+  }
+  for (StringRef spec : compareFiles) {
+    StringRef a, path;
+    size_t ia;
+    if (!splitPair(spec, a, path) || !parseIndex(a, outputs.size(), ia))
+      return fail("--compare-file needs I:PATH with a result index below " +
+                  llvm::Twine(outputs.size()) + "; got '" + spec + "'");
+    rt::HostTensor ref;
+    if (!rt::readNpy(path.str(), ref, err, maxElements))
+      return fail(err);
+    allOk &= report(spec, outputs[ia], ref);
+  }
+  return allOk ? 0 : 2;
+}
