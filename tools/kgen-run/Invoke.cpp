@@ -21,6 +21,11 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <csetjmp>
+#include <csignal>
+#include <cstring>
+#include <unistd.h>
+
 using namespace mlir;
 
 std::optional<::kgen::rt::ElemType> mlir::kgen::toElemType(Type type) {
@@ -64,12 +69,54 @@ std::vector<int64_t> makeDescriptor(::kgen::rt::HostTensor &t) {
   }
   return desc;
 }
+
+sigjmp_buf faultJump;
+volatile sig_atomic_t faultSignal = 0;
+
+void onFault(int sig) {
+  faultSignal = sig;
+  siglongjmp(faultJump, 1);
+}
+
+/// Calls `call` with fault and timeout signals turned into an error.
+bool guardedCall(llvm::function_ref<llvm::Error()> call, unsigned timeout,
+                 std::string &err) {
+  const int signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGALRM};
+  struct sigaction action = {}, previous[std::size(signals)];
+  action.sa_handler = onFault;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_NODEFER;
+  for (size_t i = 0; i < std::size(signals); ++i)
+    sigaction(signals[i], &action, &previous[i]);
+  auto restore = [&] {
+    alarm(0);
+    for (size_t i = 0; i < std::size(signals); ++i)
+      sigaction(signals[i], &previous[i], nullptr);
+  };
+  if (sigsetjmp(faultJump, /*savemask=*/1)) {
+    restore();
+    err = faultSignal == SIGALRM
+              ? "the run exceeded the time limit of " +
+                    std::to_string(timeout) + " s"
+              : std::string("the generated code faulted (") +
+                    strsignal(faultSignal) + ")";
+    return false;
+  }
+  alarm(timeout);
+  llvm::Error e = call();
+  restore();
+  if (e) {
+    err = llvm::toString(std::move(e));
+    return false;
+  }
+  return true;
+}
 } // namespace
 
 bool mlir::kgen::runReference(ModuleOp module, StringRef entry,
                         std::vector<rt::HostTensor> &inputs,
                         std::vector<rt::HostTensor> &outputs,
-                        std::string &err) {
+                        std::string &err, unsigned timeoutSeconds) {
   auto func = module.lookupSymbol<func::FuncOp>(entry);
   if (!func) {
     err = ("no function @" + entry + " in the module").str();
@@ -119,8 +166,10 @@ bool mlir::kgen::runReference(ModuleOp module, StringRef entry,
     packed.push_back(&p);
 
   std::string wrapper = ("_mlir_ciface_" + entry).str();
-  if (llvm::Error e = (*engine)->invokePacked(wrapper, packed)) {
-    err = "invoking @" + entry.str() + " failed: " + llvm::toString(std::move(e));
+  std::string callErr;
+  if (!guardedCall([&] { return (*engine)->invokePacked(wrapper, packed); },
+                   timeoutSeconds, callErr)) {
+    err = "running @" + entry.str() + " failed: " + callErr;
     return false;
   }
   return true;

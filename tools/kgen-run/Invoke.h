@@ -24,9 +24,15 @@ std::optional<rt::ElemType> toElemType(mlir::Type type);
 /// `outputs` are allocated with the result shapes and types. On success the
 /// outputs hold the results. On failure `err` says why and the outputs are
 /// unspecified. `module` is lowered in place.
+///
+/// The call is guarded: a fault in the generated code (SIGSEGV, SIGBUS,
+/// SIGFPE, SIGILL) or a run longer than `timeoutSeconds` (0: no limit) is
+/// reported as a failure instead of killing the process. After such a
+/// failure the process state is suspect: report and exit.
 bool runReference(mlir::ModuleOp module, llvm::StringRef entry,
                   std::vector<rt::HostTensor> &inputs,
-                  std::vector<rt::HostTensor> &outputs, std::string &err);
+                  std::vector<rt::HostTensor> &outputs, std::string &err,
+                  unsigned timeoutSeconds = 0);
 } // namespace mlir::kgen
 
 #endif // KGEN_TOOLS_KGEN_RUN_INVOKE_H

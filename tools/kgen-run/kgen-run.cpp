@@ -4,10 +4,13 @@
 //                    [--output-dir=DIR] [--print-values]
 //                    [--compare=I:J,...] [--compare-file=I:REF.npy,...]
 //                    [--tolerance=T] [--max-elements=N] [--max-gflop=G]
+//                    [--timeout=S]
 //
 // Parses and verifies the module, makes the entry function's inputs (seeded
 // random, or .npy files), JIT-runs it through kgen-reference-pipeline and
-// reports the results. Exit codes: 0 success; 1 bad input, options or
+// reports the results. Sizes, estimated work and run time are bounded, and a
+// fault in the generated code is reported, so no input makes it crash or
+// hang. Exit codes: 0 success; 1 bad input, options or
 // failed run; 2 a requested comparison exceeded the tolerance.
 //
 //===----------------------------------------------------------------------===//
@@ -19,6 +22,7 @@
 #include "kgen/runtime/Npy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -81,8 +85,12 @@ static cl::opt<int64_t>
                 cl::init(int64_t{1} << 28), cl::cat(category));
 static cl::opt<double>
     maxGflop("max-gflop",
-             cl::desc("Largest work (GFLOP of the kgen ops) to run on the CPU"),
+             cl::desc("Largest estimated work (GFLOP) to run on the CPU"),
              cl::init(20.0), cl::cat(category));
+static cl::opt<unsigned>
+    timeoutSeconds("timeout",
+                   cl::desc("Seconds the run may take (0: no limit)"),
+                   cl::init(300), cl::cat(category));
 
 namespace {
 int fail(const llvm::Twine &msg) {
@@ -192,6 +200,65 @@ bool report(const llvm::Twine &what, const rt::HostTensor &got,
   return ok;
 }
 
+/// Every tensor in the module is static and within --max-elements, so no
+/// allocation of the run can be absurd.
+bool checkSizes(ModuleOp module, std::string &err) {
+  WalkResult result = module.walk([&](Operation *op) {
+    auto check = [&](Type type) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor)
+        return true;
+      std::string typeStr;
+      llvm::raw_string_ostream(typeStr) << type;
+      if (!tensor.hasStaticShape()) {
+        err = "kgen-run needs static shapes; found " + typeStr;
+        return false;
+      }
+      int64_t n;
+      std::vector<int64_t> shape(tensor.getShape().begin(),
+                                 tensor.getShape().end());
+      if (!rt::checkedNumElements(shape, maxElements, n, err)) {
+        err = typeStr + ": " + err + " (see --max-elements)";
+        return false;
+      }
+      return true;
+    };
+    for (Type t : op->getResultTypes())
+      if (!check(t))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Type t : block.getArgumentTypes())
+          if (!check(t))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
+
+/// FLOPs of the kgen ops plus, for other tensor code, 2 per point of each
+/// linalg iteration space and 1 per element of other tensor results: an
+/// upper estimate of what the reference loops will do.
+double estimateWork(ModuleOp module) {
+  double work = 0;
+  module.walk([&](Operation *op) {
+    if (std::optional<double> f = mlir::kgen::estimateFlops(op)) {
+      work += *f;
+    } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      double points = 1;
+      for (int64_t r : linalgOp.getStaticLoopRanges())
+        points *= ShapedType::isDynamic(r) ? 1 : double(r);
+      work += 2 * points;
+    } else {
+      for (Type t : op->getResultTypes())
+        if (auto tensor = dyn_cast<RankedTensorType>(t))
+          if (tensor.hasStaticShape())
+            work += double(tensor.getNumElements());
+    }
+  });
+  return work;
+}
+
 bool parseIndex(StringRef s, size_t limit, size_t &out) {
   return !s.getAsInteger(10, out) && out < limit;
 }
@@ -227,17 +294,14 @@ int main(int argc, char **argv) {
   std::string name = entry.getName().str();
   FunctionType ftype = entry.getFunctionType();
 
-  // Work limit: the CPU reference is a plain loop nest.
-  double flops = 0;
-  entry.walk([&](Operation *op) {
-    if (std::optional<double> f = mlir::kgen::estimateFlops(op))
-      flops += *f;
-  });
+  if (!checkSizes(*module, err))
+    return fail(err);
+  double flops = estimateWork(*module);
   if (flops > maxGflop * 1e9)
-    return fail(llvm::formatv("@{0} does {1:F1} GFLOP, more than the limit "
-                              "of {2} GFLOP for the CPU reference (see "
-                              "--max-gflop)",
-                              name, flops / 1e9, maxGflop.getValue()));
+    return fail(llvm::formatv("the module does about {0:F1} GFLOP, more than "
+                              "the limit of {1} GFLOP for the CPU reference "
+                              "(see --max-gflop)",
+                              flops / 1e9, maxGflop.getValue()));
 
   std::vector<rt::HostTensor> inputs(ftype.getNumInputs());
   std::vector<rt::HostTensor> outputs(ftype.getNumResults());
@@ -283,7 +347,8 @@ int main(int argc, char **argv) {
   }
 
   auto start = std::chrono::steady_clock::now();
-  if (!mlir::kgen::runReference(*module, name, inputs, outputs, err))
+  if (!mlir::kgen::runReference(*module, name, inputs, outputs, err,
+                                timeoutSeconds))
     return fail(err);
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
