@@ -376,7 +376,11 @@ LogicalResult MoeOp::verify() {
     return failure();
   if (getActivation() == Activation::none)
     return emitOpError("the gated FFN needs an activation: silu, gelu or relu");
-  return checkTopK(*this, static_cast<int64_t>(getTopK()), experts);
+  int64_t topK = static_cast<int64_t>(getTopK());
+  if (failed(checkTopK(*this, topK, experts)) ||
+      failed(check.mul(tokens, topK, "tokens * top_k")))
+    return failure();
+  return success();
 }
 
 LogicalResult MoeRouteOp::verify() {

@@ -14,6 +14,27 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/Signals.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <unistd.h>
+
+static const char *crashingTool = "kgen";
+
+void mlir::kgen::containCrashes(const char *toolName) {
+  crashingTool = toolName;
+  llvm::sys::AddSignalHandler(
+      [](void *) {
+        llvm::errs() << crashingTool
+                     << ": internal error: the process hit a crash signal; "
+                        "this is a bug, please report it with the input. "
+                        "Stack trace:\n";
+        llvm::sys::PrintStackTrace(llvm::errs());
+        llvm::errs().flush();
+        _exit(kInternalErrorExitCode);
+      },
+      nullptr);
+}
 
 void mlir::kgen::registerKgenDialects(DialectRegistry &registry) {
   registry.insert<KgenDialect>();

@@ -11,6 +11,15 @@ namespace mlir::kgen {
 /// interface extensions (bufferization, LLVM translation, ...).
 void registerKgenDialects(DialectRegistry &registry);
 
+/// Exit code of a tool whose process hit a crash signal (a bug: in kgen, or
+/// in an upstream MLIR component it links, such as a dialect's parser).
+constexpr int kInternalErrorExitCode = 70; // EX_SOFTWARE
+
+/// Turns a crash signal (SIGSEGV, SIGABRT, ...) into a one-line "internal
+/// error" message, a stack trace and exit code kInternalErrorExitCode, so a
+/// tool never dies by a signal. Call first thing in main.
+void containCrashes(const char *toolName);
+
 /// The kgen passes (generated registerKgenPasses) and pipelines, and the
 /// upstream passes kgen uses.
 void registerAllKgenPasses();

@@ -10,6 +10,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
+  mlir::kgen::containCrashes("kgen-opt");
   mlir::DialectRegistry registry;
   mlir::kgen::registerKgenDialects(registry);
   mlir::kgen::registerAllKgenPasses();

@@ -8,7 +8,8 @@
 //
 // Parses and verifies the module, makes the entry function's inputs (seeded
 // random, or .npy files), JIT-runs it through kgen-reference-pipeline and
-// reports the results. Sizes, estimated work and run time are bounded, and a
+// reports the results. Exit code 70: an internal error (see
+// tools/Register.h). Sizes, estimated work and run time are bounded, and a
 // fault in the generated code is reported, so no input makes it crash or
 // hang. Exit codes: 0 success; 1 bad input, options or
 // failed run; 2 a requested comparison exceeded the tolerance.
@@ -265,6 +266,7 @@ bool parseIndex(StringRef s, size_t limit, size_t &out) {
 } // namespace
 
 int main(int argc, char **argv) {
+  mlir::kgen::containCrashes("kgen-run");
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
