@@ -3,7 +3,8 @@
 // Rewrites scalar `arith.extf` / `arith.truncf` between f32 and a narrow float
 // (f16, bf16, f8E4M3FN) into i32 bit manipulation. Preconditions: scalar
 // operands (the CPU reference lowering only produces scalars); conversions of
-// vectors or between other types are left alone.
+// vectors or between other types, and truncations with a rounding mode other
+// than to_nearest_even, are left alone.
 //
 // Narrow formats are described by their field widths (SmallFloat). Encoding
 // f32 -> narrow, for |x| with bits `ab`:
@@ -194,6 +195,10 @@ struct KgenExpandFloatConversionsPass
         std::optional<SmallFloat> fmt = describe(trunc.getType());
         if (!fmt || !trunc.getIn().getType().isF32())
           return;
+        // Only round-to-nearest-even is expanded; other modes stay as asked.
+        if (std::optional<arith::RoundingMode> mode = trunc.getRoundingmode())
+          if (*mode != arith::RoundingMode::to_nearest_even)
+            return;
         ImplicitLocOpBuilder b(op->getLoc(), op);
         Emitter e(b);
         Value enc = e.encode(trunc.getIn(), *fmt);

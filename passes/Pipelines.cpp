@@ -21,7 +21,7 @@ static constexpr const char *kReferencePipeline =
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map "
     "unknown-type-conversion=identity-layout-map},"
-    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
+    "buffer-results-to-out-params{modify-public-functions},"
     "func.func(convert-linalg-to-loops),"
     "arith-emulate-unsupported-floats{source-types=bf16,f16,f8E4M3FN "
     "target-type=f32},"

@@ -22,4 +22,7 @@ llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.kgen_tools_dir, config.llvm_tools_dir]
+# FileCheck, not, count and the kgen tools are found on PATH too.
+for d in tool_dirs:
+    llvm_config.with_environment("PATH", d, append_path=True)
 llvm_config.add_tool_substitutions(["kgen-opt", "kgen-run"], tool_dirs)

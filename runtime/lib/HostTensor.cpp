@@ -340,8 +340,11 @@ bool compare(const HostTensor &got, const HostTensor &ref, CompareStats &stats,
   for (int64_t i = 0; i < stats.count; ++i) {
     const double g = got.getAsDouble(i);
     const double r = ref.getAsDouble(i);
-    if (std::isnan(g) || std::isnan(r)) {
-      stats.nanMismatches += std::isnan(g) != std::isnan(r);
+    // Non-finite values match only themselves (NaN matches NaN, +inf +inf)
+    // and stay out of the norms, where one infinity would hide every error.
+    if (!std::isfinite(g) || !std::isfinite(r)) {
+      bool same = (std::isnan(g) && std::isnan(r)) || g == r;
+      stats.nonFiniteMismatches += !same;
       continue;
     }
     const double diff = g == r ? 0.0 : std::fabs(g - r);
@@ -349,7 +352,7 @@ bool compare(const HostTensor &got, const HostTensor &ref, CompareStats &stats,
     diffNorm.add(diff);
     refNorm.add(r);
   }
-  if (stats.nanMismatches > 0)
+  if (stats.nonFiniteMismatches > 0)
     stats.relFrobErr = std::numeric_limits<double>::infinity();
   else if (refNorm.value() == 0)
     stats.relFrobErr = diffNorm.value();

@@ -223,7 +223,7 @@ TEST(Compare, ExactAndApproximate) {
   ASSERT_TRUE(compare(fromValues(ElemType::F32, {1, 2, 3}), ref, s, err));
   EXPECT_EQ(s.maxAbsErr, 2);
   EXPECT_DOUBLE_EQ(s.relFrobErr, 2 / std::sqrt(30.0));
-  EXPECT_EQ(s.nanMismatches, 0);
+  EXPECT_EQ(s.nonFiniteMismatches, 0);
 
   // Element types may differ: a bf16 result against an f32 reference.
   ASSERT_TRUE(compare(fromValues(ElemType::BF16, {1, 2, 5}), ref, s, err));
@@ -244,19 +244,19 @@ TEST(Compare, NaNs) {
   std::string err;
   ASSERT_TRUE(compare(fromValues(ElemType::F32, {1, kNaN, 3}),
                       fromValues(ElemType::F32, {1, 2, 3}), s, err));
-  EXPECT_EQ(s.nanMismatches, 1);
+  EXPECT_EQ(s.nonFiniteMismatches, 1);
   EXPECT_EQ(s.relFrobErr, kInf);
   EXPECT_EQ(s.maxAbsErr, 0);
 
   ASSERT_TRUE(compare(fromValues(ElemType::F32, {1, 2, 3}),
                       fromValues(ElemType::F32, {1, kNaN, 3}), s, err));
-  EXPECT_EQ(s.nanMismatches, 1);
+  EXPECT_EQ(s.nonFiniteMismatches, 1);
   EXPECT_EQ(s.relFrobErr, kInf);
 
   // NaN where the reference has NaN agrees.
   ASSERT_TRUE(compare(fromValues(ElemType::F32, {kNaN, 2}),
                       fromValues(ElemType::F32, {kNaN, 2}), s, err));
-  EXPECT_EQ(s.nanMismatches, 0);
+  EXPECT_EQ(s.nonFiniteMismatches, 0);
   EXPECT_EQ(s.relFrobErr, 0);
 }
 

@@ -124,6 +124,11 @@ bool mlir::kgen::runReference(ModuleOp module, StringRef entry,
   }
   func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                 UnitAttr::get(module.getContext()));
+  // The caller's input buffers are read-only: bufferization copies instead of
+  // writing results into them.
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    func.setArgAttr(i, "bufferization.writable",
+                    BoolAttr::get(module.getContext(), false));
 
   // Diagnostics of the pipeline are collected into `err`.
   std::string diagnostics;
@@ -147,6 +152,9 @@ bool mlir::kgen::runReference(ModuleOp module, StringRef entry,
   ExecutionEngineOptions options;
   options.transformer = makeOptimizingTransformer(/*optLevel=*/2,
                                                   /*sizeLevel=*/0, nullptr);
+  // memrefCopy and friends, for copies of strided buffers.
+  llvm::StringRef runtimeLibs[] = {KGEN_MLIR_C_RUNNER_UTILS};
+  options.sharedLibPaths = runtimeLibs;
   auto engine = ExecutionEngine::create(module, options);
   if (!engine) {
     err = "JIT compilation failed: " + llvm::toString(engine.takeError());

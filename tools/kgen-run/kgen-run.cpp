@@ -141,7 +141,8 @@ func::FuncOp findEntry(ModuleOp module, std::string &err) {
     return {};
   }
   if (auto f = module.lookupSymbol<func::FuncOp>("main"))
-    return f;
+    if (!f.isExternal())
+      return f;
   func::FuncOp only;
   int count = 0;
   for (auto f : module.getOps<func::FuncOp>())
@@ -193,11 +194,11 @@ bool report(const llvm::Twine &what, const rt::HostTensor &got,
     llvm::outs() << "compare " << what << ": MISMATCH (" << err << ")\n";
     return false;
   }
-  bool ok = stats.nanMismatches == 0 && stats.relFrobErr <= tolerance;
+  bool ok = stats.nonFiniteMismatches == 0 && stats.relFrobErr <= tolerance;
   llvm::outs() << "compare " << what << ": " << (ok ? "OK" : "MISMATCH")
                << " rel_frob=" << llvm::format("%.3e", stats.relFrobErr)
                << " max_abs=" << llvm::format("%.3e", stats.maxAbsErr)
-               << " nan_mismatches=" << stats.nanMismatches << "\n";
+               << " nonfinite_mismatches=" << stats.nonFiniteMismatches << "\n";
   return ok;
 }
 
@@ -280,6 +281,12 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
 
   std::string err;
+  if (!(maxGflop >= 0)) // also rejects NaN
+    return fail("--max-gflop must be a non-negative number");
+  if (maxElements < 0)
+    return fail("--max-elements must be non-negative");
+  if (!(tolerance >= 0))
+    return fail("--tolerance must be a non-negative number");
   auto file = openInputFile(inputFile, &err);
   if (!file)
     return fail(err);
@@ -300,10 +307,12 @@ int main(int argc, char **argv) {
     return fail(err);
   double flops = estimateWork(*module);
   if (flops > maxGflop * 1e9)
-    return fail(llvm::formatv("the module does about {0:F1} GFLOP, more than "
+    return fail(llvm::formatv("the module does about {0} GFLOP, more than "
                               "the limit of {1} GFLOP for the CPU reference "
                               "(see --max-gflop)",
-                              flops / 1e9, maxGflop.getValue()));
+                              llvm::format(flops >= 1e9 ? "%.1f" : "%.3g",
+                                           flops / 1e9),
+                              llvm::format("%g", maxGflop.getValue())));
 
   std::vector<rt::HostTensor> inputs(ftype.getNumInputs());
   std::vector<rt::HostTensor> outputs(ftype.getNumResults());
@@ -348,6 +357,30 @@ int main(int argc, char **argv) {
     in = std::move(converted);
   }
 
+  // Comparisons are checked (and reference files read) before the run.
+  std::vector<std::pair<size_t, size_t>> resultPairs;
+  for (StringRef spec : compareResults) {
+    StringRef a, b;
+    size_t ia, ib;
+    if (!splitPair(spec, a, b) || !parseIndex(a, outputs.size(), ia) ||
+        !parseIndex(b, outputs.size(), ib))
+      return fail("--compare needs I:J with result indices below " +
+                  llvm::Twine(outputs.size()) + "; got '" + spec + "'");
+    resultPairs.push_back({ia, ib});
+  }
+  std::vector<std::pair<size_t, rt::HostTensor>> fileRefs;
+  for (StringRef spec : compareFiles) {
+    StringRef a, path;
+    size_t ia;
+    if (!splitPair(spec, a, path) || !parseIndex(a, outputs.size(), ia))
+      return fail("--compare-file needs I:PATH with a result index below " +
+                  llvm::Twine(outputs.size()) + "; got '" + spec + "'");
+    rt::HostTensor ref;
+    if (!rt::readNpy(path.str(), ref, err, maxElements))
+      return fail(err);
+    fileRefs.push_back({ia, std::move(ref)});
+  }
+
   auto start = std::chrono::steady_clock::now();
   if (!mlir::kgen::runReference(*module, name, inputs, outputs, err,
                                 timeoutSeconds))
@@ -373,25 +406,9 @@ int main(int argc, char **argv) {
   }
 
   bool allOk = true;
-  for (StringRef spec : compareResults) {
-    StringRef a, b;
-    size_t ia, ib;
-    if (!splitPair(spec, a, b) || !parseIndex(a, outputs.size(), ia) ||
-        !parseIndex(b, outputs.size(), ib))
-      return fail("--compare needs I:J with result indices below " +
-                  llvm::Twine(outputs.size()) + "; got '" + spec + "'");
-    allOk &= report(spec, outputs[ia], outputs[ib]);
-  }
-  for (StringRef spec : compareFiles) {
-    StringRef a, path;
-    size_t ia;
-    if (!splitPair(spec, a, path) || !parseIndex(a, outputs.size(), ia))
-      return fail("--compare-file needs I:PATH with a result index below " +
-                  llvm::Twine(outputs.size()) + "; got '" + spec + "'");
-    rt::HostTensor ref;
-    if (!rt::readNpy(path.str(), ref, err, maxElements))
-      return fail(err);
-    allOk &= report(spec, outputs[ia], ref);
-  }
+  for (auto [spec, pair] : llvm::zip(compareResults, resultPairs))
+    allOk &= report(spec, outputs[pair.first], outputs[pair.second]);
+  for (auto [spec, ref] : llvm::zip(compareFiles, fileRefs))
+    allOk &= report(spec, outputs[ref.first], ref.second);
   return allOk ? 0 : 2;
 }

@@ -84,14 +84,15 @@ HostTensor makeRandom(ElemType type, std::vector<int64_t> shape, uint64_t seed,
 
 /// Error of a result against a reference, over all elements.
 struct CompareStats {
-  /// max |got - ref| over elements where neither is NaN (0 if none).
+  /// max |got - ref| over elements where both are finite (0 if none).
   double maxAbsErr = 0;
-  /// ||got - ref||_F / ||ref||_F over elements where neither is NaN, or
-  /// ||got - ref||_F when ||ref||_F == 0; +inf when nanMismatches > 0.
+  /// ||got - ref||_F / ||ref||_F over elements where both are finite, or
+  /// ||got - ref||_F when ||ref||_F == 0; +inf when nonFiniteMismatches > 0.
   double relFrobErr = 0;
-  /// Elements where exactly one of got and ref is NaN. Elements where both
-  /// are NaN agree and count as no error.
-  int64_t nanMismatches = 0;
+  /// Elements where got or ref is not finite and they differ: NaN against a
+  /// number, an infinity against anything but the same infinity. Both NaN,
+  /// or the same infinity on both sides, agree and count as no error.
+  int64_t nonFiniteMismatches = 0;
   /// Elements compared (the common element count).
   int64_t count = 0;
 };
