@@ -25,4 +25,99 @@ def Kgen_ActivationAttr : EnumAttr<Kgen_Dialect, Kgen_Activation, "activation"> 
   let assemblyFormat = "`<` $value `>`";
 }
 
+//===----------------------------------------------------------------------===//
+// Lowering strategy of kgen.gemm
+//===----------------------------------------------------------------------===//
+
+def Kgen_TargetSm80 : I32EnumAttrCase<"sm_80", 0>;
+def Kgen_TargetSm90a : I32EnumAttrCase<"sm_90a", 1>;
+def Kgen_Target : I32EnumAttr<"Target", "GPU target architecture",
+    [Kgen_TargetSm80, Kgen_TargetSm90a]> {
+  let cppNamespace = "::mlir::kgen";
+  let genSpecializedAttr = 0;
+}
+
+def Kgen_InstrSimt : I32EnumAttrCase<"simt", 0>;
+def Kgen_InstrMmaSync : I32EnumAttrCase<"mma_sync", 1>;
+def Kgen_InstrWgmma : I32EnumAttrCase<"wgmma", 2>;
+def Kgen_InstructionFamily : I32EnumAttr<"InstructionFamily",
+    "matrix instruction family: CUDA-core FMAs, warp-level mma.sync (sm_80+; "
+    "tf32 for f32 operands) or warpgroup wgmma (sm_90a)",
+    [Kgen_InstrSimt, Kgen_InstrMmaSync, Kgen_InstrWgmma]> {
+  let cppNamespace = "::mlir::kgen";
+  let genSpecializedAttr = 0;
+}
+
+def Kgen_SourceDefault : I32EnumAttrCase<"default_", 0, "default">;
+def Kgen_SourceModel : I32EnumAttrCase<"model", 1>;
+def Kgen_SourceMeasured : I32EnumAttrCase<"measured", 2>;
+def Kgen_SourceNearest : I32EnumAttrCase<"nearest", 3>;
+def Kgen_SourceUser : I32EnumAttrCase<"user", 4>;
+def Kgen_ConfigSource : I32EnumAttr<"ConfigSource",
+    "where a lowering strategy came from",
+    [Kgen_SourceDefault, Kgen_SourceModel, Kgen_SourceMeasured,
+     Kgen_SourceNearest, Kgen_SourceUser]> {
+  let cppNamespace = "::mlir::kgen";
+  let genSpecializedAttr = 0;
+}
+
+def Kgen_GemmConfigAttr : AttrDef<Kgen_Dialect, "GemmConfig"> {
+  let mnemonic = "gemm_config";
+  let summary = "lowering strategy of a kgen.gemm";
+  let description = [{
+    The only thing strategy selection writes and GEMM lowering reads.
+
+    - `target`: `sm_80` or `sm_90a`;
+    - `instruction`: `simt`, `mma_sync` (sm_80+, tf32 for f32 operands) or
+      `wgmma` (sm_90a);
+    - `block_m`, `block_n`, `block_k`: the thread block's tile;
+    - `warps_m` x `warps_n`: the grid of consumer warps over the block tile
+      (for `wgmma`, `warps_m` counts warps in whole warpgroups of 4 along M:
+      each warpgroup owns 64 rows per instruction);
+    - `stages`: shared-memory pipeline depth (async copies in flight);
+    - `tma`: tiles loaded by the Tensor Memory Accelerator (sm_90a);
+    - `warp_specialized`: one extra producer warpgroup issues the loads
+      while the consumers compute (needs `tma`);
+    - `cluster_m` x `cluster_n`: thread-block cluster shape (sm_90a when
+      larger than 1x1), at most 8 blocks;
+    - `split_k`: K is split over this many blocks, reduced deterministically;
+    - `raster_group`: blocks are rasterised in groups of this many tile rows
+      for L2 reuse (1: plain row-major order);
+    - `epilogue_vector`: elements per thread per epilogue store;
+    - `source`: where the config came from (`default` heuristic, cost
+      `model`, `measured` in a tuning database, `nearest` measured shape,
+      `user`), and `entry`, the database entry it came from, if any.
+
+    ```mlir
+    #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128,
+      block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 4,
+      tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1,
+      split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>
+    ```
+
+    The attribute's verifier checks what holds for any operand type; the
+    `kgen.gemm` verifier then checks the config against the operands
+    (shared memory of the stages, instruction K for the element type).
+  }];
+  let parameters = (ins
+    "::mlir::kgen::Target":$target,
+    "::mlir::kgen::InstructionFamily":$instruction,
+    "int64_t":$block_m, "int64_t":$block_n, "int64_t":$block_k,
+    "int64_t":$warps_m, "int64_t":$warps_n,
+    "int64_t":$stages,
+    "bool":$tma, "bool":$warp_specialized,
+    "int64_t":$cluster_m, "int64_t":$cluster_n,
+    "int64_t":$split_k, "int64_t":$raster_group, "int64_t":$epilogue_vector,
+    "::mlir::kgen::ConfigSource":$source,
+    StringRefParameter<"tuning database entry", "\"\"">:$entry
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Threads per block: the consumer warps plus a producer warpgroup when
+    /// warp-specialised.
+    int64_t getThreads() const;
+  }];
+}
+
 #endif // KGEN_ATTRS_TD

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/KgenOps.h"
+#include "dialect/KgenTarget.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OpImplementation.h"
@@ -106,6 +107,17 @@ public:
                              << expected << " (" << source << ")";
   }
 
+  /// a + b without signed overflow, or an error naming `what`.
+  FailureOr<int64_t> add(int64_t a, int64_t b, StringRef what) {
+    int64_t r;
+    if (llvm::AddOverflow(a, b, r)) {
+      InFlightDiagnostic diag = op->emitOpError();
+      diag << what << " overflows a 64-bit size";
+      return failure();
+    }
+    return r;
+  }
+
   /// a * b without signed overflow, or an error naming `what`.
   FailureOr<int64_t> mul(int64_t a, int64_t b, StringRef what) {
     int64_t r;
@@ -164,6 +176,41 @@ LogicalResult checkTopK(Operation *op, int64_t topK, int64_t experts) {
 //===----------------------------------------------------------------------===//
 // GemmOp
 //===----------------------------------------------------------------------===//
+
+/// The checks of a gemm_config that depend on the operands: the instruction's
+/// K for the element type and the shared memory of the pipeline stages.
+static LogicalResult verifyGemmConfig(GemmOp op, GemmConfigAttr config) {
+  Type elem = op.getA().getType().getElementType();
+  bool fp8 = isa<Float8E4M3FNType>(elem);
+  const TargetInfo &target = getTargetInfo(config.getTarget());
+  InstructionFamily family = config.getInstruction();
+  if (family == InstructionFamily::mma_sync && fp8 &&
+      config.getTarget() == Target::sm_80)
+    return op.emitOpError("config: mma_sync has no f8E4M3FN form on sm_80; "
+                          "use simt, or target sm_90a");
+  int64_t instrK = family == InstructionFamily::simt ? 1
+                   : elem.isF32()                    ? 8
+                   : fp8                             ? 32
+                                                     : 16;
+  if (config.getBlockK() % instrK != 0)
+    return op.emitOpError()
+           << "config block_k (" << config.getBlockK()
+           << ") must be a multiple of " << instrK << ", the K of one "
+           << stringifyInstructionFamily(family) << " instruction for "
+           << elem;
+  int64_t bytes = elem.getIntOrFloatBitWidth() / 8;
+  int64_t bm = config.getBlockM(), bn = config.getBlockN(),
+          bk = config.getBlockK(), stages = config.getStages();
+  // Overflow-safe in doubles: configs are small, but the IR may say anything.
+  double smem = double(stages) * double(bm * bk + bk * bn) * double(bytes);
+  if (smem > double(target.maxSharedBytesPerBlock))
+    return op.emitOpError()
+           << "config needs " << int64_t(smem) << " bytes of shared memory ("
+           << stages << " stages x (" << bm << "x" << bk << " + " << bk << "x"
+           << bn << ") x " << bytes << " bytes); " << target.name
+           << " allows " << target.maxSharedBytesPerBlock << " per block";
+  return success();
+}
 
 int64_t GemmOp::getBatch() {
   auto t = getA().getType();
@@ -256,6 +303,8 @@ LogicalResult GemmOp::verify() {
       return emitOpError() << "'acc_type' f16 needs f16 operands; 'a' has "
                            << a.getElementType();
   }
+  if (GemmConfigAttr config = getConfigAttr())
+    return verifyGemmConfig(*this, config);
   return success();
 }
 
@@ -420,7 +469,8 @@ LogicalResult MoePermuteOp::verify() {
                          << "; expected at least 1";
   FailureOr<int64_t> rows =
       check.mul(x.getDimSize(0), ids.getDimSize(1), "tokens * k");
-  if (failed(rows) ||
+  FailureOr<int64_t> offsetCount = check.add(experts, 1, "num_experts + 1");
+  if (failed(rows) || failed(offsetCount) ||
       failed(check.shaped("permuted", getPermuted(), {2}, "[T * k, H]",
                           permuted)) ||
       failed(check.elem("permuted", permuted, x.getElementType(),
@@ -430,7 +480,7 @@ LogicalResult MoePermuteOp::verify() {
       failed(indexTensor(check, "positions", getPositions(), ids.getShape(),
                          "[T, k], as 'expert_ids'")) ||
       failed(indexTensor(check, "expert_offsets", getExpertOffsets(),
-                         {experts + 1}, "[num_experts + 1]")))
+                         {*offsetCount}, "[num_experts + 1]")))
     return failure();
   return success();
 }
@@ -442,9 +492,12 @@ LogicalResult GroupedGemmOp::verify() {
       failed(check.floatElem("a", a)) ||
       failed(check.shaped("b", getB(), {3}, "[E, K, N]", b)) ||
       failed(check.elem("b", b, a.getElementType(), "the element type of 'a'")) ||
-      failed(check.dim("b", b, 1, "K", a.getDimSize(1), "K of 'a'")) ||
+      failed(check.dim("b", b, 1, "K", a.getDimSize(1), "K of 'a'")))
+    return failure();
+  FailureOr<int64_t> offsetCount = check.add(b.getDimSize(0), 1, "E + 1");
+  if (failed(offsetCount) ||
       failed(indexTensor(check, "expert_offsets", getExpertOffsets(),
-                         {b.getDimSize(0) + 1}, "[E + 1] with E of 'b'")))
+                         {*offsetCount}, "[E + 1] with E of 'b'")))
     return failure();
   if (Value up = getBUp()) {
     RankedTensorType t;

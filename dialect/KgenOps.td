@@ -38,6 +38,9 @@ def Kgen_GemmOp : Kgen_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
     step). The epilogue is computed in `f32` and rounded once to the element
     type of `D`.
 
+    The optional `config` (`#kgen.gemm_config<...>`) is the lowering
+    strategy; `kgen-select-strategy` writes it where it is missing.
+
     Example:
 
     ```mlir
@@ -57,7 +60,8 @@ def Kgen_GemmOp : Kgen_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
     DefaultValuedAttr<F32Attr, "1.0">:$alpha,
     OptionalAttr<F32Attr>:$beta,
     DefaultValuedAttr<Kgen_ActivationAttr, "::mlir::kgen::Activation::none">:$activation,
-    OptionalAttr<TypeAttr>:$acc_type
+    OptionalAttr<TypeAttr>:$acc_type,
+    OptionalAttr<Kgen_GemmConfigAttr>:$config
   );
   let results = (outs AnyRankedTensor:$d);
   let assemblyFormat = [{

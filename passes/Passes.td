@@ -23,6 +23,22 @@ def KgenDecomposeMoe : Pass<"kgen-decompose-moe"> {
   let dependentDialects = ["::mlir::kgen::KgenDialect"];
 }
 
+def KgenSelectStrategy : Pass<"kgen-select-strategy"> {
+  let summary = "Choose a lowering strategy for every kgen.gemm";
+  let description = [{
+    Writes `#kgen.gemm_config<...>` on every `kgen.gemm` that has none, for
+    the given target, and records where the choice came from (`source =
+    default`: the built-in heuristic of Strategy.cpp). A config already in
+    the IR (written by hand or by an earlier run) is kept. Lowering passes
+    only read the attribute.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+           "GPU target: sm_80 or sm_90a">
+  ];
+  let dependentDialects = ["::mlir::kgen::KgenDialect"];
+}
+
 def KgenLowerToLoops : Pass<"kgen-lower-to-loops", "::mlir::ModuleOp"> {
   let summary = "Lower kgen ops to scf loops on memrefs (the CPU reference)";
   let description = [{

@@ -1,0 +1,78 @@
+//===- Strategy.cpp - default lowering strategies -------------------------===//
+//
+// Rules of thumb, by target and element type:
+//   sm_90a, 16-bit or fp8 operands: wgmma + TMA, warp-specialised (one
+//     producer warpgroup, two consumer warpgroups), 128x256 tiles, 2x1
+//     clusters; decode shapes (M <= 64) take one consumer warpgroup on
+//     64x128 tiles with a deeper pipeline;
+//   sm_80, 16-bit operands: mma.sync with cp.async, 128x128x32 tiles, 2x2
+//     warps, 4 stages (64x64 tiles for decode shapes);
+//   f32 operands, and fp8 on sm_80: SIMT FMAs (f32 keeps full precision by
+//     default; tf32 is a config choice).
+// Split-K fills the machine when the output has too few tiles: up to the
+// SMs' worth of blocks, keeping at least 4 K tiles per split.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Strategy.h"
+#include "dialect/KgenTarget.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::kgen;
+
+namespace {
+struct Tile {
+  InstructionFamily instruction;
+  int64_t bm, bn, bk, warpsM, warpsN, stages;
+  bool tma, warpSpecialized;
+  int64_t clusterM;
+};
+
+Tile chooseTile(Type elem, int64_t m, Target target) {
+  bool fp8 = isa<Float8E4M3FNType>(elem);
+  bool decode = m <= 64;
+  if (elem.isF32() || (fp8 && target == Target::sm_80))
+    return {InstructionFamily::simt, 64, 64, 16, 2, 4, 2, false, false, 1};
+  int64_t kScale = fp8 ? 2 : 1; // the same bytes per stage: twice the K
+  if (target == Target::sm_90a) {
+    if (decode)
+      return {InstructionFamily::wgmma, 64, 128, 64 * kScale, 4, 1, 6,
+              true, true, 1};
+    return {InstructionFamily::wgmma, 128, 256, 64 * kScale, 8, 1, 4,
+            true, true, 2};
+  }
+  if (decode)
+    return {InstructionFamily::mma_sync, 64, 64, 64, 2, 2, 4, false, false, 1};
+  return {InstructionFamily::mma_sync, 128, 128, 32, 2, 2, 4, false, false, 1};
+}
+
+/// Power-of-two split of K that brings the block count towards the SM count.
+int64_t chooseSplitK(int64_t tiles, int64_t k, int64_t bk, int smCount) {
+  int64_t split = 1;
+  while (tiles * split * 2 <= smCount && k / (bk * split * 2) >= 4 &&
+         split < 16)
+    split *= 2;
+  return split;
+}
+} // namespace
+
+GemmConfigAttr mlir::kgen::defaultGemmConfig(GemmOp op, Target target) {
+  Type elem = op.getA().getType().getElementType();
+  Type out = op.getD().getType().getElementType();
+  Tile t = chooseTile(elem, op.getM(), target);
+  int64_t tiles = op.getBatch() * llvm::divideCeil(op.getM(), t.bm) *
+                  llvm::divideCeil(op.getN(), t.bn);
+  const TargetInfo &info = getTargetInfo(target);
+  int64_t splitK = chooseSplitK(tiles, op.getK(), t.bk, info.smCount);
+  // 16-byte epilogue stores.
+  int64_t vector = 16 / std::max<int64_t>(1, out.getIntOrFloatBitWidth() / 8);
+  // Clusters pair blocks along M that share B tiles: only with enough rows.
+  int64_t clusterM = op.getM() >= t.bm * t.clusterM ? t.clusterM : 1;
+  return GemmConfigAttr::get(op.getContext(), target, t.instruction, t.bm,
+                             t.bn, t.bk, t.warpsM, t.warpsN, t.stages, t.tma,
+                             t.warpSpecialized, clusterM, /*cluster_n=*/1,
+                             splitK, /*raster_group=*/8, vector,
+                             ConfigSource::default_, /*entry=*/"");
+}

@@ -1,0 +1,73 @@
+// RUN: kgen-opt %s --split-input-file --kgen-select-strategy=target=sm_90a | FileCheck %s --check-prefix=SM90
+// RUN: kgen-opt %s --split-input-file --kgen-select-strategy=target=sm_80 | FileCheck %s --check-prefix=SM80
+
+// Prefill bf16 GEMM: wgmma + TMA, warp-specialised, 2x1 clusters on Hopper;
+// mma.sync with 4 cp.async stages on sm_80.
+// SM90-LABEL: func.func @prefill_bf16
+// SM90: kgen.gemm {{.*}}config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>
+// SM80-LABEL: func.func @prefill_bf16
+// SM80: kgen.gemm {{.*}}config = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 128, block_n = 128, block_k = 32, warps_m = 2, warps_n = 2, stages = 4, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>
+func.func @prefill_bf16(%a: tensor<4096x4096xbf16>, %b: tensor<4096x14336xbf16>) -> tensor<4096x14336xbf16> {
+  %d = kgen.gemm %a, %b : tensor<4096x4096xbf16>, tensor<4096x14336xbf16> -> tensor<4096x14336xbf16>
+  return %d : tensor<4096x14336xbf16>
+}
+
+// -----
+
+// Decode (M = 1): one consumer warpgroup on 64x128 tiles, 6 stages; the 32
+// output tiles leave most of the 132 SMs idle, so K is split 4 ways.
+// SM90-LABEL: func.func @decode_bf16
+// SM90: block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 6, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 4,
+// SM80-LABEL: func.func @decode_bf16
+// SM80: instruction = mma_sync, block_m = 64, block_n = 64, block_k = 64, warps_m = 2, warps_n = 2, stages = 4, {{.*}} split_k = 1,
+func.func @decode_bf16(%a: tensor<1x4096xbf16>, %b: tensor<4096x4096xbf16>) -> tensor<1x4096xbf16> {
+  %d = kgen.gemm %a, %b : tensor<1x4096xbf16>, tensor<4096x4096xbf16> -> tensor<1x4096xbf16>
+  return %d : tensor<1x4096xbf16>
+}
+
+// -----
+
+// f32 keeps full precision (SIMT); f32 output stores 4 elements per vector.
+// SM90-LABEL: func.func @f32
+// SM90: instruction = simt, block_m = 64, block_n = 64, block_k = 16, warps_m = 2, warps_n = 4, stages = 2, {{.*}} split_k = 2, raster_group = 8, epilogue_vector = 4,
+// SM80-LABEL: func.func @f32
+// SM80: instruction = simt,
+func.func @f32(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x512xf32> {
+  %d = kgen.gemm %a, %b : tensor<512x512xf32>, tensor<512x512xf32> -> tensor<512x512xf32>
+  return %d : tensor<512x512xf32>
+}
+
+// -----
+
+// fp8: wgmma with twice the K per stage on Hopper; no fp8 tensor cores on sm_80.
+// SM90-LABEL: func.func @fp8
+// SM90: instruction = wgmma, block_m = 128, block_n = 256, block_k = 128,
+// SM80-LABEL: func.func @fp8
+// SM80: instruction = simt,
+func.func @fp8(%a: tensor<4096x4096xf8E4M3FN>, %b: tensor<4096x4096xf8E4M3FN>) -> tensor<4096x4096xbf16> {
+  %d = kgen.gemm %a, %b : tensor<4096x4096xf8E4M3FN>, tensor<4096x4096xf8E4M3FN> -> tensor<4096x4096xbf16>
+  return %d : tensor<4096x4096xbf16>
+}
+
+// -----
+
+// A config written by hand is kept, whatever the target asked for.
+// SM90-LABEL: func.func @hand_written
+// SM90: config = #kgen.gemm_config<target = sm_80, instruction = simt, block_m = 32, block_n = 32, block_k = 8, {{.*}} source = user, entry = "note">
+// SM80-LABEL: func.func @hand_written
+// SM80: source = user, entry = "note">
+func.func @hand_written(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>) -> tensor<64x64xf16> {
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = simt, block_m = 32, block_n = 32, block_k = 8, warps_m = 2, warps_n = 2, stages = 2, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 1, epilogue_vector = 4, source = user, entry = "note">} : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf16>
+  return %d : tensor<64x64xf16>
+}
+
+// -----
+
+// Few rows: no cluster along M (the pair would have no second tile).
+// SM90-LABEL: func.func @short_m
+// SM90: block_m = 128, {{.*}} cluster_m = 1,
+// SM80-LABEL: func.func @short_m
+func.func @short_m(%a: tensor<128x4096xbf16>, %b: tensor<4096x4096xbf16>) -> tensor<128x4096xbf16> {
+  %d = kgen.gemm %a, %b : tensor<128x4096xbf16>, tensor<4096x4096xbf16> -> tensor<128x4096xbf16>
+  return %d : tensor<128x4096xbf16>
+}
