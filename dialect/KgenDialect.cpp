@@ -19,6 +19,10 @@ void KgenDialect::initialize() {
 #define GET_OP_LIST
 #include "dialect/KgenOps.cpp.inc"
       >();
+  addOperations<
+#define GET_OP_LIST
+#include "dialect/KgenTileOps.cpp.inc"
+      >();
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "dialect/KgenAttrs.cpp.inc"

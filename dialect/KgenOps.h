@@ -10,8 +10,13 @@
 
 #include <optional>
 
+#include "mlir/IR/SymbolTable.h"
+
 #define GET_OP_CLASSES
 #include "dialect/KgenOps.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialect/KgenTileOps.h.inc"
 
 namespace mlir::kgen {
 /// True for the element types kgen's compute ops take as operands:

@@ -39,6 +39,42 @@ def KgenSelectStrategy : Pass<"kgen-select-strategy"> {
   let dependentDialects = ["::mlir::kgen::KgenDialect"];
 }
 
+def KgenLowerGemmToTiles : Pass<"kgen-lower-gemm-to-tiles", "::mlir::ModuleOp"> {
+  let summary = "Lower each configured kgen.gemm to a tile-level kgen.kernel";
+  let description = [{
+    Precondition: every kgen.gemm carries a `#kgen.gemm_config` (run
+    `kgen-select-strategy` first). Each gemm becomes a `kgen.kernel` (a block
+    program: rasterised tile coordinates, a `kgen.tile.pipeline` of masked
+    tile loads and tile MMAs over its K range, the epilogue) and a
+    `kgen.launch` of it. With `split_k > 1` the main kernel stores f32
+    partial tiles and a second kernel sums them in split order and applies
+    the epilogue (deterministic). The kernels read only the config; the
+    instruction family matters to the CUDA emitter, not to the schedule.
+  }];
+  let dependentDialects = ["::mlir::kgen::KgenDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def KgenLowerTilesToLoops : Pass<"kgen-lower-tiles-to-loops", "::mlir::ModuleOp"> {
+  let summary = "Run tile-level kernels on the CPU: blocks in turn, tile ops by their definitions";
+  let description = [{
+    Turns every `kgen.kernel` into a function that loops over its grid and
+    runs the body for each block, with each tile op expanded into loops by
+    its definition and each `kgen.tile.pipeline` issued in the GPU's
+    prologue/steady-state order; every `kgen.launch` becomes a call on
+    buffers, with outputs poisoned with NaN first so unwritten elements
+    show. Used by kgen-run to check a schedule against the reference
+    semantics without a GPU.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def KgenLowerToLoops : Pass<"kgen-lower-to-loops", "::mlir::ModuleOp"> {
   let summary = "Lower kgen ops to scf loops on memrefs (the CPU reference)";
   let description = [{

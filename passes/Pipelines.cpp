@@ -8,7 +8,8 @@
 using namespace mlir;
 
 // kgen ops -> loops -> bufferized -> LLVM dialect. Steps:
-//  1. kgen-lower-to-loops: the reference semantics as scf loops on memrefs;
+//  1. kgen-lower-tiles-to-loops: tile-level kernels run block by block;
+//     kgen-lower-to-loops: the reference semantics as scf loops on memrefs;
 //     elementwise arith/math on tensors (user IR) becomes linalg;
 //  2. one-shot bufferization of whatever tensor code surrounds them, with
 //     plain (identity-layout) memrefs at function boundaries, and results
@@ -17,7 +18,7 @@ using namespace mlir;
 //     emulated in f32; every narrow conversion expanded to exact bit code;
 //  4. the standard conversions to the LLVM dialect.
 static constexpr const char *kReferencePipeline =
-    "kgen-lower-to-loops,convert-elementwise-to-linalg,"
+    "kgen-lower-tiles-to-loops,kgen-lower-to-loops,convert-elementwise-to-linalg,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map "
     "unknown-type-conversion=identity-layout-map},"

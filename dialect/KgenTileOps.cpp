@@ -1,0 +1,179 @@
+//===- KgenTileOps.cpp - tile-level kernel form: verifiers ----------------===//
+
+#include "dialect/KgenOps.h"
+
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::kgen;
+
+namespace {
+MemRefType memrefOf(Value v) { return cast<MemRefType>(v.getType()); }
+
+/// A stage buffer: a static [stages, rows, cols] memref.
+LogicalResult checkStageBuffer(Operation *op, StringRef name, MemRefType t) {
+  if (t.getRank() != 3 || !t.hasStaticShape())
+    return op->emitOpError() << "'" << name
+                             << "' must be a static [stages, rows, cols] "
+                                "buffer; got "
+                             << t;
+  return success();
+}
+
+/// An accumulator: a static [rows, cols] f32 memref.
+LogicalResult checkAccumulator(Operation *op, StringRef name, MemRefType t) {
+  if (t.getRank() != 2 || !t.hasStaticShape() || !t.getElementType().isF32())
+    return op->emitOpError() << "'" << name
+                             << "' must be a static [rows, cols] f32 buffer; "
+                                "got "
+                             << t;
+  return success();
+}
+
+/// A global operand addressed by `indices`, at least 2-D.
+LogicalResult checkGlobal(Operation *op, StringRef name, MemRefType t,
+                          size_t numIndices) {
+  if (t.getRank() < 2)
+    return op->emitOpError() << "'" << name << "' must have rank 2 or more; got "
+                             << t;
+  if (numIndices != size_t(t.getRank()))
+    return op->emitOpError() << "'" << name << "' has rank " << t.getRank()
+                             << " but " << numIndices << " indices";
+  return success();
+}
+} // namespace
+
+LogicalResult KernelOp::verify() {
+  if (getGrid().size() != 3 || llvm::any_of(getGrid(), [](int64_t d) {
+        return d < 1;
+      }))
+    return emitOpError("'grid' must be three positive extents [x, y, z]");
+  if (getThreads() < 1 || getThreads() > 1024)
+    return emitOpError() << "'threads' is " << getThreads()
+                         << "; expected 1 to 1024";
+  if (getSmemBytes() < 0)
+    return emitOpError("'smem_bytes' must be non-negative");
+  Block &body = getBody().front();
+  if (body.getNumArguments() < 3 ||
+      !llvm::all_of(body.getArguments().take_front(3),
+                    [](BlockArgument a) { return a.getType().isIndex(); }))
+    return emitOpError("body must start with three index arguments (the "
+                       "block coordinates x, y, z)");
+  for (auto [i, param] : llvm::enumerate(getParams()))
+    if (!isa<MemRefType>(param.getType()))
+      return emitOpError() << "parameter " << i << " must be a memref; got "
+                           << param.getType();
+  return success();
+}
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto kernel = symbols.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
+  if (!kernel)
+    return emitOpError() << "no kgen.kernel named " << getKernelAttr();
+  auto params = kernel.getParams();
+  size_t expected = getInputs().size() + getResults().size();
+  if (params.size() != expected)
+    return emitOpError() << "kernel " << getKernelAttr() << " takes "
+                         << params.size() << " parameters; the launch passes "
+                         << getInputs().size() << " inputs and "
+                         << getResults().size() << " results";
+  SmallVector<Type> tensors(getInputs().getTypes());
+  llvm::append_range(tensors, getResults().getTypes());
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(tensors, params))) {
+    auto tensor = cast<RankedTensorType>(std::get<0>(pair));
+    auto memref = cast<MemRefType>(std::get<1>(pair).getType());
+    if (tensor.getShape() != memref.getShape() ||
+        tensor.getElementType() != memref.getElementType())
+      return emitOpError() << "operand or result " << i << " of type "
+                           << tensor << " does not match kernel parameter "
+                           << memref;
+  }
+  return success();
+}
+
+LogicalResult TileLoadOp::verify() {
+  MemRefType src = memrefOf(getSrc()), dst = memrefOf(getDst());
+  if (failed(checkGlobal(*this, "src", src, getIndices().size())) ||
+      failed(checkStageBuffer(*this, "dst", dst)))
+    return failure();
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "'dst' element type " << dst.getElementType()
+                         << " differs from 'src' element type "
+                         << src.getElementType();
+  return success();
+}
+
+LogicalResult TileMmaOp::verify() {
+  MemRefType a = memrefOf(getA()), b = memrefOf(getB()),
+             acc = memrefOf(getAcc());
+  if (failed(checkStageBuffer(*this, "a", a)) ||
+      failed(checkStageBuffer(*this, "b", b)) ||
+      failed(checkAccumulator(*this, "acc", acc)))
+    return failure();
+  int64_t bm = a.getDimSize(getTransposeA() ? 2 : 1);
+  int64_t bkA = a.getDimSize(getTransposeA() ? 1 : 2);
+  int64_t bkB = b.getDimSize(getTransposeB() ? 2 : 1);
+  int64_t bn = b.getDimSize(getTransposeB() ? 1 : 2);
+  if (bkA != bkB)
+    return emitOpError() << "K of 'a' (" << bkA << ") differs from K of 'b' ("
+                         << bkB << ")";
+  if (acc.getShape() != ArrayRef<int64_t>{bm, bn})
+    return emitOpError() << "'acc' must be [" << bm << ", " << bn
+                         << "] for these tiles; got " << acc;
+  if (a.getDimSize(0) != b.getDimSize(0))
+    return emitOpError("'a' and 'b' must have the same number of stages");
+  if (a.getElementType() != b.getElementType())
+    return emitOpError("'a' and 'b' must have the same element type");
+  return success();
+}
+
+LogicalResult TileAccumulateOp::verify() {
+  if (failed(checkGlobal(*this, "src", memrefOf(getSrc()),
+                         getIndices().size())) ||
+      failed(checkAccumulator(*this, "acc", memrefOf(getAcc()))))
+    return failure();
+  if (!memrefOf(getSrc()).getElementType().isF32())
+    return emitOpError("'src' must hold f32 partial sums");
+  return success();
+}
+
+LogicalResult TileStoreOp::verify() {
+  if (failed(checkAccumulator(*this, "acc", memrefOf(getAcc()))) ||
+      failed(checkGlobal(*this, "dst", memrefOf(getDst()),
+                         getIndices().size())))
+    return failure();
+  if (!memrefOf(getDst()).getElementType().isF32())
+    return emitOpError("'dst' must hold f32 partial sums");
+  return success();
+}
+
+LogicalResult TileEpilogueOp::verify() {
+  MemRefType dst = memrefOf(getDst());
+  if (failed(checkAccumulator(*this, "acc", memrefOf(getAcc()))) ||
+      failed(checkGlobal(*this, "dst", dst, getIndices().size())))
+    return failure();
+  if (Value bias = getBias())
+    if (memrefOf(bias).getRank() != 1)
+      return emitOpError("'bias' must be one value per output column (rank 1)");
+  if (Value residual = getResidual())
+    if (memrefOf(residual).getShape() != dst.getShape())
+      return emitOpError("'residual' must have the shape of 'dst'");
+  return success();
+}
+
+LogicalResult TilePipelineOp::verify() {
+  if (getStages() < 1)
+    return emitOpError() << "'stages' is " << getStages()
+                         << "; expected at least 1";
+  for (Region *region : {&getLoad(), &getCompute()}) {
+    Block &block = region->front();
+    if (block.getNumArguments() != 2 ||
+        !llvm::all_of(block.getArgumentTypes(),
+                      [](Type t) { return t.isIndex(); }))
+      return emitOpError("each region takes two index arguments (k, stage)");
+  }
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "dialect/KgenTileOps.cpp.inc"

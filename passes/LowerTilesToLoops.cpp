@@ -1,0 +1,331 @@
+//===- LowerTilesToLoops.cpp - run tile-level kernels on the CPU ----------===//
+//
+// Precondition: verified kgen.kernel / kgen.launch / kgen.tile ops.
+// Postcondition: none of them is left. Each kernel became
+//
+//   func.func private @kernel(params...)        (params: any-layout memrefs)
+//     for bz, by, bx in grid: <body of the kernel for block (bx, by, bz)>
+//
+// with tile buffers in plain memory, every kgen.tile.pipeline expanded into
+// its prologue and steady state (loads of tile k + stages - 1 issued before
+// the computation on tile k, as on the GPU) and every tile op replaced by
+// loops that implement its definition (KgenTileOps.td) literally. Each
+// launch became a call on buffers, its outputs first filled with NaN
+// (integers: zero) so that an element the schedule forgets stays visible.
+// Out-of-bounds box elements are never read: indices are clamped and the
+// value replaced, and stores are guarded.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/RefBuilder.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <limits>
+
+namespace mlir::kgen {
+#define GEN_PASS_DEF_KGENLOWERTILESTOLOOPS
+#include "passes/Passes.h.inc"
+} // namespace mlir::kgen
+
+using namespace mlir;
+using namespace mlir::kgen;
+
+namespace {
+/// The same memref type with a fully dynamic strided layout and no memory
+/// space: what a kernel parameter becomes on the CPU, so any buffer fits.
+MemRefType anyLayout(MemRefType t) {
+  SmallVector<int64_t> strides(t.getRank(), ShapedType::kDynamic);
+  auto layout =
+      StridedLayoutAttr::get(t.getContext(), ShapedType::kDynamic, strides);
+  return MemRefType::get(t.getShape(), t.getElementType(), layout);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels and launches
+//===----------------------------------------------------------------------===//
+
+/// kgen.kernel -> func.func looping over the grid around a copy of the body.
+void lowerKernel(KernelOp kernel) {
+  OpBuilder top(kernel);
+  Location loc = kernel.getLoc();
+  SmallVector<Type> params;
+  for (BlockArgument arg : kernel.getParams())
+    params.push_back(anyLayout(cast<MemRefType>(arg.getType())));
+  auto func = func::FuncOp::create(top, loc, kernel.getSymName(),
+                                   top.getFunctionType(params, {}));
+  func.setPrivate();
+  Block *entry = func.addEntryBlock();
+  ImplicitLocOpBuilder b(loc, top.getContext());
+  b.setInsertionPointToStart(entry);
+  RefBuilder rb(b);
+  ArrayRef<int64_t> grid = kernel.getGrid();
+  Block &body = kernel.getBody().front();
+  rb.loop(grid[2], [&](Value bz) {
+    rb.loop(grid[1], [&](Value by) {
+      rb.loop(grid[0], [&](Value bx) {
+        IRMapping map;
+        map.map(body.getArguments().take_front(3), ValueRange{bx, by, bz});
+        map.map(body.getArguments().drop_front(3), entry->getArguments());
+        for (Operation &op : body)
+          b.clone(op, map);
+      });
+    });
+  });
+  func::ReturnOp::create(b);
+  // Shared memory and registers are plain memory here.
+  func.walk([](memref::AllocaOp alloca) {
+    MemRefType t = alloca.getType();
+    if (t.getMemorySpace())
+      alloca.getResult().setType(
+          MemRefType::get(t.getShape(), t.getElementType()));
+  });
+  kernel.erase();
+}
+
+/// kgen.launch -> buffers, poisoned outputs, func.call, tensors.
+void lowerLaunch(LaunchOp launch) {
+  ImplicitLocOpBuilder b(launch.getLoc(), launch);
+  RefBuilder rb(b);
+  SmallVector<Value> args, outputs;
+  for (Value input : launch.getInputs())
+    args.push_back(rb.buffer(input));
+  for (Type t : launch.getResultTypes()) {
+    Value buf = rb.alloc(t);
+    Type elem = cast<RankedTensorType>(t).getElementType();
+    Value poison =
+        isa<FloatType>(elem)
+            ? Value(arith::ConstantOp::create(
+                  b, b.getFloatAttr(elem, std::numeric_limits<double>::quiet_NaN())))
+            : rb.zero(elem);
+    rb.fill(buf, poison);
+    outputs.push_back(buf);
+    args.push_back(memref::CastOp::create(
+        b, anyLayout(cast<MemRefType>(buf.getType())), buf));
+  }
+  func::CallOp::create(b, launch.getKernel(), TypeRange{}, args);
+  SmallVector<Value> results;
+  for (auto [buf, t] : llvm::zip(outputs, launch.getResultTypes()))
+    results.push_back(rb.tensor(buf, t));
+  launch.replaceAllUsesWith(results);
+  launch.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// Tile ops
+//===----------------------------------------------------------------------===//
+
+/// Box addressing shared by the tile ops: element (r, c) of the box at
+/// `indices` of `mem` (any rank >= 2), its bounds and whether it is inside.
+struct Box {
+  RefBuilder &rb;
+  Value mem;
+  ValueRange indices;
+  Value rows, cols;
+
+  int64_t rank() { return cast<MemRefType>(mem.getType()).getRank(); }
+  /// Inside the op's bounds and the buffer itself.
+  Value inside(Value y, Value x) {
+    auto t = cast<MemRefType>(mem.getType());
+    Value hiY = arith::MinSIOp::create(rb.b, rows,
+                                       rb.idx(t.getDimSize(rank() - 2)));
+    Value hiX = arith::MinSIOp::create(rb.b, cols,
+                                       rb.idx(t.getDimSize(rank() - 1)));
+    return rb.andi(rb.inRange(y, rb.idx(0), hiY), rb.inRange(x, rb.idx(0), hiX));
+  }
+  /// (y, x) of box element (r, c).
+  std::pair<Value, Value> at(Value r, Value c) {
+    return {rb.addi(indices[rank() - 2], r), rb.addi(indices[rank() - 1], c)};
+  }
+  /// Full index list for (y, x).
+  SmallVector<Value> address(Value y, Value x) {
+    SmallVector<Value> full(indices.drop_back(2));
+    full.append({y, x});
+    return full;
+  }
+  /// For each box element: body(in-bounds flag, address clamped to 0 when out).
+  void forEach(int64_t boxRows, int64_t boxCols,
+               function_ref<void(Value r, Value c, Value in,
+                                 SmallVector<Value> addr, Value x)>
+                   body) {
+    rb.loop(boxRows, [&](Value r) {
+      rb.loop(boxCols, [&](Value c) {
+        auto [y, x] = at(r, c);
+        Value in = inside(y, x);
+        Value zero = rb.idx(0);
+        body(r, c, in, address(rb.select(in, y, zero), rb.select(in, x, zero)),
+             x);
+      });
+    });
+  }
+};
+
+int64_t dim(Value mem, unsigned i) {
+  return cast<MemRefType>(mem.getType()).getDimSize(i);
+}
+
+void lowerLoad(TileLoadOp op, RefBuilder &rb) {
+  Box box{rb, op.getSrc(), op.getIndices(), op.getRows(), op.getCols()};
+  Type elem = cast<MemRefType>(op.getDst().getType()).getElementType();
+  box.forEach(dim(op.getDst(), 1), dim(op.getDst(), 2),
+              [&](Value r, Value c, Value in, SmallVector<Value> addr, Value) {
+                Value v = memref::LoadOp::create(rb.b, op.getSrc(), addr);
+                v = rb.select(in, v, rb.zero(elem));
+                memref::StoreOp::create(rb.b, v, op.getDst(),
+                                        ValueRange{op.getStage(), r, c});
+              });
+}
+
+void lowerMma(TileMmaOp op, RefBuilder &rb) {
+  bool ta = op.getTransposeA(), tb = op.getTransposeB();
+  int64_t bk = dim(op.getA(), ta ? 1 : 2);
+  Value a = op.getA(), b = op.getB(), acc = op.getAcc(), s = op.getStage();
+  rb.loop(dim(acc, 0), [&](Value m) {
+    rb.loop(dim(acc, 1), [&](Value n) {
+      Value cur = memref::LoadOp::create(rb.b, acc, ValueRange{m, n});
+      Value sum = rb.reduce(bk, cur, [&](Value k, Value sum) {
+        Value av = rb.loadF32(a, ta ? ValueRange{s, k, m} : ValueRange{s, m, k});
+        Value bv = rb.loadF32(b, tb ? ValueRange{s, n, k} : ValueRange{s, k, n});
+        Value next = rb.addf(sum, rb.mulf(av, bv));
+        if (!op.getAccF16())
+          return next;
+        Value h = arith::TruncFOp::create(rb.b, rb.b.getF16Type(), next);
+        return Value(arith::ExtFOp::create(rb.b, rb.b.getF32Type(), h));
+      });
+      memref::StoreOp::create(rb.b, sum, acc, ValueRange{m, n});
+    });
+  });
+}
+
+void lowerAccumulate(TileAccumulateOp op, RefBuilder &rb) {
+  Box box{rb, op.getSrc(), op.getIndices(), op.getRows(), op.getCols()};
+  Value acc = op.getAcc();
+  box.forEach(dim(acc, 0), dim(acc, 1),
+              [&](Value r, Value c, Value in, SmallVector<Value> addr, Value) {
+                Value cur = memref::LoadOp::create(rb.b, acc, ValueRange{r, c});
+                Value v = memref::LoadOp::create(rb.b, op.getSrc(), addr);
+                memref::StoreOp::create(rb.b,
+                                        rb.select(in, rb.addf(cur, v), cur),
+                                        acc, ValueRange{r, c});
+              });
+}
+
+void lowerStore(TileStoreOp op, RefBuilder &rb) {
+  Box box{rb, op.getDst(), op.getIndices(), op.getRows(), op.getCols()};
+  Value acc = op.getAcc();
+  box.forEach(dim(acc, 0), dim(acc, 1),
+              [&](Value r, Value c, Value in, SmallVector<Value> addr, Value) {
+                rb.when(in, [&] {
+                  Value v = memref::LoadOp::create(rb.b, acc, ValueRange{r, c});
+                  memref::StoreOp::create(rb.b, v, op.getDst(), addr);
+                });
+              });
+}
+
+/// Same f32 expression, in the same order, as kgen.gemm's reference
+/// (LowerToLoops.cpp), so a schedule with one K split matches it exactly.
+void lowerEpilogue(TileEpilogueOp op, RefBuilder &rb) {
+  Box box{rb, op.getDst(), op.getIndices(), op.getRows(), op.getCols()};
+  Value acc = op.getAcc();
+  float alpha = op.getAlpha().convertToFloat();
+  float beta = op.getBeta().convertToFloat();
+  box.forEach(dim(acc, 0), dim(acc, 1),
+              [&](Value r, Value c, Value in, SmallVector<Value> addr, Value x) {
+                rb.when(in, [&] {
+                  Value a = memref::LoadOp::create(rb.b, acc, ValueRange{r, c});
+                  Value v = rb.mulf(rb.f32(alpha), a);
+                  if (Value residual = op.getResidual())
+                    v = rb.addf(v, rb.mulf(rb.f32(beta),
+                                           rb.loadF32(residual, addr)));
+                  if (Value bias = op.getBias())
+                    v = rb.addf(v, rb.loadF32(bias, x));
+                  rb.storeF32(rb.activation(op.getActivation(), v),
+                              op.getDst(), addr);
+                });
+              });
+}
+
+/// Copies the ops of `region`'s block with its (k, stage) arguments bound.
+void inlineStep(ImplicitLocOpBuilder &b, Region &region, Value k,
+                Value stage) {
+  IRMapping map;
+  Block &block = region.front();
+  map.map(block.getArgument(0), k);
+  map.map(block.getArgument(1), stage);
+  for (Operation &op : block)
+    b.clone(op, map);
+}
+
+/// Prologue: load tiles lower .. lower + S - 2. Steady state, per k: load
+/// tile k + S - 1 (when it exists) into the stage it will reuse, then
+/// compute tile k from stage (k - lower) % S.
+void lowerPipeline(TilePipelineOp op, RefBuilder &rb) {
+  ImplicitLocOpBuilder &b = rb.b;
+  int64_t stages = op.getStages();
+  Value lower = op.getLower(), upper = op.getUpper();
+  Value count = arith::MaxSIOp::create(b, rb.subi(upper, lower), rb.idx(0));
+  Value prologue = arith::MinSIOp::create(b, count, rb.idx(stages - 1));
+  auto stageOf = [&](Value k) {
+    return arith::RemUIOp::create(b, rb.subi(k, lower), rb.idx(stages));
+  };
+  rb.loop(rb.idx(0), prologue, [&](Value i) {
+    Value k = rb.addi(lower, i);
+    inlineStep(b, op.getLoad(), k, stageOf(k));
+  });
+  rb.loop(lower, upper, [&](Value k) {
+    Value ahead = rb.addi(k, rb.idx(stages - 1));
+    rb.when(rb.cmpi(arith::CmpIPredicate::slt, ahead, upper),
+            [&] { inlineStep(b, op.getLoad(), ahead, stageOf(ahead)); });
+    inlineStep(b, op.getCompute(), k, stageOf(k));
+  });
+}
+
+struct KgenLowerTilesToLoopsPass
+    : mlir::kgen::impl::KgenLowerTilesToLoopsBase<KgenLowerTilesToLoopsPass> {
+  using KgenLowerTilesToLoopsBase::KgenLowerTilesToLoopsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    for (KernelOp kernel : llvm::to_vector(module.getOps<KernelOp>()))
+      lowerKernel(kernel);
+    SmallVector<LaunchOp> launches;
+    module.walk([&](LaunchOp op) { launches.push_back(op); });
+    for (LaunchOp op : launches)
+      lowerLaunch(op);
+
+    // Pipelines first: they copy the tile ops of their regions.
+    SmallVector<TilePipelineOp> pipelines;
+    module.walk([&](TilePipelineOp op) { pipelines.push_back(op); });
+    for (TilePipelineOp op : pipelines) {
+      ImplicitLocOpBuilder b(op.getLoc(), op);
+      RefBuilder rb(b);
+      lowerPipeline(op, rb);
+      op.erase();
+    }
+    SmallVector<Operation *> tileOps;
+    module.walk([&](Operation *op) {
+      if (isa<TileZeroOp, TileLoadOp, TileMmaOp, TileAccumulateOp,
+              TileStoreOp, TileEpilogueOp>(op))
+        tileOps.push_back(op);
+    });
+    for (Operation *op : tileOps) {
+      ImplicitLocOpBuilder b(op->getLoc(), op);
+      RefBuilder rb(b);
+      llvm::TypeSwitch<Operation *, void>(op)
+          .Case([&](TileZeroOp o) {
+            Type elem = cast<MemRefType>(o.getTile().getType()).getElementType();
+            rb.fill(o.getTile(), rb.zero(elem));
+          })
+          .Case([&](TileLoadOp o) { lowerLoad(o, rb); })
+          .Case([&](TileMmaOp o) { lowerMma(o, rb); })
+          .Case([&](TileAccumulateOp o) { lowerAccumulate(o, rb); })
+          .Case([&](TileStoreOp o) { lowerStore(o, rb); })
+          .Case([&](TileEpilogueOp o) { lowerEpilogue(o, rb); });
+      op->erase();
+    }
+  }
+};
+} // namespace
