@@ -10,6 +10,7 @@
 
 #include "kgen/runtime/Npy.h"
 
+#include "kgen/runtime/FileUtil.h"
 #include "kgen/runtime/Float.h"
 
 #include <array>
@@ -17,10 +18,6 @@
 #include <cstring>
 #include <limits>
 #include <string_view>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 // Raw .npy data is little-endian and is copied as is.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -52,30 +49,6 @@ constexpr std::array<Dtype, 8> kDtypes{{
     {"|b1", ElemType::I1},
 }};
 
-/// Closes the file descriptor it owns.
-class FileDescriptor {
-public:
-  explicit FileDescriptor(int descriptor) : fd(descriptor) {}
-  FileDescriptor(const FileDescriptor &) = delete;
-  FileDescriptor &operator=(const FileDescriptor &) = delete;
-  ~FileDescriptor() {
-    if (fd >= 0)
-      ::close(fd);
-  }
-  int get() const { return fd; }
-  /// Closes now, reporting the result (close can report a failed write).
-  bool close() {
-    const int rc = ::close(fd);
-    fd = -1;
-    return rc == 0;
-  }
-
-private:
-  int fd;
-};
-
-std::string errnoText() { return std::strerror(errno); }
-
 /// `text` in single quotes for a one-line message: bytes outside printable
 /// ASCII as \xNN, and at most 40 bytes of it.
 std::string quoted(std::string_view text) {
@@ -90,38 +63,6 @@ std::string quoted(std::string_view text) {
     }
   }
   return out + (text.size() > kMaxShown ? "'..." : "'");
-}
-
-/// Reads exactly `n` bytes. Returns false on an error or end of file; errno
-/// is 0 for the latter.
-bool readFully(int fd, void *buf, size_t n) {
-  auto *p = static_cast<char *>(buf);
-  while (n > 0) {
-    errno = 0;
-    const ssize_t got = ::read(fd, p, n);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got <= 0)
-      return false;
-    p += got;
-    n -= static_cast<size_t>(got);
-  }
-  return true;
-}
-
-/// Writes exactly `n` bytes. Returns false with errno set on an error.
-bool writeFully(int fd, const void *buf, size_t n) {
-  const auto *p = static_cast<const char *>(buf);
-  while (n > 0) {
-    const ssize_t put = ::write(fd, p, n);
-    if (put < 0 && errno == EINTR)
-      continue;
-    if (put < 0)
-      return false;
-    p += put;
-    n -= static_cast<size_t>(put);
-  }
-  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -301,32 +242,6 @@ private:
 // Reading
 //===----------------------------------------------------------------------===//
 
-/// Opens `path` as a regular file, giving its descriptor and size.
-bool openRegularFile(const std::string &path, int &fd, int64_t &size,
-                     std::string &err) {
-  // O_NONBLOCK keeps a FIFO from blocking the open; it is then refused below.
-  fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    err = "cannot open: " + errnoText();
-    return false;
-  }
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    err = "cannot stat: " + errnoText();
-    return false;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    err = "is a directory, not a .npy file";
-    return false;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    err = "is not a regular file";
-    return false;
-  }
-  size = st.st_size;
-  return true;
-}
-
 /// Reads the magic, version and header of an open file of `fileSize` bytes,
 /// leaving the descriptor at the first data byte. `dataOffset` receives that
 /// position.
@@ -417,11 +332,9 @@ bool planTensor(const NpyHeader &header, int64_t dataBytes,
 /// The body of readNpy; its messages do not name the file yet.
 bool readNpyUnprefixed(const std::string &path, HostTensor &out,
                        std::string &err, int64_t maxElements) {
-  int rawFd = -1;
+  UniqueFd fd;
   int64_t fileSize = 0;
-  const bool opened = openRegularFile(path, rawFd, fileSize, err);
-  FileDescriptor fd(rawFd);
-  if (!opened)
+  if (!openRegularFile(path, fd, fileSize, err))
     return false;
   NpyHeader header;
   int64_t dataOffset;
@@ -530,37 +443,18 @@ bool checkInvariant(const HostTensor &t, std::string &err) {
   return true;
 }
 
-/// Writes `header` then `data` to a new file `tmpPath`.
-bool writeFile(const std::string &tmpPath, const std::string &header,
-               const std::vector<uint8_t> &data, std::string &err) {
-  FileDescriptor fd(
-      ::open(tmpPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (fd.get() < 0) {
-    err = "cannot create temporary file " + tmpPath + ": " + errnoText();
-    return false;
-  }
-  if (!writeFully(fd.get(), header.data(), header.size()) ||
-      !writeFully(fd.get(), data.data(), data.size()) || !fd.close()) {
-    err = "cannot write " + tmpPath + ": " + errnoText();
-    return false;
-  }
-  return true;
-}
-
 bool writeNpyUnprefixed(const std::string &path, const HostTensor &t,
                         std::string &err) {
   if (!checkInvariant(t, err))
     return false;
   std::vector<uint8_t> scratch;
   const std::vector<uint8_t> &data = encodeData(t, scratch);
-  const std::string tmpPath = path + ".tmp." + std::to_string(::getpid());
-  const bool written = writeFile(tmpPath, encodePreambleAndHeader(t), data, err);
-  if (written && ::rename(tmpPath.c_str(), path.c_str()) == 0)
-    return true;
-  if (written)
-    err = "cannot rename " + tmpPath + " over it: " + errnoText();
-  ::unlink(tmpPath.c_str()); // may not exist if creating it failed
-  return false;
+  const std::string header = encodePreambleAndHeader(t);
+  return writeFileAtomic(
+      path,
+      {header, std::string_view(reinterpret_cast<const char *>(data.data()),
+                                data.size())},
+      err);
 }
 
 } // namespace

@@ -267,10 +267,23 @@ TEST(Compare, InfinitiesAndLargeValues) {
                       fromValues(ElemType::F64, {kInf, 1}), s, err));
   EXPECT_EQ(s.maxAbsErr, 0);
   EXPECT_EQ(s.relFrobErr, 0);
+  EXPECT_EQ(s.nonFiniteMismatches, 0);
+  // An infinity against a number, or against the other infinity, is a
+  // mismatch, and it does not enter the norms of the finite elements.
   ASSERT_TRUE(compare(fromValues(ElemType::F64, {kInf, 1}),
                       fromValues(ElemType::F64, {1, 1}), s, err));
-  EXPECT_EQ(s.maxAbsErr, kInf);
+  EXPECT_EQ(s.nonFiniteMismatches, 1);
+  EXPECT_EQ(s.maxAbsErr, 0);
   EXPECT_EQ(s.relFrobErr, kInf);
+  ASSERT_TRUE(compare(fromValues(ElemType::F64, {-kInf, 1}),
+                      fromValues(ElemType::F64, {kInf, 1}), s, err));
+  EXPECT_EQ(s.nonFiniteMismatches, 1);
+  // An infinity in the reference does not hide a finite error.
+  ASSERT_TRUE(compare(fromValues(ElemType::F64, {kInf, 2}),
+                      fromValues(ElemType::F64, {kInf, 1}), s, err));
+  EXPECT_EQ(s.nonFiniteMismatches, 0);
+  EXPECT_EQ(s.maxAbsErr, 1);
+  EXPECT_DOUBLE_EQ(s.relFrobErr, 1.0);
   // Squares of these overflow double; the scaled norms do not.
   ASSERT_TRUE(compare(fromValues(ElemType::F64, {1e200 * (1 + 1e-6), 1e200}),
                       fromValues(ElemType::F64, {1e200, 1e200}), s, err));

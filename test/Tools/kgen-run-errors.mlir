@@ -63,7 +63,7 @@
 // MISSING: kgen-run: error: {{.*}}.missing.npy: cannot open: No such file or directory
 // RUN: rm -rf %t.dir.npy && mkdir %t.dir.npy
 // RUN: not kgen-run %t.mlir --input=%t.dir.npy,%t.b.npy 2>&1 | FileCheck %s --check-prefix=DIR
-// DIR: kgen-run: error: {{.*}}.dir.npy: is a directory, not a .npy file
+// DIR: kgen-run: error: {{.*}}.dir.npy: is a directory, not a file
 
 // Corrupt preambles and headers.
 // RUN: printf '\x93NUMPY\x01' > %t.preamble.npy

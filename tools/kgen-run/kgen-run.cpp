@@ -140,9 +140,13 @@ func::FuncOp findEntry(ModuleOp module, std::string &err) {
     err = "no function @" + entryName + " with a body in the module";
     return {};
   }
-  if (auto f = module.lookupSymbol<func::FuncOp>("main"))
+  if (auto f = module.lookupSymbol<func::FuncOp>("main")) {
     if (!f.isExternal())
       return f;
+    err = "@main is a declaration, not a function with a body: pick one "
+          "with --entry";
+    return {};
+  }
   func::FuncOp only;
   int count = 0;
   for (auto f : module.getOps<func::FuncOp>())

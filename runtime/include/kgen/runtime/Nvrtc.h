@@ -1,0 +1,51 @@
+//===- Nvrtc.h - compile CUDA with NVRTC, with a disk cache -----*- C++ -*-===//
+//
+// Needs the CUDA toolkit's NVRTC library but no GPU and no driver.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KGEN_RUNTIME_NVRTC_H
+#define KGEN_RUNTIME_NVRTC_H
+
+#include "kgen/runtime/Package.h"
+
+#include <string>
+#include <vector>
+
+namespace kgen::rt {
+
+struct CompileOptions {
+  std::string arch = "sm_90a";           // -arch=<arch>; sm_90a etc. give SASS
+  std::vector<std::string> includeDirs;  // empty: defaultCudaIncludeDirs()
+  std::vector<std::string> extraOptions; // e.g. "-DNDEBUG", "--use_fast_math"
+  std::string cacheDir;                  // empty: no cache
+};
+
+struct CompileResult {
+  std::vector<char> cubin;
+  std::string log;             // NVRTC program log, with the ptxas report
+  ResourceUsage resources;     // parsed from the log for the entry kernel
+  std::string cacheKey;        // sha256 of source, name, arch, options, NVRTC version
+  bool fromCache = false;
+  double compileMs = 0;
+};
+
+/// "13.0" for the linked NVRTC.
+std::string nvrtcVersionString();
+
+/// <cuda>/include and <cuda>/include/cccl (CUDA 13 moved cuda/std there),
+/// with <cuda> from $CUDA_HOME, $CUDA_PATH or /usr/local/cuda.
+std::vector<std::string> defaultCudaIncludeDirs();
+
+/// Compiles `source` (named `name` in messages) to a cubin for
+/// `options.arch` with `-std=c++17 --ptxas-options=-v` and the include
+/// dirs, and reads the resource report of kernel `entry` into
+/// result.resources. With a cache dir, a hit returns the stored cubin and
+/// log; a miss compiles and stores them atomically (concurrent compilers of
+/// the same key are safe). False on a compile error, with the log in `err`.
+bool compileCuda(const std::string &source, const std::string &name,
+                 const std::string &entry, const CompileOptions &options,
+                 CompileResult &result, std::string &err);
+
+} // namespace kgen::rt
+
+#endif // KGEN_RUNTIME_NVRTC_H

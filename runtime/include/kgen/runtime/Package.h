@@ -1,0 +1,106 @@
+//===- Package.h - kernel packages (manifest.json + .cu) --------*- C++ -*-===//
+//
+// The contract between kgen's code generator and the runtime; the format is
+// documented in docs/kernel-package.md. Loading validates everything the
+// runtime relies on, so later stages can trust the fields.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KGEN_RUNTIME_PACKAGE_H
+#define KGEN_RUNTIME_PACKAGE_H
+
+#include "kgen/runtime/HostTensor.h"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kgen::rt {
+
+constexpr int kPackageVersion = 1;
+
+/// ptxas's resource report for one kernel.
+struct ResourceUsage {
+  int registers = 0;
+  int64_t sharedBytes = 0;     // static shared memory
+  int64_t stackBytes = 0;      // stack frame
+  int64_t spillStoreBytes = 0;
+  int64_t spillLoadBytes = 0;
+  int64_t constantBytes = 0;   // cmem[0] (kernel parameters and constants)
+};
+
+struct LaunchConfig {
+  std::array<uint32_t, 3> grid = {1, 1, 1};
+  std::array<uint32_t, 3> block = {1, 1, 1};
+  std::array<uint32_t, 3> cluster = {1, 1, 1};
+  uint32_t dynamicSmemBytes = 0;
+};
+
+enum class ParamKind { Tensor, Scalar, TmaDescriptor };
+enum class ParamRole { Input, Output, InOut };
+
+struct KernelParam {
+  std::string name;
+  ParamKind kind = ParamKind::Tensor;
+  ElemType dtype = ElemType::F32;     // Tensor, Scalar
+  std::vector<int64_t> shape;         // Tensor
+  ParamRole role = ParamRole::Input;  // Tensor
+  double value = 0;                   // Scalar
+  std::string tmaTensor;              // TmaDescriptor: a Tensor param's name
+  std::vector<int64_t> tmaBox;        // TmaDescriptor: tile shape, innermost last
+  int tmaSwizzleBytes = 0;            // TmaDescriptor: 0, 32, 64 or 128
+};
+
+struct KernelPackage {
+  std::string dir;           // folder holding manifest.json
+  std::string name;
+  std::string entry;         // extern "C" __global__ function
+  std::string target;        // "sm_80", "sm_90a", ...
+  std::string sourceFile;    // relative to dir
+  std::string source;        // the CUDA source text
+  std::string sourceSha256;
+  LaunchConfig launch;
+  std::vector<KernelParam> params;
+  nlohmann::json op;         // op signature; op["kind"] is a string
+  nlohmann::json config;     // lowering strategy, opaque here
+  double flops = 0;
+  double bytes = 0;
+  std::optional<ResourceUsage> resources;
+
+  /// Index of the parameter named `name`, if any.
+  std::optional<size_t> findParam(const std::string &name) const;
+};
+
+/// Reads `dir`/manifest.json and the source it names, and validates them:
+/// schema and version, required fields and their types, dtype names, non-
+/// negative shapes within `maxElements` each, launch dimensions >= 1, unique
+/// parameter names, TMA descriptors naming a tensor parameter, a source file
+/// inside the folder whose SHA-256 matches. On failure returns false with a
+/// one-line message naming the file and the field.
+bool loadPackage(const std::string &dir, KernelPackage &out, std::string &err,
+                 int64_t maxElements = int64_t{1} << 32);
+
+/// Writes a package (manifest.json atomically, source file) into `dir`,
+/// creating the folder; sourceSha256 is computed here. For generators and
+/// tests.
+bool writePackage(const std::string &dir, const KernelPackage &pkg,
+                  std::string &err);
+
+/// JSON forms of ResourceUsage (the "resources" object of manifests and
+/// results).
+nlohmann::json toJson(const ResourceUsage &usage);
+bool fromJson(const nlohmann::json &j, ResourceUsage &usage, std::string &err);
+
+/// Parses ptxas's verbose report (nvcc -Xptxas -v, NVRTC --ptxas-options=-v)
+/// for kernel `entry`: "Used N registers", "N bytes stack frame, N bytes
+/// spill stores, N bytes spill loads", "N bytes smem", "N bytes cmem[0]".
+/// False when the report has no entry for that kernel.
+bool parsePtxasReport(const std::string &log, const std::string &entry,
+                      ResourceUsage &usage);
+
+} // namespace kgen::rt
+
+#endif // KGEN_RUNTIME_PACKAGE_H

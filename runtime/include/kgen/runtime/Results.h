@@ -1,0 +1,107 @@
+//===- Results.h - benchmark results, versioned JSON ------------*- C++ -*-===//
+//
+// What the runtime writes and the tuner, reports and regression checks read.
+// Schema documented in docs/results-schema.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KGEN_RUNTIME_RESULTS_H
+#define KGEN_RUNTIME_RESULTS_H
+
+#include "kgen/runtime/Package.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kgen::rt {
+
+constexpr const char *kResultsSchema = "kgen.results";
+constexpr int kResultsVersion = 1;
+
+/// Robust summary of repeated timings (milliseconds).
+struct SampleStats {
+  double medianMs = 0;
+  double q1Ms = 0;   // 25th percentile
+  double q3Ms = 0;   // 75th percentile
+  double minMs = 0;
+  double maxMs = 0;
+  int64_t samples = 0;
+  double iqrMs() const { return q3Ms - q1Ms; }
+};
+
+/// Quartiles by linear interpolation between order statistics (NumPy's
+/// default). Precondition: samples non-empty.
+SampleStats summarize(std::vector<double> samplesMs);
+
+struct DeviceInfo {
+  std::string name;            // "NVIDIA H200"
+  int smCount = 0;
+  int ccMajor = 0, ccMinor = 0;
+  int smClockKHz = 0;          // current SM clock when measured
+  int memClockKHz = 0;
+  int64_t l2Bytes = 0;
+  int64_t memoryBytes = 0;
+  std::string driverVersion;   // "13.0"
+  std::string runtimeVersion;  // CUDA runtime, "13.0"
+};
+
+struct Ceilings {
+  double copyGBps = 0;         // device-to-device copy, bytes read + written
+  double matmulTflops = 0;     // cuBLASLt, see matmulWhat
+  std::string matmulWhat;      // "bf16 8192x8192x8192 cuBLASLt"
+};
+
+enum class RunStatus { Ok, Wrong, CompileFailed, LaunchFailed, Faulted, TimedOut, Skipped };
+const char *runStatusName(RunStatus status); // "ok", "wrong", ...
+std::optional<RunStatus> parseRunStatus(const std::string &name);
+
+/// One kernel (or one baseline) measured.
+struct KernelResult {
+  std::string name;
+  std::string implementation;  // "kgen", "cublaslt", "torch", "triton"
+  nlohmann::json op;           // the package's op signature
+  nlohmann::json config;       // the package's strategy (null for baselines)
+  RunStatus status = RunStatus::Skipped;
+  std::string reason;          // why, when status != ok
+  std::optional<SampleStats> time;
+  double relError = -1;        // relative Frobenius error vs the reference (-1: not checked)
+  double tflops = 0, gbps = 0;
+  double fractionOfMatmulCeiling = 0, fractionOfCopyCeiling = 0;
+  std::optional<ResourceUsage> resources;
+  std::string baseline;        // name of the baseline result measured beside it
+  double speedupOverBaseline = 0; // baseline median / this median
+};
+
+struct ResultsFile {
+  std::string createdAt;       // ISO 8601 UTC
+  std::string commit;          // git commit of the sources, if known
+  std::string host;
+  DeviceInfo device;
+  std::optional<Ceilings> ceilings;
+  std::vector<KernelResult> results;
+};
+
+nlohmann::json toJson(const ResultsFile &file);
+/// Validates schema, version and field types; false with a message otherwise.
+bool fromJson(const nlohmann::json &j, ResultsFile &file, std::string &err);
+
+/// Serialises and writes `j` to `path` atomically (temporary file in the same
+/// folder, fsync, rename): readers see the old file or the new one, never a
+/// part. False with a message on failure, the old file intact.
+bool writeJsonAtomic(const std::string &path, const nlohmann::json &j,
+                     std::string &err);
+/// Reads and parses a JSON file; false with a message naming the file on a
+/// missing file or a parse error (never throws).
+bool readJson(const std::string &path, nlohmann::json &j, std::string &err);
+
+bool writeResults(const std::string &path, const ResultsFile &file, std::string &err);
+bool readResults(const std::string &path, ResultsFile &file, std::string &err);
+
+/// Current UTC time as "2026-11-29T15:41:56Z".
+std::string utcNow();
+
+} // namespace kgen::rt
+
+#endif // KGEN_RUNTIME_RESULTS_H

@@ -1,0 +1,813 @@
+//===- Package.cpp - kernel packages (manifest.json + .cu) ----------------===//
+//
+// Format: docs/kernel-package.md. Every message names the manifest (or the
+// source file) and the field, on one line.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kgen/runtime/Package.h"
+
+#include "JsonRead.h"
+#include "kgen/runtime/FileUtil.h"
+#include "kgen/runtime/Sha256.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <set>
+
+namespace kgen::rt {
+namespace {
+
+using namespace jsonread;
+
+constexpr const char *kPackageSchema = "kgen.kernel-package";
+constexpr const char *kManifestName = "manifest.json";
+constexpr int64_t kMaxManifestBytes = int64_t{16} << 20;
+constexpr int64_t kMaxSourceBytes = int64_t{64} << 20;
+
+// CUDA launch limits (CUDA C Programming Guide, compute capability >= 8.0).
+constexpr int64_t kMaxGridX = (int64_t{1} << 31) - 1;
+constexpr int64_t kMaxGridYZ = 65535;
+constexpr int64_t kMaxBlockXY = 1024, kMaxBlockZ = 64, kMaxBlockThreads = 1024;
+constexpr int64_t kMaxClusterBlocks = 16; // non-portable maximum (sm_90)
+constexpr int64_t kMaxDynamicSmemBytes = 227 * 1024; // sm_90/sm_100 opt-in
+constexpr size_t kMaxRank = 8;
+constexpr size_t kMaxTmaRank = 5;      // cuTensorMapEncodeTiled
+constexpr int64_t kMaxTmaBoxDim = 256; // cuTensorMapEncodeTiled
+constexpr int kMaxRegisters = 255;
+constexpr int64_t kMaxResourceBytes = int64_t{1} << 40;
+
+//===----------------------------------------------------------------------===//
+// Names and enums
+//===----------------------------------------------------------------------===//
+
+const char *const kTensorDtypes[] = {"f32", "f16", "bf16", "f8E4M3FN",
+                                     "i32", "i64", "i8"};
+const char *const kScalarDtypes[] = {"f32", "i32", "i64"};
+
+template <size_t N>
+bool contains(const char *const (&names)[N], const std::string &name) {
+  return std::any_of(std::begin(names), std::end(names),
+                     [&](const char *n) { return name == n; });
+}
+
+template <size_t N> std::string joinNames(const char *const (&names)[N]) {
+  std::string out;
+  for (const char *n : names)
+    out += (out.empty() ? "" : " ") + std::string(n);
+  return out;
+}
+
+const char *kindName(ParamKind kind) {
+  switch (kind) {
+  case ParamKind::Tensor:
+    return "tensor";
+  case ParamKind::Scalar:
+    return "scalar";
+  case ParamKind::TmaDescriptor:
+    return "tma_descriptor";
+  }
+  return "?";
+}
+
+const char *roleName(ParamRole role) {
+  switch (role) {
+  case ParamRole::Input:
+    return "input";
+  case ParamRole::Output:
+    return "output";
+  case ParamRole::InOut:
+    return "inout";
+  }
+  return "?";
+}
+
+/// A C identifier: what `entry` and NVRTC's report must match exactly.
+bool isIdentifier(const std::string &s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+    return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+/// "sm_" followed by digits and an optional 'a' or 'f' suffix: a real
+/// architecture, which NVRTC compiles to SASS.
+bool isTargetName(const std::string &s) {
+  if (s.rfind("sm_", 0) != 0 || s.size() < 5)
+    return false;
+  size_t end = s.size();
+  if (s.back() == 'a' || s.back() == 'f')
+    --end;
+  return end > 3 && std::all_of(s.begin() + 3, s.begin() + end, [](char c) {
+           return std::isdigit(static_cast<unsigned char>(c));
+         });
+}
+
+bool isSha256Hex(const std::string &s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isdigit(static_cast<unsigned char>(c)) ||
+                  (c >= 'a' && c <= 'f');
+         });
+}
+
+/// A plain file name inside the package folder.
+bool isPlainFileName(const std::string &s) {
+  return !s.empty() && s.find('/') == std::string::npos &&
+         s.find("..") == std::string::npos && s != "." &&
+         s.find('\0') == std::string::npos;
+}
+
+//===----------------------------------------------------------------------===//
+// Reading the manifest (messages start with the field path)
+//===----------------------------------------------------------------------===//
+
+/// Reads the string member `key` of `obj` (at `path`) into `out`.
+bool readStringField(const json &obj, const std::string &path,
+                     const char *key, std::string &out, std::string &err) {
+  const json *j = require(obj, path, key, err);
+  return j && readString(*j, fieldPath(path, key), out, err);
+}
+
+/// A string field that must be one of `names`.
+template <size_t N>
+bool readNameField(const json &obj, const std::string &path, const char *key,
+                   const char *const (&names)[N], std::string &out,
+                   std::string &err) {
+  if (!readStringField(obj, path, key, out, err))
+    return false;
+  if (contains(names, out))
+    return true;
+  return fieldError(fieldPath(path, key),
+                    "unknown value " + describe(json(out)) + " (expected " +
+                        joinNames(names) + ")",
+                    err);
+}
+
+/// launch.<key>: three dimensions, the first in [1, maxX], the others in
+/// [1, maxYZ].
+bool readDims(const json &launch, const char *key, int64_t maxX,
+              int64_t maxYZ, std::array<uint32_t, 3> &out, std::string &err) {
+  const std::string path = fieldPath("launch", key);
+  const json *j = require(launch, "launch", key, err);
+  std::vector<int64_t> dims;
+  if (!j || !readIntArray(*j, path, 3, 3, 1, maxX, dims, err))
+    return false;
+  for (size_t i = 1; i < 3; ++i)
+    if (dims[i] > maxYZ)
+      return fieldError(indexPath(path, i),
+                        "expected an integer in [1, " + std::to_string(maxYZ) +
+                            "], got " + std::to_string(dims[i]),
+                        err);
+  for (size_t i = 0; i < 3; ++i)
+    out[i] = static_cast<uint32_t>(dims[i]);
+  return true;
+}
+
+bool readLaunch(const json &manifest, LaunchConfig &launch, std::string &err) {
+  const json *j = require(manifest, "", "launch", err);
+  if (!j)
+    return false;
+  if (!j->is_object())
+    return typeError("launch", "an object", *j, err);
+  int64_t smem = 0;
+  const json *smemField = require(*j, "launch", "dynamic_smem_bytes", err);
+  if (!readDims(*j, "grid", kMaxGridX, kMaxGridYZ, launch.grid, err) ||
+      !readDims(*j, "block", kMaxBlockXY, kMaxBlockXY, launch.block, err) ||
+      !readDims(*j, "cluster", kMaxClusterBlocks, kMaxClusterBlocks,
+                launch.cluster, err) ||
+      !smemField ||
+      !readInt(*smemField, "launch.dynamic_smem_bytes", 0,
+               kMaxDynamicSmemBytes, smem, err))
+    return false;
+  launch.dynamicSmemBytes = static_cast<uint32_t>(smem);
+  const auto &b = launch.block;
+  if (b[2] > kMaxBlockZ ||
+      int64_t{b[0]} * b[1] * b[2] > kMaxBlockThreads)
+    return fieldError("launch.block",
+                      "more than 1024 threads or a z dimension above 64", err);
+  const auto &c = launch.cluster;
+  if (int64_t{c[0]} * c[1] * c[2] > kMaxClusterBlocks)
+    return fieldError("launch.cluster", "more than 16 blocks in a cluster",
+                      err);
+  for (size_t i = 0; i < 3; ++i)
+    if (launch.grid[i] % c[i] != 0)
+      return fieldError("launch.grid",
+                        "dimension " + std::to_string(i) +
+                            " is not a multiple of the cluster's",
+                        err);
+  return true;
+}
+
+bool readTensorParam(const json &j, const std::string &path, KernelParam &p,
+                     int64_t maxElements, std::string &err) {
+  std::string dtype, role;
+  const json *shape = require(j, path, "shape", err);
+  if (!readNameField(j, path, "dtype", kTensorDtypes, dtype, err) || !shape ||
+      !readIntArray(*shape, fieldPath(path, "shape"), 0, kMaxRank,
+                    std::numeric_limits<int64_t>::min(),
+                    std::numeric_limits<int64_t>::max(), p.shape, err))
+    return false;
+  int64_t count;
+  if (!checkedNumElements(p.shape, maxElements, count, err))
+    return fieldError(fieldPath(path, "shape"), err, err);
+  const char *const roles[] = {"input", "output", "inout"};
+  if (!readNameField(j, path, "role", roles, role, err))
+    return false;
+  p.dtype = *parseElemType(dtype);
+  p.role = role == "input"    ? ParamRole::Input
+           : role == "output" ? ParamRole::Output
+                              : ParamRole::InOut;
+  return true;
+}
+
+bool readScalarParam(const json &j, const std::string &path, KernelParam &p,
+                     std::string &err) {
+  std::string dtype;
+  if (!readNameField(j, path, "dtype", kScalarDtypes, dtype, err))
+    return false;
+  p.dtype = *parseElemType(dtype);
+  const json *value = require(j, path, "value", err);
+  if (!value)
+    return false;
+  const std::string valuePath = fieldPath(path, "value");
+  if (p.dtype == ElemType::F32) {
+    if (!readNumber(*value, valuePath, p.value, err))
+      return false;
+    if (std::fabs(p.value) > FLT_MAX)
+      return fieldError(valuePath, "out of the range of f32", err);
+    return true;
+  }
+  const bool is32 = p.dtype == ElemType::I32;
+  int64_t v;
+  if (!readInt(*value, valuePath,
+               is32 ? INT32_MIN : std::numeric_limits<int64_t>::min(),
+               is32 ? INT32_MAX : std::numeric_limits<int64_t>::max(), v, err))
+    return false;
+  p.value = static_cast<double>(v); // exact up to 2^53
+  return true;
+}
+
+bool readTmaParam(const json &j, const std::string &path, KernelParam &p,
+                  std::string &err) {
+  const json *box = require(j, path, "box", err);
+  const json *swizzle = require(j, path, "swizzle_bytes", err);
+  if (!readStringField(j, path, "tensor", p.tmaTensor, err) || !box ||
+      !readIntArray(*box, fieldPath(path, "box"), 1, kMaxTmaRank, 1,
+                    kMaxTmaBoxDim, p.tmaBox, err) ||
+      !swizzle ||
+      !readIntAs(*swizzle, fieldPath(path, "swizzle_bytes"), 0, 128,
+                 p.tmaSwizzleBytes, err))
+    return false;
+  const int s = p.tmaSwizzleBytes;
+  if (s != 0 && s != 32 && s != 64 && s != 128)
+    return fieldError(fieldPath(path, "swizzle_bytes"),
+                      "expected 0, 32, 64 or 128, got " + std::to_string(s),
+                      err);
+  return true;
+}
+
+bool readParam(const json &j, const std::string &path, KernelParam &p,
+               int64_t maxElements, std::string &err) {
+  if (!j.is_object())
+    return typeError(path, "an object", j, err);
+  std::string kind;
+  const char *const kinds[] = {"tensor", "scalar", "tma_descriptor"};
+  if (!readStringField(j, path, "name", p.name, err) ||
+      !readNameField(j, path, "kind", kinds, kind, err))
+    return false;
+  if (!isIdentifier(p.name))
+    return fieldError(fieldPath(path, "name"),
+                      "expected a C identifier, got " + describe(json(p.name)),
+                      err);
+  if (kind == "tensor") {
+    p.kind = ParamKind::Tensor;
+    return readTensorParam(j, path, p, maxElements, err);
+  }
+  if (kind == "scalar") {
+    p.kind = ParamKind::Scalar;
+    return readScalarParam(j, path, p, err);
+  }
+  p.kind = ParamKind::TmaDescriptor;
+  return readTmaParam(j, path, p, err);
+}
+
+/// Checks a TMA descriptor against the tensor it names (cuTensorMapEncodeTiled
+/// rules for non-interleaved layouts).
+bool checkTmaAgainstTensor(const KernelPackage &pkg, const KernelParam &p,
+                           const std::string &path, std::string &err) {
+  const std::optional<size_t> t = pkg.findParam(p.tmaTensor);
+  if (!t || pkg.params[*t].kind != ParamKind::Tensor)
+    return fieldError(fieldPath(path, "tensor"),
+                      "names no tensor parameter: " +
+                          describe(json(p.tmaTensor)),
+                      err);
+  const KernelParam &tensor = pkg.params[*t];
+  if (tensor.shape.size() != p.tmaBox.size())
+    return fieldError(fieldPath(path, "box"),
+                      "has " + std::to_string(p.tmaBox.size()) +
+                          " dimensions but tensor " + tensor.name + " has " +
+                          std::to_string(tensor.shape.size()),
+                      err);
+  const int64_t innerBytes =
+      p.tmaBox.back() * static_cast<int64_t>(elemTypeBytes(tensor.dtype));
+  if (innerBytes % 16 != 0)
+    return fieldError(fieldPath(path, "box"),
+                      "innermost extent is " + std::to_string(innerBytes) +
+                          " bytes, not a multiple of 16",
+                      err);
+  if (p.tmaSwizzleBytes != 0 && innerBytes > p.tmaSwizzleBytes)
+    return fieldError(fieldPath(path, "box"),
+                      "innermost extent of " + std::to_string(innerBytes) +
+                          " bytes exceeds swizzle_bytes",
+                      err);
+  return true;
+}
+
+bool readParams(const json &manifest, KernelPackage &pkg, int64_t maxElements,
+                std::string &err) {
+  const json *j = require(manifest, "", "params", err);
+  if (!j)
+    return false;
+  if (!j->is_array())
+    return typeError("params", "an array", *j, err);
+  std::set<std::string> names;
+  pkg.params.assign(j->size(), KernelParam());
+  for (size_t i = 0; i < j->size(); ++i) {
+    const std::string path = indexPath("params", i);
+    if (!readParam((*j)[i], path, pkg.params[i], maxElements, err))
+      return false;
+    if (!names.insert(pkg.params[i].name).second)
+      return fieldError(fieldPath(path, "name"),
+                        "duplicate parameter name " + pkg.params[i].name, err);
+  }
+  for (size_t i = 0; i < pkg.params.size(); ++i)
+    if (pkg.params[i].kind == ParamKind::TmaDescriptor &&
+        !checkTmaAgainstTensor(pkg, pkg.params[i], indexPath("params", i),
+                               err))
+      return false;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The op signature
+//===----------------------------------------------------------------------===//
+
+using ShapeList = std::vector<std::vector<int64_t>>;
+
+/// The tensor parameter `name`, which must exist with `dtype` and one of the
+/// shapes `allowed`.
+bool checkOperand(const KernelPackage &pkg, const std::string &name,
+                  const std::string &dtype,
+                  const ShapeList &allowed,
+                  std::string &err) {
+  const std::optional<size_t> i = pkg.findParam(name);
+  if (!i || pkg.params[*i].kind != ParamKind::Tensor)
+    return fieldError("params", "op.kind gemm needs a tensor parameter " + name,
+                      err);
+  const KernelParam &p = pkg.params[*i];
+  const std::string path = indexPath("params", *i);
+  if (elemTypeName(p.dtype) != dtype)
+    return fieldError(fieldPath(path, "dtype"),
+                      std::string(elemTypeName(p.dtype)) +
+                          " differs from the op's " + dtype,
+                      err);
+  if (std::find(allowed.begin(), allowed.end(), p.shape) == allowed.end())
+    return fieldError(fieldPath(path, "shape"),
+                      formatShape(p.shape) + " does not match the op (expected " +
+                          formatShape(allowed.front()) + ")",
+                      err);
+  return true;
+}
+
+/// The fields of a gemm signature, as docs/kernel-package.md lists them.
+struct GemmSignature {
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  bool transposeA = false, transposeB = false, batchedB = false;
+  std::string dtypeA, dtypeB, dtypeD, dtypeBias, dtypeC; // "" for null
+};
+
+/// An optional dtype field: absent or null (giving ""), or one of
+/// kTensorDtypes.
+bool readOptionalDtype(const json &op, const char *key, std::string &out,
+                       std::string &err) {
+  out.clear();
+  return isAbsent(op, key) ||
+         readNameField(op, "op", key, kTensorDtypes, out, err);
+}
+
+bool readGemmSignature(const json &op, GemmSignature &g, std::string &err) {
+  const int64_t maxDim = int64_t{1} << 31;
+  auto readDim = [&](const char *key, int64_t &out) {
+    const json *j = require(op, "op", key, err);
+    return j && readInt(*j, fieldPath("op", key), 1, maxDim, out, err);
+  };
+  auto readFlag = [&](const char *key, bool &out) {
+    const json *j = require(op, "op", key, err);
+    return j && readBool(*j, fieldPath("op", key), out, err);
+  };
+  auto readNumberField = [&](const char *key) {
+    double unused;
+    const json *j = require(op, "op", key, err);
+    return j && readNumber(*j, fieldPath("op", key), unused, err);
+  };
+  std::string activation;
+  const char *const activations[] = {"none", "relu", "gelu", "silu"};
+  return readDim("batch", g.batch) && readDim("m", g.m) && readDim("n", g.n) &&
+         readDim("k", g.k) && readFlag("transpose_a", g.transposeA) &&
+         readFlag("transpose_b", g.transposeB) &&
+         readFlag("batched_b", g.batchedB) &&
+         readNameField(op, "op", "dtype_a", kTensorDtypes, g.dtypeA, err) &&
+         readNameField(op, "op", "dtype_b", kTensorDtypes, g.dtypeB, err) &&
+         readNameField(op, "op", "dtype_d", kTensorDtypes, g.dtypeD, err) &&
+         readOptionalDtype(op, "dtype_bias", g.dtypeBias, err) &&
+         readOptionalDtype(op, "dtype_c", g.dtypeC, err) &&
+         readNumberField("alpha") && readNumberField("beta") &&
+         readNameField(op, "op", "activation", activations, activation, err);
+}
+
+/// The shapes a `rows` x `cols` operand may have in a gemm of `batch`
+/// problems: [batch, rows, cols], and also [rows, cols] when batch is 1.
+ShapeList batchedShapes(int64_t batch, int64_t rows, int64_t cols) {
+  if (batch == 1)
+    return {{rows, cols}, {1, rows, cols}};
+  return {{batch, rows, cols}};
+}
+
+/// Checks that A, B, D (and bias, C when the op has them) are tensor
+/// parameters whose dtypes and shapes match the gemm signature (shapes as
+/// kgen.gemm in docs/Dialect.md defines them).
+bool checkGemm(const KernelPackage &pkg, const json &op, std::string &err) {
+  GemmSignature g;
+  if (!readGemmSignature(op, g, err))
+    return false;
+  const ShapeList a = g.transposeA ? batchedShapes(g.batch, g.k, g.m)
+                                   : batchedShapes(g.batch, g.m, g.k);
+  const int64_t bRows = g.transposeB ? g.n : g.k;
+  const int64_t bCols = g.transposeB ? g.k : g.n;
+  // An unbatched B is broadcast over the batch.
+  const ShapeList b = g.batchedB ? batchedShapes(g.batch, bRows, bCols)
+                                 : ShapeList{{bRows, bCols}};
+  const ShapeList d = batchedShapes(g.batch, g.m, g.n);
+  if (!checkOperand(pkg, "A", g.dtypeA, a, err) ||
+      !checkOperand(pkg, "B", g.dtypeB, b, err) ||
+      !checkOperand(pkg, "D", g.dtypeD, d, err))
+    return false;
+  if (!g.dtypeBias.empty() &&
+      !checkOperand(pkg, "bias", g.dtypeBias, ShapeList{{g.n}}, err))
+    return false;
+  return g.dtypeC.empty() || checkOperand(pkg, "C", g.dtypeC, d, err);
+}
+
+bool readOp(const json &manifest, KernelPackage &pkg, std::string &err) {
+  const json *op = require(manifest, "", "op", err);
+  if (!op)
+    return false;
+  if (!op->is_object())
+    return typeError("op", "an object", *op, err);
+  std::string kind;
+  const char *const kinds[] = {"gemm", "attention", "moe"};
+  if (!readNameField(*op, "op", "kind", kinds, kind, err))
+    return false;
+  // attention and moe signatures are not defined yet; they stay opaque.
+  if (kind == "gemm" && !checkGemm(pkg, *op, err))
+    return false;
+  pkg.op = *op;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The whole manifest
+//===----------------------------------------------------------------------===//
+
+bool readHeaderFields(const json &m, KernelPackage &pkg, std::string &err) {
+  std::string schema;
+  int64_t version;
+  if (!readStringField(m, "", "schema", schema, err))
+    return false;
+  if (schema != kPackageSchema)
+    return fieldError("schema",
+                      "expected \"" + std::string(kPackageSchema) + "\", got " +
+                          describe(json(schema)),
+                      err);
+  const json *versionField = require(m, "", "version", err);
+  if (!versionField || !readInt(*versionField, "version", 0,
+                                std::numeric_limits<int64_t>::max(), version,
+                                err))
+    return false;
+  if (version != kPackageVersion)
+    return fieldError("version",
+                      "expected " + std::to_string(kPackageVersion) +
+                          " (what this reader understands), got " +
+                          std::to_string(version),
+                      err);
+  if (!readStringField(m, "", "name", pkg.name, err) ||
+      !readStringField(m, "", "source", pkg.sourceFile, err) ||
+      !readStringField(m, "", "source_sha256", pkg.sourceSha256, err) ||
+      !readStringField(m, "", "entry", pkg.entry, err) ||
+      !readStringField(m, "", "target", pkg.target, err))
+    return false;
+  if (pkg.name.empty())
+    return fieldError("name", "is empty", err);
+  if (!isPlainFileName(pkg.sourceFile))
+    return fieldError("source",
+                      "expected a file name inside the package folder (no "
+                      "'/', no '..'), got " + describe(json(pkg.sourceFile)),
+                      err);
+  if (!isSha256Hex(pkg.sourceSha256))
+    return fieldError("source_sha256", "expected 64 lowercase hex digits",
+                      err);
+  if (!isIdentifier(pkg.entry))
+    return fieldError("entry", "expected a C identifier, got " +
+                                   describe(json(pkg.entry)),
+                      err);
+  if (!isTargetName(pkg.target))
+    return fieldError("target",
+                      "expected a real architecture such as sm_80 or sm_90a, "
+                      "got " + describe(json(pkg.target)),
+                      err);
+  return true;
+}
+
+bool readWorkFields(const json &m, KernelPackage &pkg, std::string &err) {
+  for (auto [key, out] : {std::pair<const char *, double *>{"flops", &pkg.flops},
+                          {"bytes", &pkg.bytes}}) {
+    const json *j = require(m, "", key, err);
+    if (!j || !readNumber(*j, key, *out, err))
+      return false;
+    if (*out < 0)
+      return fieldError(key, "is negative", err);
+  }
+  pkg.config = isAbsent(m, "config") ? json() : *member(m, "config");
+  if (!pkg.config.is_null() && !pkg.config.is_object())
+    return typeError("config", "an object or null", pkg.config, err);
+  pkg.resources.reset();
+  if (isAbsent(m, "resources"))
+    return true;
+  ResourceUsage usage;
+  if (!fromJson(*member(m, "resources"), usage, err))
+    return false;
+  pkg.resources = usage;
+  return true;
+}
+
+/// Fills everything but dir and source from a parsed manifest.
+bool readManifest(const json &m, KernelPackage &pkg, int64_t maxElements,
+                  std::string &err) {
+  if (!m.is_object())
+    return typeError("(top level)", "an object", m, err);
+  return readHeaderFields(m, pkg, err) && readLaunch(m, pkg.launch, err) &&
+         readParams(m, pkg, maxElements, err) && readOp(m, pkg, err) &&
+         readWorkFields(m, pkg, err);
+}
+
+std::string joinFile(const std::string &dir, const std::string &name) {
+  return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+json paramToJson(const KernelParam &p) {
+  json j = {{"name", p.name}, {"kind", kindName(p.kind)}};
+  switch (p.kind) {
+  case ParamKind::Tensor:
+    j["dtype"] = elemTypeName(p.dtype);
+    j["shape"] = p.shape;
+    j["role"] = roleName(p.role);
+    break;
+  case ParamKind::Scalar:
+    j["dtype"] = elemTypeName(p.dtype);
+    if (p.dtype == ElemType::F32)
+      j["value"] = p.value;
+    else
+      j["value"] = static_cast<int64_t>(p.value);
+    break;
+  case ParamKind::TmaDescriptor:
+    j["tensor"] = p.tmaTensor;
+    j["box"] = p.tmaBox;
+    j["swizzle_bytes"] = p.tmaSwizzleBytes;
+    break;
+  }
+  return j;
+}
+
+json manifestToJson(const KernelPackage &pkg, const std::string &sha256) {
+  json params = json::array();
+  for (const KernelParam &p : pkg.params)
+    params.push_back(paramToJson(p));
+  const LaunchConfig &l = pkg.launch;
+  json m = {
+      {"schema", kPackageSchema},
+      {"version", kPackageVersion},
+      {"name", pkg.name},
+      {"source", pkg.sourceFile},
+      {"source_sha256", sha256},
+      {"entry", pkg.entry},
+      {"target", pkg.target},
+      {"launch",
+       {{"grid", l.grid},
+        {"block", l.block},
+        {"cluster", l.cluster},
+        {"dynamic_smem_bytes", l.dynamicSmemBytes}}},
+      {"params", std::move(params)},
+      {"op", pkg.op},
+      {"config", pkg.config},
+      {"flops", pkg.flops},
+      {"bytes", pkg.bytes},
+  };
+  if (pkg.resources)
+    m["resources"] = toJson(*pkg.resources);
+  return m;
+}
+
+//===----------------------------------------------------------------------===//
+// ptxas report
+//===----------------------------------------------------------------------===//
+
+/// The number just before `suffix` in `line` ("... 40 bytes smem" with
+/// suffix " bytes smem" gives 40); false if absent.
+bool numberBefore(const std::string &line, const char *suffix, int64_t &out) {
+  const size_t at = line.find(suffix);
+  if (at == std::string::npos)
+    return false;
+  size_t begin = at;
+  while (begin > 0 && std::isdigit(static_cast<unsigned char>(line[begin - 1])))
+    --begin;
+  if (begin == at || at - begin > 15)
+    return false;
+  out = std::stoll(line.substr(begin, at - begin));
+  return true;
+}
+
+/// The text after `marker` up to `end` (or the end of the line).
+std::string nameAfter(const std::string &line, size_t markerEnd, char end) {
+  const size_t stop = end ? line.find(end, markerEnd) : std::string::npos;
+  std::string name = line.substr(markerEnd, stop == std::string::npos
+                                                ? std::string::npos
+                                                : stop - markerEnd);
+  while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back())))
+    name.pop_back();
+  return name;
+}
+
+} // namespace
+
+std::optional<size_t> KernelPackage::findParam(const std::string &name) const {
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].name == name)
+      return i;
+  return std::nullopt;
+}
+
+bool loadPackage(const std::string &dir, KernelPackage &out, std::string &err,
+                 int64_t maxElements) {
+  const std::string manifestPath = joinFile(dir, kManifestName);
+  std::string text;
+  json manifest;
+  KernelPackage pkg;
+  if (!readWholeFile(manifestPath, text, err, kMaxManifestBytes) ||
+      !parseJsonText(text, manifest, err) ||
+      !readManifest(manifest, pkg, maxElements, err)) {
+    err = manifestPath + ": " + err;
+    return false;
+  }
+  const std::string sourcePath = joinFile(dir, pkg.sourceFile);
+  if (!readWholeFile(sourcePath, pkg.source, err, kMaxSourceBytes)) {
+    err = sourcePath + ": " + err + " (the manifest's \"source\")";
+    return false;
+  }
+  const std::string actual = sha256Hex(pkg.source);
+  if (actual != pkg.sourceSha256) {
+    err = manifestPath + ": source_sha256: " + pkg.sourceFile + " hashes to " +
+          actual + ", not " + pkg.sourceSha256 + " (stale or edited package)";
+    return false;
+  }
+  pkg.dir = dir;
+  out = std::move(pkg);
+  return true;
+}
+
+bool writePackage(const std::string &dir, const KernelPackage &pkg,
+                  std::string &err) {
+  const std::string manifestPath = joinFile(dir, kManifestName);
+  const json manifest = manifestToJson(pkg, sha256Hex(pkg.source));
+  KernelPackage check;
+  if (!readManifest(manifest, check, std::numeric_limits<int64_t>::max(),
+                    err)) {
+    err = manifestPath + ": refusing to write an invalid manifest: " + err;
+    return false;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    err = dir + ": cannot create the package folder: " + ec.message();
+    return false;
+  }
+  const std::string sourcePath = joinFile(dir, pkg.sourceFile);
+  // The source goes first, so a manifest never names a missing source.
+  if (!writeFileAtomic(sourcePath, {pkg.source}, err)) {
+    err = sourcePath + ": " + err;
+    return false;
+  }
+  const std::string text = manifest.dump(2, ' ', false,
+                                         json::error_handler_t::replace) + "\n";
+  if (!writeFileAtomic(manifestPath, {text}, err)) {
+    err = manifestPath + ": " + err;
+    return false;
+  }
+  return true;
+}
+
+json toJson(const ResourceUsage &usage) {
+  return {{"registers", usage.registers},
+          {"shared_bytes", usage.sharedBytes},
+          {"stack_bytes", usage.stackBytes},
+          {"spill_store_bytes", usage.spillStoreBytes},
+          {"spill_load_bytes", usage.spillLoadBytes},
+          {"constant_bytes", usage.constantBytes}};
+}
+
+bool fromJson(const json &j, ResourceUsage &usage, std::string &err) {
+  // Messages name the fields under "resources", the key this object has in
+  // manifests and results.
+  const std::string path = "resources";
+  if (!j.is_object())
+    return typeError(path, "an object", j, err);
+  ResourceUsage u;
+  const std::pair<const char *, int64_t *> bytes[] = {
+      {"shared_bytes", &u.sharedBytes},
+      {"stack_bytes", &u.stackBytes},
+      {"spill_store_bytes", &u.spillStoreBytes},
+      {"spill_load_bytes", &u.spillLoadBytes}};
+  const json *registers = require(j, path, "registers", err);
+  if (!registers || !readIntAs(*registers, fieldPath(path, "registers"), 0,
+                               kMaxRegisters, u.registers, err))
+    return false;
+  for (const auto &[key, out] : bytes) {
+    const json *field = require(j, path, key, err);
+    if (!field || !readInt(*field, fieldPath(path, key), 0, kMaxResourceBytes,
+                           *out, err))
+      return false;
+  }
+  // Optional: the documented manifest example leaves it out.
+  if (!isAbsent(j, "constant_bytes") &&
+      !readInt(*member(j, "constant_bytes"), fieldPath(path, "constant_bytes"),
+               0, kMaxResourceBytes, u.constantBytes, err))
+    return false;
+  usage = u;
+  return true;
+}
+
+bool parsePtxasReport(const std::string &log, const std::string &entry,
+                      ResourceUsage &usage) {
+  if (entry.empty())
+    return false;
+  constexpr std::string_view kCompiling = "Compiling entry function '";
+  constexpr std::string_view kProperties = "Function properties for ";
+  // The function the following lines describe: set by "Compiling entry
+  // function 'X'" and by "Function properties for X" (which also appears
+  // for non-inlined device functions).
+  std::string current;
+  bool found = false;
+  ResourceUsage u;
+  size_t lineStart = 0;
+  while (lineStart < log.size()) {
+    size_t lineEnd = log.find('\n', lineStart);
+    if (lineEnd == std::string::npos)
+      lineEnd = log.size();
+    const std::string line = log.substr(lineStart, lineEnd - lineStart);
+    lineStart = lineEnd + 1;
+    size_t at;
+    if ((at = line.find(kCompiling)) != std::string::npos) {
+      current = nameAfter(line, at + kCompiling.size(), '\'');
+      if (current == entry)
+        u = ResourceUsage(); // a later report (another arch) replaces it
+    } else if ((at = line.find(kProperties)) != std::string::npos) {
+      current = nameAfter(line, at + kProperties.size(), 0);
+    } else if (current != entry) {
+      continue;
+    } else if (line.find("bytes stack frame") != std::string::npos) {
+      numberBefore(line, " bytes stack frame", u.stackBytes);
+      numberBefore(line, " bytes spill stores", u.spillStoreBytes);
+      numberBefore(line, " bytes spill loads", u.spillLoadBytes);
+    } else if (int64_t registers; numberBefore(line, " registers", registers) &&
+                                  line.find("Used ") != std::string::npos) {
+      u.registers = static_cast<int>(std::min<int64_t>(registers, kMaxRegisters));
+      numberBefore(line, " bytes smem", u.sharedBytes);
+      numberBefore(line, " bytes cmem[0]", u.constantBytes);
+      found = true;
+    }
+  }
+  if (found)
+    usage = u;
+  return found;
+}
+
+} // namespace kgen::rt

@@ -1,0 +1,439 @@
+//===- Results.cpp - benchmark results, versioned JSON --------------------===//
+//
+// Schema: docs/results-schema.md. Times are in milliseconds. Optional
+// objects are written as null; numbers JSON cannot hold (inf, nan) are
+// written as the strings "inf", "-inf", "nan".
+//
+//===----------------------------------------------------------------------===//
+
+#include "kgen/runtime/Results.h"
+
+#include "JsonRead.h"
+#include "kgen/runtime/FileUtil.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <limits>
+
+namespace kgen::rt {
+namespace {
+
+using namespace jsonread;
+
+constexpr int64_t kMaxResultsFileBytes = int64_t{256} << 20;
+constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
+constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
+
+struct StatusName {
+  RunStatus status;
+  const char *name;
+};
+
+constexpr StatusName kStatusNames[] = {
+    {RunStatus::Ok, "ok"},
+    {RunStatus::Wrong, "wrong"},
+    {RunStatus::CompileFailed, "compile_failed"},
+    {RunStatus::LaunchFailed, "launch_failed"},
+    {RunStatus::Faulted, "faulted"},
+    {RunStatus::TimedOut, "timed_out"},
+    {RunStatus::Skipped, "skipped"},
+};
+
+/// NumPy's linear interpolation between a and b at t in [0, 1] (numpy
+/// _lerp), which is exact at both ends.
+double lerp(double a, double b, double t) {
+  const double diff = b - a;
+  return t >= 0.5 ? b - diff * (1 - t) : a + diff * t;
+}
+
+/// The q-th percentile (q in [0, 100]) of sorted, non-empty `x`, as
+/// numpy.percentile(x, q) with method="linear".
+double percentile(const std::vector<double> &x, double q) {
+  const double index = q / 100 * static_cast<double>(x.size() - 1);
+  const size_t below = static_cast<size_t>(std::floor(index));
+  const size_t above = std::min(below + 1, x.size() - 1);
+  return lerp(x[below], x[above], index - static_cast<double>(below));
+}
+
+//===----------------------------------------------------------------------===//
+// Numbers that may not be finite
+//===----------------------------------------------------------------------===//
+
+json realToJson(double v) {
+  if (std::isnan(v))
+    return "nan";
+  if (std::isinf(v))
+    return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+/// A number, or one of the strings realToJson writes.
+bool readReal(const json &j, const std::string &path, double &out,
+              std::string &err) {
+  if (j.is_string()) {
+    const std::string s = j.get<std::string>();
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    if (s == "inf" || s == "-inf" || s == "nan") {
+      out = s == "nan" ? std::numeric_limits<double>::quiet_NaN()
+                       : s == "inf" ? kInf : -kInf;
+      return true;
+    }
+  }
+  if (!j.is_number())
+    return typeError(path, "a number (or \"inf\", \"-inf\", \"nan\")", j, err);
+  out = j.get<double>();
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Field readers over one object (messages start with the field path)
+//===----------------------------------------------------------------------===//
+
+/// Reads the members of one JSON object, keeping the first error. Every
+/// reader returns the reader's state so far: false once anything failed.
+class ObjectReader {
+public:
+  ObjectReader(const json &obj, std::string path, std::string &err)
+      : obj(obj), path(std::move(path)), err(err) {
+    if (!obj.is_object())
+      ok = typeError(this->path.empty() ? "(top level)" : this->path,
+                     "an object", obj, err);
+  }
+
+  bool string(const char *key, std::string &out) {
+    const json *j = get(key);
+    return j && (ok = readString(*j, fieldPath(path, key), out, err));
+  }
+  /// A string that may be null or absent (read as "").
+  bool optionalString(const char *key, std::string &out) {
+    out.clear();
+    return ok && (isAbsent(obj, key) || string(key, out));
+  }
+  bool real(const char *key, double &out) {
+    const json *j = get(key);
+    return j && (ok = readReal(*j, fieldPath(path, key), out, err));
+  }
+  template <typename T> bool integer(const char *key, int64_t hi, T &out) {
+    const json *j = get(key);
+    return j && (ok = readIntAs(*j, fieldPath(path, key), 0, hi, out, err));
+  }
+  /// Any JSON value; absent reads as null.
+  bool any(const char *key, json &out) {
+    const json *j = ok ? member(obj, key) : nullptr;
+    out = j ? *j : json();
+    return ok;
+  }
+  /// True when the reader is fine and `key` holds a non-null value.
+  bool present(const char *key) const { return ok && !isAbsent(obj, key); }
+  const json &at(const char *key) const { return *member(obj, key); }
+  /// The path of member `key`; "" gives the object's own path plus '.'.
+  std::string pathOf(const char *key) const {
+    return *key ? fieldPath(path, key) : path + ".";
+  }
+  bool good() const { return ok; }
+
+private:
+  const json *get(const char *key) {
+    if (!ok)
+      return nullptr;
+    const json *j = require(obj, path, key, err);
+    ok = j != nullptr;
+    return j;
+  }
+
+  const json &obj;
+  std::string path;
+  std::string &err;
+  bool ok = true;
+};
+
+//===----------------------------------------------------------------------===//
+// Conversions of the parts
+//===----------------------------------------------------------------------===//
+
+json statsToJson(const SampleStats &s) {
+  return {{"median_ms", realToJson(s.medianMs)},
+          {"q1_ms", realToJson(s.q1Ms)},
+          {"q3_ms", realToJson(s.q3Ms)},
+          {"min_ms", realToJson(s.minMs)},
+          {"max_ms", realToJson(s.maxMs)},
+          {"samples", s.samples}};
+}
+
+bool statsFromJson(const json &j, const std::string &path, SampleStats &s,
+                   std::string &err) {
+  ObjectReader r(j, path, err);
+  return r.real("median_ms", s.medianMs) && r.real("q1_ms", s.q1Ms) &&
+         r.real("q3_ms", s.q3Ms) && r.real("min_ms", s.minMs) &&
+         r.real("max_ms", s.maxMs) && r.integer("samples", kMaxInt64, s.samples);
+}
+
+json deviceToJson(const DeviceInfo &d) {
+  return {{"name", d.name},
+          {"sm_count", d.smCount},
+          {"cc_major", d.ccMajor},
+          {"cc_minor", d.ccMinor},
+          {"sm_clock_khz", d.smClockKHz},
+          {"mem_clock_khz", d.memClockKHz},
+          {"l2_bytes", d.l2Bytes},
+          {"memory_bytes", d.memoryBytes},
+          {"driver_version", d.driverVersion},
+          {"runtime_version", d.runtimeVersion}};
+}
+
+bool deviceFromJson(const json &j, DeviceInfo &d, std::string &err) {
+  ObjectReader r(j, "device", err);
+  return r.string("name", d.name) && r.integer("sm_count", kMaxInt, d.smCount) &&
+         r.integer("cc_major", kMaxInt, d.ccMajor) &&
+         r.integer("cc_minor", kMaxInt, d.ccMinor) &&
+         r.integer("sm_clock_khz", kMaxInt, d.smClockKHz) &&
+         r.integer("mem_clock_khz", kMaxInt, d.memClockKHz) &&
+         r.integer("l2_bytes", kMaxInt64, d.l2Bytes) &&
+         r.integer("memory_bytes", kMaxInt64, d.memoryBytes) &&
+         r.string("driver_version", d.driverVersion) &&
+         r.string("runtime_version", d.runtimeVersion);
+}
+
+json ceilingsToJson(const Ceilings &c) {
+  return {{"copy_gbps", realToJson(c.copyGBps)},
+          {"matmul_tflops", realToJson(c.matmulTflops)},
+          {"matmul_what", c.matmulWhat}};
+}
+
+bool ceilingsFromJson(const json &j, Ceilings &c, std::string &err) {
+  ObjectReader r(j, "ceilings", err);
+  return r.real("copy_gbps", c.copyGBps) &&
+         r.real("matmul_tflops", c.matmulTflops) &&
+         r.string("matmul_what", c.matmulWhat);
+}
+
+json resultToJson(const KernelResult &k) {
+  return {{"name", k.name},
+          {"implementation", k.implementation},
+          {"op", k.op},
+          {"config", k.config},
+          {"status", runStatusName(k.status)},
+          {"reason", k.reason},
+          {"time", k.time ? statsToJson(*k.time) : json()},
+          {"rel_error", k.relError < 0 ? json() : realToJson(k.relError)},
+          {"tflops", realToJson(k.tflops)},
+          {"gbps", realToJson(k.gbps)},
+          {"fraction_of_matmul_ceiling", realToJson(k.fractionOfMatmulCeiling)},
+          {"fraction_of_copy_ceiling", realToJson(k.fractionOfCopyCeiling)},
+          {"resources", k.resources ? toJson(*k.resources) : json()},
+          {"baseline", k.baseline},
+          {"speedup_over_baseline", realToJson(k.speedupOverBaseline)}};
+}
+
+bool statusFromJson(ObjectReader &r, RunStatus &status, std::string &err) {
+  std::string name;
+  if (!r.string("status", name))
+    return false;
+  const std::optional<RunStatus> parsed = parseRunStatus(name);
+  if (!parsed) {
+    std::string known;
+    for (const StatusName &s : kStatusNames)
+      known += (known.empty() ? "" : " ") + std::string(s.name);
+    return fieldError(r.pathOf("status"),
+                      "unknown status " + describe(json(name)) + " (expected " +
+                          known + ")",
+                      err);
+  }
+  status = *parsed;
+  return true;
+}
+
+/// The optional members time, rel_error and resources.
+bool measurementsFromJson(ObjectReader &r, KernelResult &k, std::string &err) {
+  k.time.reset();
+  k.resources.reset();
+  k.relError = -1;
+  if (r.present("time")) {
+    SampleStats s;
+    if (!statsFromJson(r.at("time"), r.pathOf("time"), s, err))
+      return false;
+    k.time = s;
+  }
+  if (r.present("rel_error") && !r.real("rel_error", k.relError))
+    return false;
+  if (r.present("resources")) {
+    ResourceUsage usage;
+    if (!fromJson(r.at("resources"), usage, err)) {
+      err = r.pathOf("") + err; // err starts with "resources"
+      return false;
+    }
+    k.resources = usage;
+  }
+  return r.good();
+}
+
+bool resultFromJson(const json &j, const std::string &path, KernelResult &k,
+                    std::string &err) {
+  ObjectReader r(j, path, err);
+  return r.string("name", k.name) &&
+         r.string("implementation", k.implementation) && r.any("op", k.op) &&
+         r.any("config", k.config) && statusFromJson(r, k.status, err) &&
+         r.optionalString("reason", k.reason) &&
+         measurementsFromJson(r, k, err) && r.real("tflops", k.tflops) &&
+         r.real("gbps", k.gbps) &&
+         r.real("fraction_of_matmul_ceiling", k.fractionOfMatmulCeiling) &&
+         r.real("fraction_of_copy_ceiling", k.fractionOfCopyCeiling) &&
+         r.optionalString("baseline", k.baseline) &&
+         (!r.present("speedup_over_baseline") ||
+          r.real("speedup_over_baseline", k.speedupOverBaseline));
+}
+
+bool headerFromJson(ObjectReader &r, std::string &err) {
+  std::string schema;
+  int64_t version;
+  if (!r.string("schema", schema))
+    return false;
+  if (schema != kResultsSchema)
+    return fieldError("schema",
+                      "expected \"" + std::string(kResultsSchema) +
+                          "\", got " + describe(json(schema)),
+                      err);
+  if (!r.integer("version", kMaxInt64, version))
+    return false;
+  if (version != kResultsVersion)
+    return fieldError("version",
+                      "expected " + std::to_string(kResultsVersion) +
+                          " (what this reader understands), got " +
+                          std::to_string(version),
+                      err);
+  return true;
+}
+
+bool resultsFromJson(const json &j, std::vector<KernelResult> &results,
+                     std::string &err) {
+  const json *list = require(j, "", "results", err);
+  if (!list)
+    return false;
+  if (!list->is_array())
+    return typeError("results", "an array", *list, err);
+  std::vector<KernelResult> parsed(list->size());
+  for (size_t i = 0; i < list->size(); ++i)
+    if (!resultFromJson((*list)[i], indexPath("results", i), parsed[i], err))
+      return false;
+  results = std::move(parsed);
+  return true;
+}
+
+} // namespace
+
+SampleStats summarize(std::vector<double> samplesMs) {
+  SampleStats s;
+  s.samples = static_cast<int64_t>(samplesMs.size());
+  if (samplesMs.empty())
+    return s;
+  if (std::any_of(samplesMs.begin(), samplesMs.end(),
+                  [](double v) { return std::isnan(v); })) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    s.medianMs = s.q1Ms = s.q3Ms = s.minMs = s.maxMs = nan; // as NumPy
+    return s;
+  }
+  std::sort(samplesMs.begin(), samplesMs.end());
+  s.minMs = samplesMs.front();
+  s.maxMs = samplesMs.back();
+  s.q1Ms = percentile(samplesMs, 25);
+  s.medianMs = percentile(samplesMs, 50);
+  s.q3Ms = percentile(samplesMs, 75);
+  return s;
+}
+
+const char *runStatusName(RunStatus status) {
+  for (const StatusName &s : kStatusNames)
+    if (s.status == status)
+      return s.name;
+  return "unknown";
+}
+
+std::optional<RunStatus> parseRunStatus(const std::string &name) {
+  for (const StatusName &s : kStatusNames)
+    if (name == s.name)
+      return s.status;
+  return std::nullopt;
+}
+
+json toJson(const ResultsFile &file) {
+  json results = json::array();
+  for (const KernelResult &k : file.results)
+    results.push_back(resultToJson(k));
+  return {{"schema", kResultsSchema},
+          {"version", kResultsVersion},
+          {"created_at", file.createdAt},
+          {"commit", file.commit},
+          {"host", file.host},
+          {"device", deviceToJson(file.device)},
+          {"ceilings", file.ceilings ? ceilingsToJson(*file.ceilings) : json()},
+          {"results", std::move(results)}};
+}
+
+bool fromJson(const json &j, ResultsFile &file, std::string &err) {
+  ObjectReader r(j, "", err);
+  ResultsFile parsed;
+  if (!headerFromJson(r, err) || !r.string("created_at", parsed.createdAt) ||
+      !r.optionalString("commit", parsed.commit) ||
+      !r.optionalString("host", parsed.host))
+    return false;
+  const json *device = require(j, "", "device", err);
+  if (!device || !deviceFromJson(*device, parsed.device, err))
+    return false;
+  if (r.present("ceilings")) {
+    Ceilings c;
+    if (!ceilingsFromJson(r.at("ceilings"), c, err))
+      return false;
+    parsed.ceilings = c;
+  }
+  if (!resultsFromJson(j, parsed.results, err))
+    return false;
+  file = std::move(parsed);
+  return true;
+}
+
+bool writeJsonAtomic(const std::string &path, const json &j,
+                     std::string &err) {
+  const std::string text =
+      j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  if (writeFileAtomic(path, {text}, err))
+    return true;
+  err = path + ": " + err;
+  return false;
+}
+
+bool readJson(const std::string &path, json &j, std::string &err) {
+  std::string text;
+  if (readWholeFile(path, text, err, kMaxResultsFileBytes) &&
+      parseJsonText(text, j, err))
+    return true;
+  err = path + ": " + err;
+  return false;
+}
+
+bool writeResults(const std::string &path, const ResultsFile &file,
+                  std::string &err) {
+  return writeJsonAtomic(path, toJson(file), err);
+}
+
+bool readResults(const std::string &path, ResultsFile &file,
+                 std::string &err) {
+  json j;
+  if (!readJson(path, j, err))
+    return false;
+  if (fromJson(j, file, err))
+    return true;
+  err = path + ": " + err;
+  return false;
+}
+
+std::string utcNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  char text[32] = "1970-01-01T00:00:00Z";
+  if (::gmtime_r(&now, &utc))
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+} // namespace kgen::rt

@@ -1,0 +1,557 @@
+//===- PackageTest.cpp - Tests of kernel package loading and writing ------===//
+
+#include "kgen/runtime/Package.h"
+
+#include "kgen/runtime/Sha256.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+using namespace kgen::rt;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kData = KGEN_RUNTIME_TEST_DATA;
+const std::string kNaiveGemm = kData + "/packages/naive_gemm_f32";
+const std::string kFaulting = kData + "/packages/faulting_kernel";
+
+std::string readText(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// The manifest of docs/kernel-package.md (bf16 4096^3 gemm with a TMA
+/// descriptor), without source_sha256.
+json docExampleManifest() {
+  return json::parse(R"({
+    "schema": "kgen.kernel-package",
+    "version": 1,
+    "name": "gemm_bf16_m4096_n4096_k4096",
+    "source": "kernel.cu",
+    "entry": "kgen_gemm_bf16_m4096_n4096_k4096",
+    "target": "sm_90a",
+    "launch": {
+      "grid": [32, 32, 1], "block": [384, 1, 1], "cluster": [1, 1, 1],
+      "dynamic_smem_bytes": 196608
+    },
+    "params": [
+      {"name": "A", "kind": "tensor", "dtype": "bf16", "shape": [4096, 4096], "role": "input"},
+      {"name": "B", "kind": "tensor", "dtype": "bf16", "shape": [4096, 4096], "role": "input"},
+      {"name": "D", "kind": "tensor", "dtype": "bf16", "shape": [4096, 4096], "role": "output"},
+      {"name": "alpha", "kind": "scalar", "dtype": "f32", "value": 1.0},
+      {"name": "tma_a", "kind": "tma_descriptor", "tensor": "A", "box": [64, 64], "swizzle_bytes": 128}
+    ],
+    "op": {
+      "kind": "gemm", "batch": 1, "m": 4096, "n": 4096, "k": 4096,
+      "transpose_a": false, "transpose_b": true, "batched_b": false,
+      "dtype_a": "bf16", "dtype_b": "bf16", "dtype_d": "bf16",
+      "dtype_bias": null, "dtype_c": null,
+      "alpha": 1.0, "beta": 0.0, "activation": "none"
+    },
+    "config": {"source": "default", "block_m": 128, "block_n": 256, "block_k": 64},
+    "flops": 137438953472,
+    "bytes": 100663296,
+    "resources": {"registers": 168, "shared_bytes": 196608, "stack_bytes": 0,
+                  "spill_store_bytes": 0, "spill_load_bytes": 0}
+  })");
+}
+
+const char *const kExampleSource =
+    "extern \"C\" __global__ void kgen_gemm_bf16_m4096_n4096_k4096() {}\n";
+
+class PackageTest : public testing::Test {
+protected:
+  void SetUp() override {
+    std::string pattern = testing::TempDir() + "kgen-package-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir = pattern;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+
+  /// Writes `manifest` (with the right source_sha256 unless it has one)
+  /// and kernel.cu into a new package folder `name`.
+  std::string writeRawPackage(const std::string &name, json manifest,
+                              const std::string &source = kExampleSource) {
+    const std::string pkgDir = dir + "/" + name;
+    fs::create_directories(pkgDir);
+    if (!manifest.contains("source_sha256"))
+      manifest["source_sha256"] = sha256Hex(source);
+    std::ofstream(pkgDir + "/manifest.json") << manifest.dump(2);
+    std::ofstream(pkgDir + "/kernel.cu", std::ios::binary) << source;
+    return pkgDir;
+  }
+
+  /// Loads a package expected to be refused; checks that the message is one
+  /// line naming `file` (relative to the package) and returns it.
+  std::string expectRefused(const std::string &pkgDir,
+                            const std::string &file = "manifest.json",
+                            int64_t maxElements = int64_t{1} << 32) {
+    KernelPackage pkg;
+    pkg.name = "untouched";
+    std::string err;
+    EXPECT_FALSE(loadPackage(pkgDir, pkg, err, maxElements)) << pkgDir;
+    EXPECT_EQ(err.rfind(pkgDir + "/" + file + ": ", 0), 0u) << err;
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+    EXPECT_EQ(pkg.name, "untouched");
+    return err;
+  }
+
+  std::string dir;
+};
+
+TEST_F(PackageTest, LoadsTheNaiveGemmPackage) {
+  KernelPackage pkg;
+  std::string err;
+  ASSERT_TRUE(loadPackage(kNaiveGemm, pkg, err)) << err;
+  EXPECT_EQ(pkg.dir, kNaiveGemm);
+  EXPECT_EQ(pkg.entry, "kgen_naive_gemm_f32");
+  EXPECT_EQ(pkg.target, "sm_80");
+  EXPECT_EQ(pkg.sourceFile, "kernel.cu");
+  EXPECT_EQ(pkg.source, readText(kNaiveGemm + "/kernel.cu"));
+  EXPECT_EQ(pkg.sourceSha256, sha256Hex(pkg.source));
+  EXPECT_NE(pkg.source.find("extern \"C\" __global__ void kgen_naive_gemm_f32("),
+            std::string::npos);
+
+  constexpr int64_t M = 64, N = 48, K = 32;
+  ASSERT_EQ(pkg.params.size(), 4u);
+  const std::vector<std::vector<int64_t>> shapes = {{M, K}, {K, N}, {M, N}};
+  const char *names[] = {"A", "B", "D"};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(pkg.params[i].name, names[i]);
+    EXPECT_EQ(pkg.params[i].kind, ParamKind::Tensor);
+    EXPECT_EQ(pkg.params[i].dtype, ElemType::F32);
+    EXPECT_EQ(pkg.params[i].shape, shapes[i]);
+    EXPECT_EQ(pkg.params[i].role, i < 2 ? ParamRole::Input : ParamRole::Output);
+  }
+  EXPECT_EQ(pkg.params[3].kind, ParamKind::Scalar);
+  EXPECT_EQ(pkg.params[3].value, 1.0);
+  EXPECT_EQ(pkg.findParam("alpha"), std::optional<size_t>(3));
+  EXPECT_EQ(pkg.findParam("nothing"), std::nullopt);
+
+  // One thread per output element: the grid covers D exactly.
+  const LaunchConfig &l = pkg.launch;
+  EXPECT_EQ(int64_t{l.grid[0]} * l.block[0], N);
+  EXPECT_EQ(int64_t{l.grid[1]} * l.block[1], M);
+  EXPECT_EQ(l.grid[2] * l.block[2], 1u);
+  EXPECT_EQ(l.cluster, (std::array<uint32_t, 3>{1, 1, 1}));
+  EXPECT_EQ(l.dynamicSmemBytes, 0u);
+
+  EXPECT_EQ(pkg.op["kind"], "gemm");
+  EXPECT_EQ(pkg.op["m"], M);
+  EXPECT_EQ(pkg.op["n"], N);
+  EXPECT_EQ(pkg.op["k"], K);
+  EXPECT_EQ(pkg.flops, 2.0 * M * N * K);
+  EXPECT_EQ(pkg.bytes, 4.0 * (M * K + K * N + M * N));
+  EXPECT_TRUE(pkg.config.is_object());
+  EXPECT_FALSE(pkg.resources.has_value());
+}
+
+TEST_F(PackageTest, LoadsTheFaultingPackage) {
+  KernelPackage pkg;
+  std::string err;
+  ASSERT_TRUE(loadPackage(kFaulting, pkg, err)) << err;
+  EXPECT_EQ(pkg.entry, "kgen_faulting_kernel");
+  EXPECT_NE(pkg.source.find("nullptr"), std::string::npos);
+}
+
+TEST_F(PackageTest, AcceptsTheDocumentedExample) {
+  KernelPackage pkg;
+  std::string err;
+  ASSERT_TRUE(loadPackage(writeRawPackage("doc", docExampleManifest()), pkg,
+                          err))
+      << err;
+  ASSERT_EQ(pkg.params.size(), 5u);
+  const KernelParam &tma = pkg.params[4];
+  EXPECT_EQ(tma.kind, ParamKind::TmaDescriptor);
+  EXPECT_EQ(tma.tmaTensor, "A");
+  EXPECT_EQ(tma.tmaBox, (std::vector<int64_t>{64, 64}));
+  EXPECT_EQ(tma.tmaSwizzleBytes, 128);
+  EXPECT_EQ(pkg.params[0].dtype, ElemType::BF16);
+  EXPECT_EQ(pkg.launch.dynamicSmemBytes, 196608u);
+  ASSERT_TRUE(pkg.resources.has_value());
+  EXPECT_EQ(pkg.resources->registers, 168);
+  EXPECT_EQ(pkg.resources->sharedBytes, 196608);
+  EXPECT_EQ(pkg.resources->constantBytes, 0); // optional, absent
+}
+
+/// Every field of two packages, compared.
+void expectSamePackage(const KernelPackage &a, const KernelPackage &b) {
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.entry, b.entry);
+  EXPECT_EQ(a.target, b.target);
+  EXPECT_EQ(a.sourceFile, b.sourceFile);
+  EXPECT_EQ(a.source, b.source);
+  EXPECT_EQ(a.sourceSha256, b.sourceSha256);
+  EXPECT_EQ(a.launch.grid, b.launch.grid);
+  EXPECT_EQ(a.launch.block, b.launch.block);
+  EXPECT_EQ(a.launch.cluster, b.launch.cluster);
+  EXPECT_EQ(a.launch.dynamicSmemBytes, b.launch.dynamicSmemBytes);
+  ASSERT_EQ(a.params.size(), b.params.size());
+  for (size_t i = 0; i < a.params.size(); ++i) {
+    const KernelParam &p = a.params[i], &q = b.params[i];
+    EXPECT_EQ(p.name, q.name);
+    EXPECT_EQ(p.kind, q.kind);
+    EXPECT_EQ(p.dtype, q.dtype);
+    EXPECT_EQ(p.shape, q.shape);
+    EXPECT_EQ(p.role, q.role);
+    EXPECT_EQ(p.value, q.value);
+    EXPECT_EQ(p.tmaTensor, q.tmaTensor);
+    EXPECT_EQ(p.tmaBox, q.tmaBox);
+    EXPECT_EQ(p.tmaSwizzleBytes, q.tmaSwizzleBytes);
+  }
+  EXPECT_EQ(a.op, b.op);
+  EXPECT_EQ(a.config, b.config);
+  EXPECT_EQ(a.flops, b.flops);
+  EXPECT_EQ(a.bytes, b.bytes);
+  ASSERT_EQ(a.resources.has_value(), b.resources.has_value());
+  if (a.resources) {
+    EXPECT_EQ(toJson(*a.resources), toJson(*b.resources));
+  }
+}
+
+KernelParam scalar(const char *name, ElemType dtype, double value) {
+  KernelParam p;
+  p.name = name;
+  p.kind = ParamKind::Scalar;
+  p.dtype = dtype;
+  p.value = value;
+  return p;
+}
+
+TEST_F(PackageTest, WriteThenLoadRoundTrips) {
+  KernelPackage original;
+  std::string err;
+  ASSERT_TRUE(loadPackage(kNaiveGemm, original, err)) << err;
+  original.resources = ResourceUsage{40, 1024, 16, 8, 4, 372};
+  original.launch.cluster = {1, 2, 1};
+  original.launch.grid = {3, 4, 1};
+  original.params.push_back(scalar("count", ElemType::I64, -(int64_t{1} << 40)));
+  original.params.push_back(scalar("n", ElemType::I32, 48));
+  KernelParam tma;
+  tma.name = "tma_b";
+  tma.kind = ParamKind::TmaDescriptor;
+  tma.tmaTensor = "B";
+  tma.tmaBox = {8, 16};
+  tma.tmaSwizzleBytes = 64;
+  original.params.push_back(tma);
+  original.params[3].value = 0.1; // not exact in binary: must survive
+  original.config = {{"block_m", 16}, {"note", "round trip"}};
+
+  const std::string out = dir + "/nested/folder";
+  ASSERT_TRUE(writePackage(out, original, err)) << err;
+  KernelPackage back;
+  ASSERT_TRUE(loadPackage(out, back, err)) << err;
+  EXPECT_EQ(back.dir, out);
+  expectSamePackage(original, back);
+
+  // Writing again over the package replaces it, leaving no temporary files.
+  original.flops = 1;
+  ASSERT_TRUE(writePackage(out, original, err)) << err;
+  ASSERT_TRUE(loadPackage(out, back, err)) << err;
+  EXPECT_EQ(back.flops, 1);
+  std::vector<std::string> names;
+  for (const auto &entry : fs::directory_iterator(out))
+    names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"kernel.cu", "manifest.json"}));
+}
+
+TEST_F(PackageTest, WriteComputesTheHashAndRefusesInvalidPackages) {
+  KernelPackage pkg;
+  std::string err;
+  ASSERT_TRUE(loadPackage(kNaiveGemm, pkg, err)) << err;
+  pkg.sourceSha256 = "stale";
+  pkg.source += "// edited\n";
+  const std::string out = dir + "/pkg";
+  ASSERT_TRUE(writePackage(out, pkg, err)) << err;
+  KernelPackage back;
+  ASSERT_TRUE(loadPackage(out, back, err)) << err;
+  EXPECT_EQ(back.sourceSha256, sha256Hex(pkg.source));
+
+  KernelPackage bad = pkg;
+  bad.params[1].name = "A";
+  const std::string badDir = dir + "/bad";
+  EXPECT_FALSE(writePackage(badDir, bad, err));
+  EXPECT_NE(err.find("params[1].name: duplicate parameter name A"),
+            std::string::npos)
+      << err;
+  EXPECT_FALSE(fs::exists(badDir));
+
+  bad = pkg;
+  bad.sourceFile = "../escape.cu";
+  EXPECT_FALSE(writePackage(badDir, bad, err));
+  EXPECT_NE(err.find("source"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir + "/escape.cu"));
+}
+
+TEST_F(PackageTest, RefusesUnreadableManifests) {
+  EXPECT_NE(expectRefused(dir + "/absent").find("No such file"),
+            std::string::npos);
+
+  const std::string pkgDir = writeRawPackage("p", docExampleManifest());
+  const std::string text = readText(pkgDir + "/manifest.json");
+  const std::pair<std::string, const char *> cases[] = {
+      {"", "empty"},
+      {"   \n", "empty"},
+      {"{", "not valid JSON"},
+      {text.substr(0, text.size() / 2), "not valid JSON"},
+      {"{\"schema\": \"kgen.kernel-package\",}", "not valid JSON"},
+      {"[1, 2]", "expected an object"},
+      {"\"kgen\"", "expected an object"},
+  };
+  for (const auto &[content, expected] : cases) {
+    std::ofstream(pkgDir + "/manifest.json", std::ios::trunc) << content;
+    EXPECT_NE(expectRefused(pkgDir).find(expected), std::string::npos)
+        << content;
+  }
+  fs::remove(pkgDir + "/manifest.json");
+  fs::create_directory(pkgDir + "/manifest.json");
+  EXPECT_NE(expectRefused(pkgDir).find("directory"), std::string::npos);
+}
+
+/// A change to the documented example and a part of the message it must
+/// give (which names the field).
+struct Mutation {
+  const char *pointer; // JSON pointer of the field changed
+  json value;          // its new value; discarded: remove the field
+  const char *expected;
+};
+
+TEST_F(PackageTest, RefusesMalformedFields) {
+  const json removed = json(json::value_t::discarded);
+  const Mutation mutations[] = {
+      {"/schema", "kgen.results", "schema: expected \"kgen.kernel-package\""},
+      {"/schema", removed, "schema: missing"},
+      {"/version", 2, "version: expected 1 (what this reader understands), got 2"},
+      {"/version", "1", "version: expected an integer"},
+      {"/version", 1.5, "version: expected an integer"},
+      {"/name", 5, "name: expected a string, got 5"},
+      {"/name", "", "name: is empty"},
+      {"/entry", removed, "entry: missing"},
+      {"/entry", "not an identifier", "entry: expected a C identifier"},
+      {"/target", "compute_90a", "target: expected a real architecture"},
+      {"/target", "sm_", "target"},
+      {"/source", "../kernel.cu", "source: expected a file name"},
+      {"/source", "sub/kernel.cu", "source: expected a file name"},
+      {"/source", "..", "source: expected a file name"},
+      {"/source", "", "source: expected a file name"},
+      {"/source_sha256", "abc", "source_sha256: expected 64 lowercase hex"},
+      {"/source_sha256", std::string(64, '0'),
+       "source_sha256: kernel.cu hashes to"},
+      {"/launch", "big", "launch: expected an object"},
+      {"/launch/grid/0", 0, "launch.grid[0]: expected an integer in [1, "},
+      {"/launch/grid/1", 70000, "launch.grid[1]: expected an integer in [1, 65535]"},
+      {"/launch/grid", json::array({1, 1}), "launch.grid: expected 3 to 3 elements"},
+      {"/launch/grid", "32", "launch.grid: expected an array"},
+      {"/launch/block/0", 2048, "launch.block[0]"},
+      {"/launch/block", json::array({64, 64, 1}), "launch.block: more than 1024 threads"},
+      {"/launch/block/2", -1, "launch.block[2]"},
+      {"/launch/cluster", removed, "launch.cluster: missing"},
+      {"/launch/cluster", json::array({3, 1, 1}), "launch.grid: dimension 0 is not a multiple"},
+      {"/launch/cluster", json::array({4, 8, 1}), "launch.cluster: more than 16 blocks"},
+      {"/launch/dynamic_smem_bytes", -1, "launch.dynamic_smem_bytes"},
+      {"/launch/dynamic_smem_bytes", 1e12, "launch.dynamic_smem_bytes"},
+      {"/launch/dynamic_smem_bytes", int64_t{1} << 40, "launch.dynamic_smem_bytes"},
+      {"/params", json::object(), "params: expected an array"},
+      {"/params/0", 3, "params[0]: expected an object"},
+      {"/params/0/kind", "matrix", "params[0].kind: unknown value \"matrix\""},
+      {"/params/0/kind", removed, "params[0].kind: missing"},
+      {"/params/0/dtype", "f64", "params[0].dtype: unknown value \"f64\""},
+      {"/params/0/dtype", "float", "params[0].dtype: unknown value"},
+      {"/params/0/role", "scratch", "params[0].role: unknown value"},
+      {"/params/0/shape/0", -1, "params[0].shape: tensor of shape -1x4096 has a negative dimension -1"},
+      {"/params/0/shape/1", 1.5, "params[0].shape[1]: expected an integer"},
+      {"/params/0/shape", json::array({1000000, 1000000, 1000000}), "params[0].shape: tensor of shape 1000000x1000000x1000000 has more than the limit"},
+      {"/params/0/shape", json::array({1, 1, 1, 1, 1, 1, 1, 1, 1}), "params[0].shape: expected 0 to 8 elements"},
+      {"/params/0/name", "", "params[0].name: expected a C identifier"},
+      {"/params/1/name", "A", "params[1].name: duplicate parameter name A"},
+      {"/params/3/dtype", "bf16", "params[3].dtype: unknown value \"bf16\""},
+      {"/params/3/value", "one", "params[3].value: expected a number"},
+      {"/params/3/value", 1e300, "params[3].value: out of the range of f32"},
+      {"/params/3/value", removed, "params[3].value: missing"},
+      {"/params/4/tensor", "nothing", "params[4].tensor: names no tensor parameter"},
+      {"/params/4/tensor", "alpha", "params[4].tensor: names no tensor parameter"},
+      {"/params/4/swizzle_bytes", 48, "params[4].swizzle_bytes: expected 0, 32, 64 or 128"},
+      {"/params/4/box", json::array({64, 64, 64}), "params[4].box: has 3 dimensions"},
+      {"/params/4/box", json::array({64, 0}), "params[4].box[1]"},
+      {"/params/4/box", json::array({64, 512}), "params[4].box[1]"},
+      {"/params/4/box", json::array({64, 4}), "params[4].box: innermost extent is 8 bytes"},
+      {"/params/4/swizzle_bytes", 64, "params[4].box: innermost extent of 128 bytes exceeds swizzle_bytes"},
+      {"/op", removed, "op: missing"},
+      {"/op", json::array(), "op: expected an object"},
+      {"/op/kind", "conv", "op.kind: unknown value \"conv\""},
+      {"/op/kind", 1, "op.kind: expected a string"},
+      {"/op/m", 0, "op.m: expected an integer in [1, "},
+      {"/op/batch", removed, "op.batch: missing"},
+      {"/op/transpose_b", "yes", "op.transpose_b: expected true or false"},
+      {"/op/dtype_a", "f64", "op.dtype_a: unknown value"},
+      {"/op/dtype_c", "f32", "params: op.kind gemm needs a tensor parameter C"},
+      {"/op/activation", "tanh", "op.activation: unknown value"},
+      {"/op/alpha", "1", "op.alpha: expected a number"},
+      {"/op/k", 2048, "params[0].shape: 4096x4096 does not match the op (expected 4096x2048)"},
+      {"/op/n", 2048, "params[1].shape: 4096x4096 does not match the op (expected 2048x4096)"},
+      {"/op/dtype_d", "f32", "params[2].dtype: bf16 differs from the op's f32"},
+      {"/flops", -1, "flops: is negative"},
+      {"/flops", "many", "flops: expected a number"},
+      {"/bytes", removed, "bytes: missing"},
+      {"/config", 5, "config: expected an object or null"},
+      {"/resources/registers", -3, "resources.registers: expected an integer in [0, 255]"},
+      {"/resources/spill_load_bytes", removed, "resources.spill_load_bytes: missing"},
+      {"/resources", "none", "resources: expected an object"},
+  };
+  for (const Mutation &m : mutations) {
+    json manifest = docExampleManifest();
+    const json::json_pointer ptr(m.pointer);
+    if (m.value.is_discarded())
+      manifest[ptr.parent_pointer()].erase(ptr.back());
+    else
+      manifest[ptr] = m.value;
+    const std::string err = expectRefused(writeRawPackage("m", manifest));
+    EXPECT_NE(err.find(m.expected), std::string::npos)
+        << m.pointer << " -> " << err;
+  }
+}
+
+TEST_F(PackageTest, AcceptsOptionalAndOpaqueFields) {
+  json manifest = docExampleManifest();
+  manifest.erase("resources");
+  manifest.erase("config");
+  manifest["op"].erase("dtype_c");                     // absent is null
+  manifest["op"]["dtype_bias"] = "bf16";
+  manifest["params"].push_back({{"name", "bias"}, {"kind", "tensor"},
+                                {"dtype", "bf16"}, {"shape", {4096}},
+                                {"role", "input"}});
+  manifest["generator"] = {{"commit", "abc"}}; // unknown keys are ignored
+  KernelPackage pkg;
+  std::string err;
+  ASSERT_TRUE(loadPackage(writeRawPackage("opt", manifest), pkg, err)) << err;
+  EXPECT_FALSE(pkg.resources.has_value());
+  EXPECT_TRUE(pkg.config.is_null());
+
+  // Opaque op kinds are kept as they are.
+  manifest = docExampleManifest();
+  manifest["op"] = {{"kind", "attention"}, {"heads", 16}};
+  ASSERT_TRUE(loadPackage(writeRawPackage("attn", manifest), pkg, err)) << err;
+  EXPECT_EQ(pkg.op["heads"], 16);
+}
+
+TEST_F(PackageTest, RefusesBadSources) {
+  // Missing source file: the message names it.
+  const std::string pkgDir = writeRawPackage("nosrc", docExampleManifest());
+  fs::remove(pkgDir + "/kernel.cu");
+  EXPECT_NE(expectRefused(pkgDir, "kernel.cu").find("No such file"),
+            std::string::npos);
+
+  // Edited source: the hash no longer matches.
+  json manifest = docExampleManifest();
+  manifest["source_sha256"] = sha256Hex("something else");
+  const std::string edited = writeRawPackage("edited", manifest);
+  EXPECT_NE(expectRefused(edited).find("stale or edited package"),
+            std::string::npos);
+}
+
+TEST_F(PackageTest, AppliesTheElementLimit) {
+  const std::string pkgDir = writeRawPackage("p", docExampleManifest());
+  EXPECT_NE(expectRefused(pkgDir, "manifest.json", 1000).find(
+                "params[0].shape: tensor of shape 4096x4096 has more than "
+                "the limit of 1000 elements"),
+            std::string::npos);
+}
+
+TEST_F(PackageTest, ResourceUsageJsonRoundTrips) {
+  const ResourceUsage usage{168, 196608, 16, 8, 4, 372};
+  ResourceUsage back;
+  std::string err;
+  ASSERT_TRUE(fromJson(toJson(usage), back, err)) << err;
+  EXPECT_EQ(toJson(back), toJson(usage));
+  EXPECT_FALSE(fromJson(json::array(), back, err));
+  EXPECT_EQ(err, "resources: expected an object, got an array");
+}
+
+//===----------------------------------------------------------------------===//
+// ptxas reports (logs captured from NVRTC and nvcc of CUDA 13.0)
+//===----------------------------------------------------------------------===//
+
+ResourceUsage parseLog(const std::string &file, const std::string &entry) {
+  ResourceUsage usage;
+  usage.registers = -1;
+  EXPECT_TRUE(parsePtxasReport(readText(kData + "/ptxas/" + file), entry, usage))
+      << file << " " << entry;
+  return usage;
+}
+
+TEST(PtxasReportTest, PicksTheRightKernel) {
+  // sm_80 reports cmem[0]; the three kernels come in reverse order.
+  ResourceUsage k2 = parseLog("nvrtc_sm80_three_kernels.log", "k2");
+  EXPECT_EQ(k2.registers, 20);
+  EXPECT_EQ(k2.stackBytes, 16384);
+  EXPECT_EQ(k2.sharedBytes, 1024);
+  EXPECT_EQ(k2.constantBytes, 364);
+  EXPECT_EQ(k2.spillStoreBytes, 0);
+  ResourceUsage k1 = parseLog("nvrtc_sm80_three_kernels.log", "k1");
+  EXPECT_EQ(k1.registers, 8);
+  EXPECT_EQ(k1.stackBytes, 0);
+  EXPECT_EQ(k1.sharedBytes, 0);
+  EXPECT_EQ(k1.constantBytes, 360);
+  // A C++ kernel appears under its mangled name.
+  EXPECT_EQ(parseLog("nvrtc_sm80_three_kernels.log", "_Z2k3Pf").registers, 8);
+
+  // sm_90a reports no cmem line.
+  ResourceUsage h2 = parseLog("nvrtc_sm90a_three_kernels.log", "k2");
+  EXPECT_EQ(h2.registers, 18);
+  EXPECT_EQ(h2.sharedBytes, 1024);
+  EXPECT_EQ(h2.constantBytes, 0);
+}
+
+TEST(PtxasReportTest, ReadsSpillsAndStack) {
+  ResourceUsage s = parseLog("nvrtc_sm80_spills.log", "spilly");
+  EXPECT_EQ(s.registers, 24);
+  EXPECT_EQ(s.stackBytes, 64);
+  EXPECT_EQ(s.spillStoreBytes, 120);
+  EXPECT_EQ(s.spillLoadBytes, 116);
+  EXPECT_EQ(s.constantBytes, 372);
+
+  // The properties of a non-inlined device function, printed after the
+  // kernel's report, are not the kernel's.
+  ResourceUsage k1 = parseLog("nvrtc_sm90a_noinline_helper.log", "k1");
+  EXPECT_EQ(k1.registers, 19);
+  EXPECT_EQ(k1.stackBytes, 256);
+  ResourceUsage k4 = parseLog("nvrtc_sm90a_noinline_helper.log", "k4");
+  EXPECT_EQ(k4.registers, 64);
+  EXPECT_EQ(k4.stackBytes, 384);
+}
+
+TEST(PtxasReportTest, NvccWithTwoArchitecturesGivesTheLastReport) {
+  ResourceUsage s = parseLog("nvcc_two_archs.log", "scale");
+  EXPECT_EQ(s.registers, 10);
+  EXPECT_EQ(s.sharedBytes, 256);
+  EXPECT_EQ(s.constantBytes, 0); // the sm_90a report, which has no cmem
+}
+
+TEST(PtxasReportTest, MissingKernelLeavesUsageAlone) {
+  ResourceUsage usage;
+  usage.registers = 77;
+  const std::string log = readText(kData + "/ptxas/nvrtc_sm80_three_kernels.log");
+  EXPECT_FALSE(parsePtxasReport(log, "k", usage)); // a prefix of k1
+  EXPECT_FALSE(parsePtxasReport(log, "k3", usage)); // mangled as _Z2k3Pf
+  EXPECT_FALSE(parsePtxasReport(log, "", usage));
+  EXPECT_FALSE(parsePtxasReport("", "k1", usage));
+  EXPECT_FALSE(parsePtxasReport("garbage\n\n\x01", "k1", usage));
+  // A function that only has properties (a device function) is no kernel.
+  EXPECT_FALSE(parsePtxasReport(
+      readText(kData + "/ptxas/nvrtc_sm90a_noinline_helper.log"),
+      "_Z6helperPfi", usage));
+  EXPECT_EQ(usage.registers, 77);
+}
+
+} // namespace

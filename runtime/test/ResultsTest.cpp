@@ -1,0 +1,452 @@
+//===- ResultsTest.cpp - Tests of the results JSON and its statistics -----===//
+
+#include "kgen/runtime/Results.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <regex>
+
+using namespace kgen::rt;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// summarize: numpy.percentile(x, q), method="linear": the value at index
+// q/100 * (n - 1) of the sorted samples, interpolated linearly.
+//===----------------------------------------------------------------------===//
+
+void expectQuartiles(std::vector<double> samples, double q1, double median,
+                     double q3) {
+  const SampleStats s = summarize(samples);
+  EXPECT_DOUBLE_EQ(s.q1Ms, q1);
+  EXPECT_DOUBLE_EQ(s.medianMs, median);
+  EXPECT_DOUBLE_EQ(s.q3Ms, q3);
+  EXPECT_EQ(s.minMs, *std::min_element(samples.begin(), samples.end()));
+  EXPECT_EQ(s.maxMs, *std::max_element(samples.begin(), samples.end()));
+  EXPECT_EQ(s.samples, static_cast<int64_t>(samples.size()));
+  EXPECT_DOUBLE_EQ(s.iqrMs(), q3 - q1);
+}
+
+TEST(SummarizeTest, MatchesNumpyLinearPercentiles) {
+  expectQuartiles({7}, 7, 7, 7);                     // one sample
+  expectQuartiles({2, 1}, 1.25, 1.5, 1.75);          // two
+  expectQuartiles({5, 1, 3}, 2, 3, 4);               // odd count, unsorted
+  expectQuartiles({1, 2, 3, 4}, 1.75, 2.5, 3.25);    // even count
+  expectQuartiles({3, 1, 4, 1, 5}, 1, 3, 4);         // ties, exact indices
+  expectQuartiles({90, 0, 10, 20, 30, 40, 50, 60, 70, 80}, 22.5, 45, 67.5);
+  // Fractions that binary floating point cannot hold exactly.
+  expectQuartiles({0.3, 0.1, 0.7, 0.2, 0.9, 0.4}, 0.225, 0.35, 0.625);
+  // Samples of equal value, as a stable kernel gives.
+  expectQuartiles({0.5, 0.5, 0.5, 0.5}, 0.5, 0.5, 0.5);
+}
+
+TEST(SummarizeTest, EmptyAndNaN) {
+  const SampleStats empty = summarize({});
+  EXPECT_EQ(empty.samples, 0);
+  EXPECT_EQ(empty.medianMs, 0);
+  const SampleStats nan = summarize({1, std::nan(""), 3});
+  EXPECT_EQ(nan.samples, 3);
+  EXPECT_TRUE(std::isnan(nan.medianMs));
+  EXPECT_TRUE(std::isnan(nan.q1Ms));
+}
+
+//===----------------------------------------------------------------------===//
+// JSON forms
+//===----------------------------------------------------------------------===//
+
+ResultsFile fullFile() {
+  ResultsFile f;
+  f.createdAt = "2026-11-29T15:41:56Z";
+  f.commit = "0123abcd";
+  f.host = "gpu-node-7";
+  f.device = {"NVIDIA H200", 132, 9, 0, 1980000, 3201000,
+              int64_t{60} << 20, int64_t{141} << 30, "13.0", "13.0"};
+  f.ceilings = Ceilings{4300.5, 790.25, "bf16 8192x8192x8192 cuBLASLt"};
+
+  KernelResult kgen;
+  kgen.name = "gemm_bf16_m4096_n4096_k4096";
+  kgen.implementation = "kgen";
+  kgen.op = {{"kind", "gemm"}, {"m", 4096}};
+  kgen.config = {{"block_m", 128}};
+  kgen.status = RunStatus::Ok;
+  kgen.time = summarize({0.25, 0.2, 0.3, 0.1});
+  kgen.relError = 3.1e-3;
+  kgen.tflops = 612.5;
+  kgen.gbps = 402.0;
+  kgen.fractionOfMatmulCeiling = 0.775;
+  kgen.fractionOfCopyCeiling = 0.0935;
+  kgen.resources = ResourceUsage{168, 1024, 0, 0, 0, 372};
+  kgen.baseline = "cublaslt";
+  kgen.speedupOverBaseline = 1.0 / 3; // no short decimal form
+
+  KernelResult baseline;
+  baseline.name = "cublaslt";
+  baseline.implementation = "cublaslt";
+  baseline.op = kgen.op;
+  baseline.status = RunStatus::Ok;
+  baseline.time = summarize({0.31});
+
+  KernelResult failed;
+  failed.name = "candidate_3";
+  failed.implementation = "kgen";
+  failed.status = RunStatus::Faulted;
+  failed.reason = "an illegal memory access was encountered";
+
+  f.results = {kgen, baseline, failed};
+  return f;
+}
+
+void expectSameStats(const std::optional<SampleStats> &a,
+                     const std::optional<SampleStats> &b) {
+  ASSERT_EQ(a.has_value(), b.has_value());
+  if (!a)
+    return;
+  EXPECT_EQ(a->medianMs, b->medianMs);
+  EXPECT_EQ(a->q1Ms, b->q1Ms);
+  EXPECT_EQ(a->q3Ms, b->q3Ms);
+  EXPECT_EQ(a->minMs, b->minMs);
+  EXPECT_EQ(a->maxMs, b->maxMs);
+  EXPECT_EQ(a->samples, b->samples);
+}
+
+void expectSameFile(const ResultsFile &a, const ResultsFile &b) {
+  EXPECT_EQ(a.createdAt, b.createdAt);
+  EXPECT_EQ(a.commit, b.commit);
+  EXPECT_EQ(a.host, b.host);
+  EXPECT_EQ(a.device.name, b.device.name);
+  EXPECT_EQ(a.device.smCount, b.device.smCount);
+  EXPECT_EQ(a.device.ccMajor, b.device.ccMajor);
+  EXPECT_EQ(a.device.ccMinor, b.device.ccMinor);
+  EXPECT_EQ(a.device.smClockKHz, b.device.smClockKHz);
+  EXPECT_EQ(a.device.memClockKHz, b.device.memClockKHz);
+  EXPECT_EQ(a.device.l2Bytes, b.device.l2Bytes);
+  EXPECT_EQ(a.device.memoryBytes, b.device.memoryBytes);
+  EXPECT_EQ(a.device.driverVersion, b.device.driverVersion);
+  EXPECT_EQ(a.device.runtimeVersion, b.device.runtimeVersion);
+  ASSERT_EQ(a.ceilings.has_value(), b.ceilings.has_value());
+  if (a.ceilings) {
+    EXPECT_EQ(a.ceilings->copyGBps, b.ceilings->copyGBps);
+    EXPECT_EQ(a.ceilings->matmulTflops, b.ceilings->matmulTflops);
+    EXPECT_EQ(a.ceilings->matmulWhat, b.ceilings->matmulWhat);
+  }
+  ASSERT_EQ(a.results.size(), b.results.size());
+  for (size_t i = 0; i < a.results.size(); ++i) {
+    const KernelResult &x = a.results[i], &y = b.results[i];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.implementation, y.implementation);
+    EXPECT_EQ(x.op, y.op);
+    EXPECT_EQ(x.config, y.config);
+    EXPECT_EQ(x.status, y.status);
+    EXPECT_EQ(x.reason, y.reason);
+    expectSameStats(x.time, y.time);
+    EXPECT_EQ(x.relError, y.relError);
+    EXPECT_EQ(x.tflops, y.tflops);
+    EXPECT_EQ(x.gbps, y.gbps);
+    EXPECT_EQ(x.fractionOfMatmulCeiling, y.fractionOfMatmulCeiling);
+    EXPECT_EQ(x.fractionOfCopyCeiling, y.fractionOfCopyCeiling);
+    ASSERT_EQ(x.resources.has_value(), y.resources.has_value());
+    if (x.resources) {
+      EXPECT_EQ(toJson(*x.resources), toJson(*y.resources));
+    }
+    EXPECT_EQ(x.baseline, y.baseline);
+    EXPECT_EQ(x.speedupOverBaseline, y.speedupOverBaseline);
+  }
+}
+
+TEST(ResultsJsonTest, RoundTripsThroughText) {
+  const ResultsFile original = fullFile();
+  // Through text, as a reader of the file sees it.
+  const json parsed = json::parse(toJson(original).dump(2));
+  ResultsFile back;
+  std::string err;
+  ASSERT_TRUE(fromJson(parsed, back, err)) << err;
+  expectSameFile(original, back);
+}
+
+TEST(ResultsJsonTest, SchemaFieldsAndOptionalValues) {
+  const json j = toJson(fullFile());
+  EXPECT_EQ(j["schema"], "kgen.results");
+  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["device"]["sm_count"], 132);
+  EXPECT_EQ(j["ceilings"]["copy_gbps"], 4300.5);
+  const json &kgen = j["results"][0];
+  EXPECT_EQ(kgen["status"], "ok");
+  EXPECT_EQ(kgen["time"]["median_ms"], 0.225);
+  EXPECT_EQ(kgen["time"]["samples"], 4);
+  EXPECT_EQ(kgen["resources"]["registers"], 168);
+  // Not measured: null.
+  const json &failed = j["results"][2];
+  EXPECT_EQ(failed["status"], "faulted");
+  EXPECT_TRUE(failed["time"].is_null());
+  EXPECT_TRUE(failed["rel_error"].is_null()); // relError -1: not checked
+  EXPECT_TRUE(failed["resources"].is_null());
+  EXPECT_TRUE(failed["config"].is_null());
+  ResultsFile noCeilings = fullFile();
+  noCeilings.ceilings.reset();
+  EXPECT_TRUE(toJson(noCeilings)["ceilings"].is_null());
+}
+
+TEST(ResultsJsonTest, AbsentOptionalFieldsReadAsUnset) {
+  json j = toJson(fullFile());
+  j.erase("ceilings");
+  j.erase("commit");
+  json &r = j["results"][0];
+  for (const char *key : {"time", "rel_error", "resources", "config", "op",
+                          "reason", "baseline", "speedup_over_baseline"})
+    r.erase(key);
+  ResultsFile back;
+  std::string err;
+  ASSERT_TRUE(fromJson(j, back, err)) << err;
+  EXPECT_FALSE(back.ceilings.has_value());
+  EXPECT_EQ(back.commit, "");
+  const KernelResult &k = back.results[0];
+  EXPECT_FALSE(k.time.has_value());
+  EXPECT_EQ(k.relError, -1);
+  EXPECT_FALSE(k.resources.has_value());
+  EXPECT_TRUE(k.config.is_null());
+  EXPECT_EQ(k.baseline, "");
+  EXPECT_EQ(k.speedupOverBaseline, 0);
+}
+
+TEST(ResultsJsonTest, NonFiniteNumbersSurvive) {
+  ResultsFile f = fullFile();
+  f.results[0].relError = std::numeric_limits<double>::infinity(); // NaN mismatch
+  f.results[0].speedupOverBaseline = std::nan("");
+  f.results[0].gbps = -std::numeric_limits<double>::infinity();
+  const json j = json::parse(toJson(f).dump());
+  EXPECT_EQ(j["results"][0]["rel_error"], "inf");
+  ResultsFile back;
+  std::string err;
+  ASSERT_TRUE(fromJson(j, back, err)) << err;
+  EXPECT_EQ(back.results[0].relError, std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(back.results[0].speedupOverBaseline));
+  EXPECT_EQ(back.results[0].gbps, -std::numeric_limits<double>::infinity());
+}
+
+TEST(ResultsJsonTest, RunStatusNames) {
+  for (RunStatus s : {RunStatus::Ok, RunStatus::Wrong, RunStatus::CompileFailed,
+                      RunStatus::LaunchFailed, RunStatus::Faulted,
+                      RunStatus::TimedOut, RunStatus::Skipped})
+    EXPECT_EQ(parseRunStatus(runStatusName(s)), s) << runStatusName(s);
+  EXPECT_STREQ(runStatusName(RunStatus::CompileFailed), "compile_failed");
+  EXPECT_STREQ(runStatusName(RunStatus::TimedOut), "timed_out");
+  EXPECT_EQ(parseRunStatus("OK"), std::nullopt);
+}
+
+/// A change to a valid results JSON and a part of the message it gives.
+struct Mutation {
+  const char *pointer;
+  json value; // discarded: remove the field
+  const char *expected;
+};
+
+TEST(ResultsJsonTest, RefusesMalformedFields) {
+  const json removed = json(json::value_t::discarded);
+  const Mutation mutations[] = {
+      {"/schema", "kgen.kernel-package", "schema: expected \"kgen.results\""},
+      {"/schema", removed, "schema: missing"},
+      {"/version", 2, "version: expected 1 (what this reader understands), got 2"},
+      {"/version", "1", "version: expected an integer"},
+      {"/created_at", 5, "created_at: expected a string"},
+      {"/device", removed, "device: missing"},
+      {"/device", "H200", "device: expected an object"},
+      {"/device/sm_count", -1, "device.sm_count: expected an integer in [0, "},
+      {"/device/l2_bytes", 1.5, "device.l2_bytes: expected an integer"},
+      {"/device/name", json::array(), "device.name: expected a string"},
+      {"/ceilings", 3, "ceilings: expected an object"},
+      {"/ceilings/copy_gbps", "fast", "ceilings.copy_gbps: expected a number"},
+      {"/results", removed, "results: missing"},
+      {"/results", json::object(), "results: expected an array"},
+      {"/results/1", "x", "results[1]: expected an object"},
+      {"/results/0/status", "great", "results[0].status: unknown status \"great\""},
+      {"/results/0/status", removed, "results[0].status: missing"},
+      {"/results/0/name", 1, "results[0].name: expected a string"},
+      {"/results/0/time/median_ms", "slow", "results[0].time.median_ms: expected a number"},
+      {"/results/0/time/samples", -4, "results[0].time.samples"},
+      {"/results/0/time", json::array(), "results[0].time: expected an object"},
+      {"/results/0/rel_error", true, "results[0].rel_error: expected a number"},
+      {"/results/0/tflops", removed, "results[0].tflops: missing"},
+      {"/results/0/resources/registers", 300, "results[0].resources.registers: expected an integer in [0, 255]"},
+      {"/results/0/resources", 1, "results[0].resources: expected an object"},
+  };
+  for (const Mutation &m : mutations) {
+    json j = toJson(fullFile());
+    const json::json_pointer ptr(m.pointer);
+    if (m.value.is_discarded())
+      j[ptr.parent_pointer()].erase(ptr.back());
+    else
+      j[ptr] = m.value;
+    ResultsFile out;
+    out.host = "untouched";
+    std::string err;
+    EXPECT_FALSE(fromJson(j, out, err)) << m.pointer;
+    EXPECT_NE(err.find(m.expected), std::string::npos)
+        << m.pointer << " -> " << err;
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+    EXPECT_EQ(out.host, "untouched");
+  }
+  ResultsFile out;
+  std::string err;
+  EXPECT_FALSE(fromJson(json::array(), out, err));
+  EXPECT_EQ(err, "(top level): expected an object, got an array");
+}
+
+//===----------------------------------------------------------------------===//
+// Files
+//===----------------------------------------------------------------------===//
+
+class ResultsFileTest : public testing::Test {
+protected:
+  void SetUp() override {
+    std::string pattern = testing::TempDir() + "kgen-results-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir = pattern;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+
+  std::string pathOf(const std::string &name) const { return dir + "/" + name; }
+
+  std::string writeRaw(const std::string &name, const std::string &bytes) {
+    std::ofstream(pathOf(name), std::ios::binary) << bytes;
+    return pathOf(name);
+  }
+
+  static std::string readRaw(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  std::vector<std::string> listDir() const {
+    std::vector<std::string> names;
+    for (const auto &entry : fs::directory_iterator(dir))
+      names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  /// readResults on a file expected to be refused; the message is one line
+  /// starting with the path.
+  std::string expectUnreadable(const std::string &path) {
+    ResultsFile out;
+    std::string err;
+    EXPECT_FALSE(readResults(path, out, err)) << path;
+    EXPECT_EQ(err.rfind(path + ": ", 0), 0u) << err;
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+    return err;
+  }
+
+  std::string dir;
+};
+
+TEST_F(ResultsFileTest, WritesAndReadsBack) {
+  const std::string path = pathOf("results.json");
+  std::string err;
+  ASSERT_TRUE(writeResults(path, fullFile(), err)) << err;
+  ResultsFile back;
+  ASSERT_TRUE(readResults(path, back, err)) << err;
+  expectSameFile(fullFile(), back);
+
+  // Overwriting replaces the file and leaves nothing else behind.
+  ResultsFile second = fullFile();
+  second.host = "other";
+  ASSERT_TRUE(writeResults(path, second, err)) << err;
+  ASSERT_TRUE(readResults(path, back, err)) << err;
+  EXPECT_EQ(back.host, "other");
+  EXPECT_EQ(listDir(), std::vector<std::string>{"results.json"});
+  EXPECT_EQ(readRaw(path).back(), '\n');
+}
+
+TEST_F(ResultsFileTest, FailedWritesLeaveTheOldFileAndNoTemporary) {
+  std::string err;
+  // The folder does not exist: nothing is created.
+  const std::string missing = pathOf("no-such-dir/results.json");
+  EXPECT_FALSE(writeJsonAtomic(missing, json::object(), err));
+  EXPECT_EQ(err.rfind(missing + ": cannot create temporary file", 0), 0u)
+      << err;
+  EXPECT_EQ(listDir(), std::vector<std::string>{});
+
+  // The target is a non-empty folder: the rename fails after the temporary
+  // file was written and synced; it must be gone and the folder intact.
+  const std::string target = pathOf("occupied");
+  fs::create_directory(target);
+  writeRaw("occupied/keep", "x");
+  EXPECT_FALSE(writeJsonAtomic(target, json::object(), err));
+  EXPECT_EQ(err.rfind(target + ": cannot rename", 0), 0u) << err;
+  EXPECT_EQ(listDir(), std::vector<std::string>{"occupied"});
+  EXPECT_EQ(readRaw(pathOf("occupied/keep")), "x");
+}
+
+TEST_F(ResultsFileTest, InvalidUtf8IsReplacedNotThrown) {
+  ResultsFile f = fullFile();
+  f.host = "bad\xff" "byte";
+  std::string err;
+  ASSERT_TRUE(writeResults(pathOf("r.json"), f, err)) << err;
+  ResultsFile back;
+  ASSERT_TRUE(readResults(pathOf("r.json"), back, err)) << err;
+  EXPECT_EQ(back.host, "bad\xEF\xBF\xBD" "byte"); // U+FFFD
+}
+
+TEST_F(ResultsFileTest, RefusesUnreadableFiles) {
+  EXPECT_NE(expectUnreadable(pathOf("absent.json")).find("No such file"),
+            std::string::npos);
+  EXPECT_NE(expectUnreadable(dir).find("directory"), std::string::npos);
+  EXPECT_NE(expectUnreadable(writeRaw("empty.json", "")).find("empty"),
+            std::string::npos);
+  EXPECT_NE(expectUnreadable(writeRaw("corrupt.json", "{\"schema\": kgen"))
+                .find("not valid JSON"),
+            std::string::npos);
+  const std::string full = toJson(fullFile()).dump(2);
+  EXPECT_NE(expectUnreadable(writeRaw("truncated.json",
+                                      full.substr(0, full.size() - 10)))
+                .find("not valid JSON"),
+            std::string::npos);
+  EXPECT_NE(expectUnreadable(writeRaw("binary.json", std::string("\0\x93", 2)))
+                .find("not valid JSON"),
+            std::string::npos);
+
+  json future = toJson(fullFile());
+  future["version"] = 2;
+  EXPECT_NE(expectUnreadable(writeRaw("v2.json", future.dump()))
+                .find("version: expected 1"),
+            std::string::npos);
+  json other = toJson(fullFile());
+  other["schema"] = "kgen.kernel-package";
+  EXPECT_NE(expectUnreadable(writeRaw("other.json", other.dump()))
+                .find("schema: expected \"kgen.results\""),
+            std::string::npos);
+
+  // readJson alone: any JSON, but the same file errors.
+  json j;
+  std::string err;
+  EXPECT_TRUE(readJson(writeRaw("any.json", "[1, 2]"), j, err)) << err;
+  EXPECT_EQ(j, json({1, 2}));
+  EXPECT_FALSE(readJson(pathOf("empty.json"), j, err));
+  EXPECT_EQ(err.rfind(pathOf("empty.json") + ": ", 0), 0u) << err;
+}
+
+TEST(UtcNowTest, Iso8601Utc) {
+  const std::string now = utcNow();
+  EXPECT_TRUE(std::regex_match(
+      now, std::regex(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)")))
+      << now;
+  std::tm parsed{};
+  ASSERT_NE(::strptime(now.c_str(), "%Y-%m-%dT%H:%M:%SZ", &parsed), nullptr);
+  const std::time_t back = ::timegm(&parsed);
+  EXPECT_LE(std::abs(std::difftime(std::time(nullptr), back)), 5.0) << now;
+}
+
+} // namespace
