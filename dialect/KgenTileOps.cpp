@@ -59,6 +59,14 @@ LogicalResult KernelOp::verify() {
                     [](BlockArgument a) { return a.getType().isIndex(); }))
     return emitOpError("body must start with three index arguments (the "
                        "block coordinates x, y, z)");
+  if (std::optional<ArrayAttr> names = getParamNames())
+    if (names->size() != getParams().size())
+      return emitOpError() << "'param_names' has " << names->size()
+                           << " names for " << getParams().size()
+                           << " parameters";
+  if (getNumOutputs() < 0 || size_t(getNumOutputs()) > getParams().size())
+    return emitOpError("'num_outputs' must be between 0 and the number of "
+                       "parameters");
   for (auto [i, param] : llvm::enumerate(getParams()))
     if (!isa<MemRefType>(param.getType()))
       return emitOpError() << "parameter " << i << " must be a memref; got "

@@ -35,7 +35,10 @@ def Kgen_KernelOp : Kgen_Op<"kernel", [Symbol, IsolatedFromAbove, SingleBlock,
     the kernel's parameters: memrefs, inputs first, then outputs, in the
     order `kgen.launch` passes them. `threads` is the block size and
     `smem_bytes` the dynamic shared memory the CUDA kernel needs; `config`
-    the strategy it was lowered with.
+    the strategy it was lowered with. `param_names` name the parameters in
+    generated code and manifests, the last `num_outputs` of them are
+    outputs, and `signature` records the op the kernel computes (the `op`
+    object of docs/kernel-package.md, which the runtime verifies against).
 
     ```mlir
     kgen.kernel @k grid [4, 1, 1] threads 128 smem 32768 {
@@ -46,7 +49,10 @@ def Kgen_KernelOp : Kgen_Op<"kernel", [Symbol, IsolatedFromAbove, SingleBlock,
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, DenseI64ArrayAttr:$grid,
                        I64Attr:$threads, I64Attr:$smem_bytes,
-                       OptionalAttr<Kgen_GemmConfigAttr>:$config);
+                       OptionalAttr<Kgen_GemmConfigAttr>:$config,
+                       OptionalAttr<StrArrayAttr>:$param_names,
+                       DefaultValuedAttr<I64Attr, "1">:$num_outputs,
+                       OptionalAttr<DictionaryAttr>:$signature);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `grid` $grid `threads` $threads `smem` $smem_bytes

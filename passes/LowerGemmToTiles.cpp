@@ -99,7 +99,8 @@ std::pair<KernelOp, Block *> createKernel(OpBuilder &moduleBuilder,
                                           GemmConfigAttr config,
                                           ArrayRef<Type> params) {
   auto kernel = KernelOp::create(moduleBuilder, loc, name, grid, threads,
-                                 smem, config);
+                                 smem, config, /*param_names=*/nullptr,
+                                 /*num_outputs=*/1, /*signature=*/nullptr);
   symbols.insert(kernel); // renames on a clash
   Block *body = new Block();
   kernel.getBody().push_back(body);
@@ -213,6 +214,40 @@ void buildReduceBody(ImplicitLocOpBuilder &b, GemmPlan &p, Block *body,
                          p.op.getActivationAttr());
 }
 
+/// The op the kernel computes, in the manifest's "op" form
+/// (docs/kernel-package.md).
+DictionaryAttr signatureOf(GemmPlan &p) {
+  MLIRContext *ctx = p.op.getContext();
+  Builder b(ctx);
+  auto typeName = [&](Value v) -> Attribute {
+    if (!v)
+      return b.getUnitAttr(); // absent: null in JSON
+    std::string s;
+    llvm::raw_string_ostream(s)
+        << cast<RankedTensorType>(v.getType()).getElementType();
+    return b.getStringAttr(s);
+  };
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("kind", b.getStringAttr("gemm")),
+      b.getNamedAttr("batch", b.getI64IntegerAttr(p.batch)),
+      b.getNamedAttr("m", b.getI64IntegerAttr(p.m)),
+      b.getNamedAttr("n", b.getI64IntegerAttr(p.n)),
+      b.getNamedAttr("k", b.getI64IntegerAttr(p.k)),
+      b.getNamedAttr("transpose_a", b.getBoolAttr(p.op.getTransposeA())),
+      b.getNamedAttr("transpose_b", b.getBoolAttr(p.op.getTransposeB())),
+      b.getNamedAttr("batched_b", b.getBoolAttr(p.batchedB)),
+      b.getNamedAttr("dtype_a", typeName(p.op.getA())),
+      b.getNamedAttr("dtype_b", typeName(p.op.getB())),
+      b.getNamedAttr("dtype_d", typeName(p.op.getD())),
+      b.getNamedAttr("dtype_bias", typeName(p.op.getBias())),
+      b.getNamedAttr("dtype_c", typeName(p.op.getC())),
+      b.getNamedAttr("alpha", p.op.getAlphaAttr()),
+      b.getNamedAttr("beta", b.getF32FloatAttr(p.op.getBetaValue())),
+      b.getNamedAttr("activation",
+                     b.getStringAttr(stringifyActivation(p.op.getActivation())))};
+  return b.getDictionaryAttr(fields);
+}
+
 std::string kernelName(GemmPlan &p) {
   std::string elem;
   llvm::raw_string_ostream os(elem);
@@ -255,6 +290,14 @@ LogicalResult lowerGemm(GemmOp op, SymbolTable &symbols, OpBuilder &top) {
   auto [kernel, body] =
       createKernel(top, symbols, loc, name, {tiles, p.split, p.batch},
                    threads, smem, p.config, params);
+  SmallVector<StringRef> names = {"A", "B"};
+  if (op.getBias())
+    names.push_back("bias");
+  if (op.getC())
+    names.push_back("C");
+  names.push_back(p.split > 1 ? "W" : "D");
+  kernel.setParamNamesAttr(top.getStrArrayAttr(names));
+  kernel.setSignatureAttr(signatureOf(p));
   {
     ImplicitLocOpBuilder b(loc, op.getContext());
     b.setInsertionPointToStart(body);
@@ -280,6 +323,13 @@ LogicalResult lowerGemm(GemmOp op, SymbolTable &symbols, OpBuilder &top) {
     auto [reduce, rbody] = createKernel(
         top, symbols, loc, name + "_splitk_reduce", {tiles, 1, p.batch},
         /*threads=*/128, /*smem=*/0, p.config, reduceParams);
+    SmallVector<StringRef> reduceNames = {"W"};
+    if (op.getBias())
+      reduceNames.push_back("bias");
+    if (op.getC())
+      reduceNames.push_back("C");
+    reduceNames.push_back("D");
+    reduce.setParamNamesAttr(top.getStrArrayAttr(reduceNames));
     ImplicitLocOpBuilder rb(loc, op.getContext());
     rb.setInsertionPointToStart(rbody);
     size_t i = 4; // bx, by, bz, W

@@ -75,6 +75,20 @@ def KgenLowerTilesToLoops : Pass<"kgen-lower-tiles-to-loops", "::mlir::ModuleOp"
   ];
 }
 
+def KgenEmitPackages : Pass<"kgen-emit-packages", "::mlir::ModuleOp"> {
+  let summary = "Write every kgen.kernel as a kernel package (.cu + manifest.json)";
+  let description = [{
+    For each `kgen.kernel` of the module, writes `<output-dir>/<kernel>/`
+    with `kernel.cu` (codegen/emit/EmitCuda.cpp) and `manifest.json`
+    (docs/kernel-package.md), atomically. The IR is not changed. Fails on
+    kernels the emitter cannot print yet, naming what is missing.
+  }];
+  let options = [
+    Option<"outputDir", "output-dir", "std::string", /*default=*/"\"kgen-packages\"",
+           "Folder that receives one package folder per kernel">
+  ];
+}
+
 def KgenLowerToLoops : Pass<"kgen-lower-to-loops", "::mlir::ModuleOp"> {
   let summary = "Lower kgen ops to scf loops on memrefs (the CPU reference)";
   let description = [{

@@ -1,0 +1,524 @@
+//===- EmitCuda.cpp - tile-level kernels -> CUDA C++ and packages ---------===//
+//
+// Prints a kgen.kernel as one CUDA C++ kernel that reads like hand-written
+// code: the parameters named as in the op (A, B, bias, C, D), the block's
+// index arithmetic as named constants, the shared-memory stage buffers and
+// the accumulator with their shapes in comments, and each tile op as a call
+// of the block-level primitives in codegen/include/kgen/block/Gemm.cuh with
+// the tile sizes as template arguments. The kgen.tile.pipeline prints as
+// the cp.async prologue and steady state whose order the CPU check runs.
+//
+// Supported now: the simt and mma_sync families (sm_80 and sm_90a targets).
+// wgmma/TMA kernels are refused with a diagnostic (their block layer, a
+// producer warpgroup with mbarriers, is the next step).
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/emit/EmitCuda.h"
+
+#include "kgen/runtime/Package.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::kgen;
+namespace rt = ::kgen::rt;
+
+namespace {
+constexpr unsigned kSharedSpace = 3;
+constexpr unsigned kRegisterSpace = 5;
+
+std::string typeName(Type t) {
+  std::string s;
+  llvm::raw_string_ostream(s) << t;
+  return s;
+}
+
+/// CUDA spelling of an element type; empty when there is none.
+std::string cudaType(Type t) {
+  if (t.isF32())
+    return "float";
+  if (t.isBF16())
+    return "__nv_bfloat16";
+  if (t.isF16())
+    return "__half";
+  if (isa<Float8E4M3FNType>(t))
+    return "__nv_fp8_e4m3";
+  if (t.isSignlessInteger(32))
+    return "int";
+  return "";
+}
+
+std::string shapeComment(ArrayRef<int64_t> shape) {
+  std::string s = "(";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") + std::to_string(d);
+  return s + ")";
+}
+
+const char *activationName(Activation act) {
+  switch (act) {
+  case Activation::none:
+    return "kgen::cuda::Act::None";
+  case Activation::relu:
+    return "kgen::cuda::Act::Relu";
+  case Activation::gelu:
+    return "kgen::cuda::Act::GeluTanh";
+  case Activation::silu:
+    return "kgen::cuda::Act::Silu";
+  }
+  return "";
+}
+
+std::string floatLiteral(float v) {
+  std::string s = llvm::formatv("{0:e9}", v).str();
+  return s + "f";
+}
+
+/// Prints one kernel. Values get C++ names: block coordinates bx/by/bz,
+/// parameters their param_names, index values v0, v1, ..., constants inline.
+class KernelPrinter {
+public:
+  KernelPrinter(KernelOp kernel, llvm::raw_ostream &os)
+      : kernel(kernel), config(kernel.getConfigAttr()), os(os) {}
+
+  LogicalResult print();
+
+private:
+  LogicalResult printBlock(Block &block);
+  LogicalResult printOp(Operation *op);
+  LogicalResult printPipeline(TilePipelineOp op);
+  LogicalResult printAlloca(memref::AllocaOp op);
+  LogicalResult printBox(Operation *op, StringRef call, Value acc, Value mem,
+                         ValueRange indices, Value rows, Value cols,
+                         StringRef extra);
+
+  std::string name(Value v) { return names.lookup(v); }
+  /// Names the values whose role the tile ops reveal: stage buffers after
+  /// the parameter they hold (sA, sB), accumulators, tile origins (m0, n0)
+  /// and the K-tile range.
+  void nameRoles(Block &body);
+  /// A fresh C++ name for `v` from its role, or v<N>.
+  std::string varFor(Value v) {
+    auto it = roles.find(v);
+    return it != roles.end() ? it->second : fresh();
+  }
+  llvm::DenseMap<Value, std::string> roles;
+  llvm::raw_ostream &line() { return os.indent(2 * depth); }
+  std::string fresh() { return "v" + std::to_string(nextId++); }
+  /// Pointer to the 2-D matrix that `indices` (all but the last two)
+  /// select in parameter `mem`, its leading dimension, and the origin.
+  std::string matrixBase(Value mem, ValueRange indices);
+
+  KernelOp kernel;
+  GemmConfigAttr config;
+  llvm::raw_ostream &os;
+  llvm::DenseMap<Value, std::string> names;
+  int nextId = 0;
+  unsigned depth = 1;
+  int64_t smemOffset = 0;
+};
+
+std::string KernelPrinter::matrixBase(Value mem, ValueRange indices) {
+  auto t = cast<MemRefType>(mem.getType());
+  ArrayRef<int64_t> shape = t.getShape();
+  std::string offset;
+  int64_t stride = shape[shape.size() - 1] * shape[shape.size() - 2];
+  for (int i = int(shape.size()) - 3; i >= 0; --i) {
+    offset = name(indices[i]) + " * " + std::to_string(stride) +
+             (offset.empty() ? "" : " + " + offset);
+    stride *= shape[i];
+  }
+  return offset.empty() ? name(mem) : "(" + name(mem) + " + " + offset + ")";
+}
+
+LogicalResult KernelPrinter::printAlloca(memref::AllocaOp op) {
+  MemRefType t = op.getType();
+  auto space = dyn_cast_or_null<IntegerAttr>(t.getMemorySpace());
+  std::string elem = cudaType(t.getElementType());
+  std::string var = varFor(op.getResult());
+  names[op.getResult()] = var;
+  if (space && space.getInt() == kSharedSpace && t.getRank() == 3) {
+    int64_t bytes = t.getNumElements() * (t.getElementTypeBitWidth() / 8);
+    line() << "// " << shapeComment(t.getShape())
+           << " stage buffer: stages x rows x cols, in shared memory\n";
+    line() << elem << " *" << var << " = reinterpret_cast<" << elem
+           << " *>(smem + " << smemOffset << ");\n";
+    smemOffset += (bytes + 127) / 128 * 128;
+    return success();
+  }
+  if (space && space.getInt() == kRegisterSpace && t.getRank() == 2) {
+    std::string family =
+        config.getInstruction() == InstructionFamily::simt ? "Simt" : "MmaSync";
+    line() << "// " << shapeComment(t.getShape())
+           << " f32 accumulator, distributed over the warps' registers\n";
+    line() << "kgen::block::" << family << "Accumulator<" << t.getDimSize(0)
+           << ", " << t.getDimSize(1) << ", " << config.getWarpsM() << ", "
+           << config.getWarpsN() << "> " << var << ";\n";
+    return success();
+  }
+  return op.emitOpError("the CUDA emitter expects stage buffers (memory "
+                        "space 3, rank 3) or accumulators (space 5, rank 2)");
+}
+
+LogicalResult KernelPrinter::printBox(Operation *op, StringRef call, Value acc,
+                                      Value mem, ValueRange indices,
+                                      Value rows, Value cols,
+                                      StringRef extra) {
+  auto t = cast<MemRefType>(mem.getType());
+  size_t r = indices.size();
+  line() << name(acc) << "." << call << "(" << matrixBase(mem, indices)
+         << ", " << t.getShape().back() << ", " << name(indices[r - 2])
+         << ", " << name(indices[r - 1]) << ", " << name(rows) << ", "
+         << name(cols) << extra << ");\n";
+  return success();
+}
+
+LogicalResult KernelPrinter::printPipeline(TilePipelineOp op) {
+  int64_t stages = op.getStages();
+  std::string lo = name(op.getLower()), hi = name(op.getUpper());
+  auto printRegion = [&](Region &region, StringRef k,
+                         StringRef stage) -> LogicalResult {
+    Block &block = region.front();
+    names[block.getArgument(0)] = k.str();
+    names[block.getArgument(1)] = stage.str();
+    return printBlock(block);
+  };
+  line() << "// K tiles [" << lo << ", " << hi << ") through " << stages
+         << " stages: loads run " << stages - 1
+         << " tiles ahead of the MMAs.\n";
+  line() << "for (long i = 0; i < " << stages - 1 << " && " << lo
+         << " + i < " << hi << "; ++i) {\n";
+  ++depth;
+  line() << "const long k = " << lo << " + i, stage = i;\n";
+  if (failed(printRegion(op.getLoad(), "k", "stage")))
+    return failure();
+  line() << "kgen::block::commit_stage();\n";
+  --depth;
+  line() << "}\n";
+  line() << "for (long k = " << lo << "; k < " << hi << "; ++k) {\n";
+  ++depth;
+  line() << "const long ahead = k + " << stages - 1 << ";\n";
+  line() << "if (ahead < " << hi << ") {\n";
+  ++depth;
+  line() << "const long stage = (ahead - " << lo << ") % " << stages << ";\n";
+  if (failed(printRegion(op.getLoad(), "ahead", "stage")))
+    return failure();
+  --depth;
+  line() << "}\n";
+  line() << "kgen::block::commit_stage(); // possibly empty: keeps the "
+            "group count uniform\n";
+  line() << "kgen::block::wait_stage<" << stages - 1
+         << ">(); // tile k has landed\n";
+  line() << "{\n";
+  ++depth;
+  line() << "const long stage = (k - " << lo << ") % " << stages << ";\n";
+  if (failed(printRegion(op.getCompute(), "k", "stage")))
+    return failure();
+  --depth;
+  line() << "}\n";
+  line() << "__syncthreads(); // the stage may be refilled next\n";
+  --depth;
+  line() << "}\n";
+  return success();
+}
+
+LogicalResult KernelPrinter::printOp(Operation *op) {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](arith::ConstantIndexOp c) -> LogicalResult {
+        names[c.getResult()] = std::to_string(c.value());
+        return success();
+      })
+      .Case<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivUIOp,
+            arith::RemUIOp>([&](auto o) -> LogicalResult {
+        StringRef sym = llvm::TypeSwitch<Operation *, StringRef>(op)
+                            .Case([](arith::AddIOp) { return "+"; })
+                            .Case([](arith::SubIOp) { return "-"; })
+                            .Case([](arith::MulIOp) { return "*"; })
+                            .Case([](arith::DivUIOp) { return "/"; })
+                            .Default([](Operation *) { return "%"; });
+        std::string var = varFor(o.getResult());
+        line() << "const long " << var << " = " << name(o.getLhs()) << " "
+               << sym << " " << name(o.getRhs()) << ";\n";
+        names[o.getResult()] = var;
+        return success();
+      })
+      .Case<arith::MinUIOp, arith::MaxUIOp, arith::MinSIOp, arith::MaxSIOp>(
+          [&](auto o) -> LogicalResult {
+            bool isMin = isa<arith::MinUIOp, arith::MinSIOp>(op);
+            std::string var = varFor(o.getResult());
+            line() << "const long " << var << " = kgen::block::"
+                   << (isMin ? "lmin" : "lmax") << "(" << name(o.getLhs())
+                   << ", " << name(o.getRhs()) << ");\n";
+            names[o.getResult()] = var;
+            return success();
+          })
+      .Case([&](memref::AllocaOp o) { return printAlloca(o); })
+      .Case([&](TileZeroOp o) -> LogicalResult {
+        line() << name(o.getTile()) << ".zero();\n";
+        return success();
+      })
+      .Case([&](TileLoadOp o) -> LogicalResult {
+        auto dst = cast<MemRefType>(o.getDst().getType());
+        int64_t rows = dst.getDimSize(1), cols = dst.getDimSize(2);
+        auto src = cast<MemRefType>(o.getSrc().getType());
+        size_t r = o.getIndices().size();
+        line() << "kgen::block::load_box<" << rows << ", " << cols << ", "
+               << kernel.getThreads() << ">(" << name(o.getDst()) << " + "
+               << name(o.getStage()) << " * " << rows * cols << ", "
+               << matrixBase(o.getSrc(), o.getIndices()) << ", "
+               << src.getShape().back() << ", " << name(o.getIndices()[r - 2])
+               << ", " << name(o.getIndices()[r - 1]) << ", "
+               << name(o.getRows()) << ", " << name(o.getCols()) << ");\n";
+        return success();
+      })
+      .Case([&](TileMmaOp o) -> LogicalResult {
+        auto a = cast<MemRefType>(o.getA().getType());
+        auto b = cast<MemRefType>(o.getB().getType());
+        int64_t bk = a.getDimSize(o.getTransposeA() ? 1 : 2);
+        int64_t sizeA = a.getDimSize(1) * a.getDimSize(2);
+        int64_t sizeB = b.getDimSize(1) * b.getDimSize(2);
+        if (o.getAccF16())
+          return o.emitOpError("the CUDA emitter does not support f16 "
+                               "accumulation yet");
+        line() << name(o.getAcc()) << ".mma<" << bk << ", "
+               << (o.getTransposeA() ? "true" : "false") << ", "
+               << (o.getTransposeB() ? "true" : "false") << ">("
+               << name(o.getA()) << " + " << name(o.getStage()) << " * "
+               << sizeA << ", " << name(o.getB()) << " + "
+               << name(o.getStage()) << " * " << sizeB << ");\n";
+        return success();
+      })
+      .Case([&](TileEpilogueOp o) -> LogicalResult {
+        auto dst = cast<MemRefType>(o.getDst().getType());
+        std::string extra;
+        auto ptr = [&](Value v, StringRef fallback) -> std::string {
+          if (!v)
+            return ("static_cast<const " + fallback + " *>(nullptr)").str();
+          return name(v);
+        };
+        std::string residual = "static_cast<const " +
+                               cudaType(dst.getElementType()) + " *>(nullptr)";
+        if (o.getResidual())
+          residual = matrixBase(o.getResidual(), o.getIndices());
+        extra = ", " + ptr(o.getBias(), "float") + ", " + residual + ", " +
+                floatLiteral(o.getAlpha().convertToFloat()) + ", " +
+                floatLiteral(o.getBeta().convertToFloat());
+        std::string call = std::string("epilogue<") +
+                           activationName(o.getActivation()) + ">";
+        return printBox(op, call, o.getAcc(), o.getDst(), o.getIndices(),
+                        o.getRows(), o.getCols(), extra);
+      })
+      .Case([&](TileStoreOp o) -> LogicalResult {
+        return printBox(op, "store_f32", o.getAcc(), o.getDst(),
+                        o.getIndices(), o.getRows(), o.getCols(), "");
+      })
+      .Case([&](TileAccumulateOp o) -> LogicalResult {
+        return printBox(op, "accumulate_f32", o.getAcc(), o.getSrc(),
+                        o.getIndices(), o.getRows(), o.getCols(), "");
+      })
+      .Case([&](TilePipelineOp o) { return printPipeline(o); })
+      .Case([&](scf::ForOp o) -> LogicalResult {
+        if (o.getNumRegionIterArgs() != 0)
+          return o.emitOpError("the CUDA emitter prints loops without "
+                               "iter_args only");
+        std::string iv = fresh();
+        names[o.getInductionVar()] = iv;
+        line() << "for (long " << iv << " = " << name(o.getLowerBound())
+               << "; " << iv << " < " << name(o.getUpperBound()) << "; " << iv
+               << " += " << name(o.getStep()) << ") {\n";
+        ++depth;
+        LogicalResult r = printBlock(*o.getBody());
+        --depth;
+        line() << "}\n";
+        return r;
+      })
+      .Case([&](scf::YieldOp) -> LogicalResult { return success(); })
+      .Default([&](Operation *o) -> LogicalResult {
+        return o->emitOpError("the CUDA emitter cannot print this op");
+      });
+}
+
+void KernelPrinter::nameRoles(Block &body) {
+  auto setRole = [&](Value v, std::string role) {
+    if (v.getDefiningOp() && !roles.count(v))
+      roles[v] = std::move(role);
+  };
+  body.walk([&](Operation *op) {
+    if (auto load = dyn_cast<TileLoadOp>(op)) {
+      std::string param = names.lookup(load.getSrc());
+      if (!param.empty())
+        setRole(load.getDst(), "s" + param);
+    } else if (auto mma = dyn_cast<TileMmaOp>(op)) {
+      setRole(mma.getAcc(), "acc");
+    } else if (auto epi = dyn_cast<TileEpilogueOp>(op)) {
+      size_t r = epi.getIndices().size();
+      setRole(epi.getIndices()[r - 2], "m0");
+      setRole(epi.getIndices()[r - 1], "n0");
+      setRole(epi.getAcc(), "acc");
+    } else if (auto store = dyn_cast<TileStoreOp>(op)) {
+      size_t r = store.getIndices().size();
+      setRole(store.getIndices()[r - 2], "m0");
+      setRole(store.getIndices()[r - 1], "n0");
+    } else if (auto pipe = dyn_cast<TilePipelineOp>(op)) {
+      setRole(pipe.getLower(), "kt_begin");
+      setRole(pipe.getUpper(), "kt_end");
+    }
+  });
+}
+
+LogicalResult KernelPrinter::printBlock(Block &block) {
+  for (Operation &op : block)
+    if (failed(printOp(&op)))
+      return failure();
+  return success();
+}
+
+LogicalResult KernelPrinter::print() {
+  if (!config)
+    return kernel.emitOpError("has no config: the emitter needs the family");
+  if (config.getInstruction() == InstructionFamily::wgmma)
+    return kernel.emitOpError(
+        "the CUDA emitter does not print the wgmma family yet (TMA producer "
+        "warpgroup and mbarrier pipeline); use simt or mma_sync");
+  std::optional<ArrayAttr> paramNames = kernel.getParamNames();
+  if (!paramNames)
+    return kernel.emitOpError("has no param_names");
+
+  Block &body = kernel.getBody().front();
+  names[body.getArgument(0)] = "bx";
+  names[body.getArgument(1)] = "by";
+  names[body.getArgument(2)] = "bz";
+  size_t firstOutput = kernel.getParams().size() - kernel.getNumOutputs();
+
+  os << "// Generated by kgen from kgen.kernel @" << kernel.getSymName()
+     << ": do not edit.\n";
+  if (DictionaryAttr sig = kernel.getSignatureAttr())
+    os << "// op: " << sig << "\n";
+  os << "// config: " << config << "\n";
+  os << "// grid " << shapeComment(kernel.getGrid()) << ", "
+     << kernel.getThreads() << " threads, " << kernel.getSmemBytes()
+     << " bytes of dynamic shared memory.\n";
+  os << "#include \"kgen/block/Gemm.cuh\"\n\n";
+  os << "extern \"C\" __global__ void __launch_bounds__("
+     << kernel.getThreads() << ")\n" << kernel.getSymName() << "(";
+  for (auto [i, param] : llvm::enumerate(kernel.getParams())) {
+    auto t = cast<MemRefType>(param.getType());
+    std::string elem = cudaType(t.getElementType());
+    if (elem.empty())
+      return kernel.emitOpError() << "parameter " << i
+                                  << " has no CUDA element type: " << t;
+    std::string pname = cast<StringAttr>((*paramNames)[i]).str();
+    names[param] = pname;
+    os << (i ? ",\n    " : "") << (i < firstOutput ? "const " : "") << elem
+       << " *__restrict__ " << pname << " /* " << shapeComment(t.getShape())
+       << " " << typeName(t.getElementType()) << " */";
+  }
+  os << ") {\n";
+  nameRoles(body);
+  line() << "extern __shared__ __align__(128) unsigned char smem[];\n";
+  line() << "const long bx = blockIdx.x, by = blockIdx.y, bz = blockIdx.z;\n";
+  if (failed(printBlock(body)))
+    return failure();
+  os << "}\n";
+  if (smemOffset > kernel.getSmemBytes())
+    return kernel.emitOpError() << "stage buffers need " << smemOffset
+                                << " bytes of shared memory; the kernel "
+                                   "declares "
+                                << kernel.getSmemBytes();
+  return success();
+}
+
+/// "bf16" etc. for the manifest; fails for types the runtime cannot hold.
+FailureOr<rt::ElemType> runtimeType(Type t) {
+  std::optional<rt::ElemType> e = rt::parseElemType(typeName(t));
+  if (!e)
+    return failure();
+  return *e;
+}
+} // namespace
+
+LogicalResult mlir::kgen::emitCuda(KernelOp kernel, llvm::raw_ostream &os) {
+  return KernelPrinter(kernel, os).print();
+}
+
+LogicalResult mlir::kgen::emitPackage(KernelOp kernel, StringRef dir) {
+  std::string source;
+  llvm::raw_string_ostream os(source);
+  if (failed(emitCuda(kernel, os)))
+    return failure();
+  GemmConfigAttr config = kernel.getConfigAttr();
+  rt::KernelPackage pkg;
+  pkg.name = kernel.getSymName().str();
+  pkg.entry = pkg.name;
+  pkg.target = stringifyTarget(config.getTarget()).str();
+  pkg.sourceFile = "kernel.cu";
+  pkg.source = source;
+  ArrayRef<int64_t> grid = kernel.getGrid();
+  pkg.launch.grid = {uint32_t(grid[0]), uint32_t(grid[1]), uint32_t(grid[2])};
+  pkg.launch.block = {uint32_t(kernel.getThreads()), 1, 1};
+  pkg.launch.cluster = {1, 1, 1};
+  pkg.launch.dynamicSmemBytes = uint32_t(kernel.getSmemBytes());
+  ArrayAttr paramNames = *kernel.getParamNames();
+  size_t firstOutput = kernel.getParams().size() - kernel.getNumOutputs();
+  double bytes = 0;
+  for (auto [i, param] : llvm::enumerate(kernel.getParams())) {
+    auto t = cast<MemRefType>(param.getType());
+    FailureOr<rt::ElemType> elem = runtimeType(t.getElementType());
+    if (failed(elem))
+      return kernel.emitOpError() << "parameter " << i
+                                  << " has no runtime element type";
+    rt::KernelParam p;
+    p.name = cast<StringAttr>(paramNames[i]).str();
+    p.kind = rt::ParamKind::Tensor;
+    p.dtype = *elem;
+    p.shape.assign(t.getShape().begin(), t.getShape().end());
+    p.role = i < firstOutput ? rt::ParamRole::Input : rt::ParamRole::Output;
+    pkg.params.push_back(p);
+    bytes += double(t.getNumElements()) * (t.getElementTypeBitWidth() / 8);
+  }
+  // The op signature and the config, as JSON.
+  nlohmann::json op = nlohmann::json::object();
+  if (DictionaryAttr sig = kernel.getSignatureAttr()) {
+    for (NamedAttribute field : sig) {
+      Attribute v = field.getValue();
+      nlohmann::json &slot = op[field.getName().str()];
+      if (auto s = dyn_cast<StringAttr>(v))
+        slot = s.str();
+      else if (auto b = dyn_cast<BoolAttr>(v))
+        slot = b.getValue();
+      else if (auto i = dyn_cast<IntegerAttr>(v))
+        slot = i.getInt();
+      else if (auto f = dyn_cast<FloatAttr>(v))
+        slot = f.getValueAsDouble();
+      else
+        slot = nullptr; // unit: an absent operand
+    }
+  }
+  pkg.op = op;
+  std::string configText;
+  llvm::raw_string_ostream(configText) << config;
+  pkg.config = {{"source", stringifyConfigSource(config.getSource()).str()},
+                {"instruction",
+                 stringifyInstructionFamily(config.getInstruction()).str()},
+                {"block_m", config.getBlockM()},
+                {"block_n", config.getBlockN()},
+                {"block_k", config.getBlockK()},
+                {"warps_m", config.getWarpsM()},
+                {"warps_n", config.getWarpsN()},
+                {"stages", config.getStages()},
+                {"split_k", config.getSplitK()},
+                {"attribute", configText}};
+  if (op.contains("m"))
+    pkg.flops = 2.0 * op.value("batch", int64_t(1)) * op["m"].get<int64_t>() *
+                op["n"].get<int64_t>() * op["k"].get<int64_t>();
+  pkg.bytes = bytes;
+  std::string err;
+  if (!rt::writePackage(dir.str(), pkg, err))
+    return kernel.emitOpError() << "cannot write the package: " << err;
+  return success();
+}

@@ -1,0 +1,25 @@
+//===- EmitCuda.h - tile-level kernels -> CUDA C++ and packages --*- C++ -*-===//
+#ifndef KGEN_CODEGEN_EMITCUDA_H
+#define KGEN_CODEGEN_EMITCUDA_H
+
+#include "dialect/KgenOps.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace mlir::kgen {
+/// Prints the CUDA C++ of `kernel` (a kgen.kernel from
+/// kgen-lower-gemm-to-tiles): one extern "C" __global__ function named like
+/// the kernel, calling the tile primitives of codegen/include with the
+/// config's sizes as template arguments. Fails, with a diagnostic on the
+/// op, for what the emitter does not support (see EmitCuda.cpp).
+LogicalResult emitCuda(KernelOp kernel, llvm::raw_ostream &os);
+
+/// Writes the kernel package of `kernel` into `dir` (kernel.cu and
+/// manifest.json, docs/kernel-package.md): emitCuda plus the launch, the
+/// parameters, the op signature, the config, FLOPs and bytes.
+LogicalResult emitPackage(KernelOp kernel, llvm::StringRef dir);
+} // namespace mlir::kgen
+
+#endif // KGEN_CODEGEN_EMITCUDA_H
