@@ -1,0 +1,79 @@
+//===- Cli.h - kgen-bench's command line and tables -------------*- C++ -*-===//
+//
+// Host-only: parsing, the help text and the printed tables, kept out of the
+// tool's main file so that tests can check them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KGEN_RUNTIME_CUDA_CLI_H
+#define KGEN_RUNTIME_CUDA_CLI_H
+
+#include "kgen/runtime/Nvrtc.h"
+#include "kgen/runtime/Results.h"
+#include "kgen/runtime/cuda/Timing.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kgen::rt {
+
+/// kgen-bench's exit codes (also in the help text).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitKernelFailed = 1, // a kernel failed, faulted, timed out or was wrong
+  kExitUsage = 2,        // bad options, missing or invalid inputs
+  kExitNoDevice = 3,     // a run mode found no CUDA device
+};
+
+enum class Mode { Help, Run, Compile, Ceilings, Baseline, Report };
+
+struct CliOptions {
+  Mode mode = Mode::Help;
+  std::vector<std::string> inputs; // packages (run, compile), files (report)
+  std::string out;                 // --out
+  std::string ceilings;            // --ceilings
+  std::string suite;               // --suite
+  std::string arch;                // --arch (compile; "" = package target)
+  std::string cacheDir;            // --cache ("" = defaultCacheDir())
+  double timeoutSeconds = 120;     // --timeout
+  std::optional<uint64_t> seed;    // --seed (default: fresh per run)
+  TimingPolicy timing;             // --min-samples --max-samples --target-ms
+};
+
+/// Parses argv[1..]: the mode first, then options and inputs in any order.
+/// False with a one-line message on an unknown mode or option, a missing or
+/// malformed value, or inputs the mode does not take or lacks.
+bool parseCli(const std::vector<std::string> &args, CliOptions &options,
+              std::string &err);
+
+/// The --help text, exit codes included.
+const char *helpText();
+
+/// $KGEN_CACHE_DIR, else $XDG_CACHE_HOME/kgen/nvrtc, else
+/// $HOME/.cache/kgen/nvrtc, else "" (no cache).
+std::string defaultCacheDir();
+
+/// One row of `kgen-bench compile`.
+struct CompileRow {
+  std::string name, target;
+  bool ok = false;
+  ResourceUsage resources;
+  uint32_t dynamicSmemBytes = 0;
+  double compileMs = 0;
+  bool cacheHit = false;
+  std::string error; // first line of the log when !ok
+};
+
+/// Columns: name, target, registers, shared memory (static + dynamic),
+/// stack, spill stores/loads, compile ms, cache hit (or the error).
+std::string formatCompileTable(const std::vector<CompileRow> &rows);
+
+/// Columns: implementation, name, status, median and IQR (ms), samples,
+/// TFLOP/s, GB/s, best fraction of a ceiling, speedup over the baseline;
+/// reasons of failures below their row.
+std::string formatResultsTable(const std::vector<KernelResult> &results);
+
+} // namespace kgen::rt
+
+#endif // KGEN_RUNTIME_CUDA_CLI_H

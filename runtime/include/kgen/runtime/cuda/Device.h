@@ -1,0 +1,106 @@
+//===- Device.h - the CUDA device: probe, errors, driver entry points -*- C++ -*-===//
+//
+// Everything here talks to the CUDA runtime, so call it only in a child
+// process (Isolate.h): a forked child cannot use a CUDA context its parent
+// created. Driver API functions (cuTensorMapEncodeTiled, cuGetErrorString)
+// are reached through cudaGetDriverEntryPointByVersion, never by linking
+// libcuda: a binary linked against libcuda dies before main() on machines
+// without a driver, and kgen-bench must run there (compile mode, exit 3).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KGEN_RUNTIME_CUDA_DEVICE_H
+#define KGEN_RUNTIME_CUDA_DEVICE_H
+
+#include "kgen/runtime/Results.h"
+
+#include <cuda_runtime_api.h>
+
+#include <optional>
+#include <string>
+
+namespace kgen::rt {
+
+/// "<call>: <error name>: <error message>", e.g. "cudaMalloc(&p, bytes):
+/// cudaErrorMemoryAllocation: out of memory".
+std::string cudaErrorText(const char *call, cudaError_t status);
+
+/// Evaluates a CUDA runtime call; on failure stores cudaErrorText in `err`
+/// (a std::string lvalue) and makes the enclosing function return false.
+#define KGEN_CUDA_TRY(call, err)                                               \
+  do {                                                                         \
+    const cudaError_t kgenStatus_ = (call);                                    \
+    if (kgenStatus_ != cudaSuccess) {                                          \
+      (err) = ::kgen::rt::cudaErrorText(#call, kgenStatus_);                   \
+      return false;                                                            \
+    }                                                                          \
+  } while (0)
+
+/// True for the return codes of cudaGetDeviceCount that mean "this machine
+/// has no usable GPU": cudaErrorNoDevice and cudaErrorInsufficientDriver
+/// (error 35, what a machine without a driver returns).
+bool isNoDeviceError(cudaError_t status);
+
+/// True for the errors that leave the context unusable ("any further CUDA
+/// work will return the same error"): illegal or misaligned address,
+/// illegal instruction, device assert, stack overflow, kernel launch failure
+/// or timeout, uncorrectable ECC, contained errors, tensor-memory leaks.
+bool isStickyError(cudaError_t status);
+
+/// After a failed step: waits for the device and reports whether it now
+/// holds a sticky fault (the failure was the kernel's doing) rather than a
+/// refused call (bad launch configuration, out of memory).
+bool deviceFaulted();
+
+/// "13.0" for 13000 (the encoding of cudaDriverGetVersion and
+/// cudaRuntimeGetVersion: 1000 * major + 10 * minor).
+std::string formatCudaVersion(int version);
+
+enum class ProbeStatus { Present, NoDevice, Failed };
+
+struct DeviceProbe {
+  ProbeStatus status = ProbeStatus::Failed;
+  DeviceInfo info;    // Present: filled
+  std::string error;  // NoDevice, Failed: why
+};
+
+/// Checks cudaGetDeviceCount's return code (it leaves the count untouched on
+/// error), then makes `ordinal` current and reads its properties: name, SMs,
+/// compute capability, L2 and memory size, driver and runtime versions, and
+/// the clocks (see readClocks). Creates the CUDA context of this process.
+DeviceProbe probeDevice(int ordinal = 0);
+
+/// Fills info.smClockKHz and info.memClockKHz for device `ordinal`: the
+/// current clocks through NVML (libnvidia-ml.so.1, opened at run time) when
+/// it answers, else the peak clocks the CUDA runtime reports. Call it right
+/// after timing so that the clocks are those of the measurement.
+void readClocks(int ordinal, DeviceInfo &info);
+
+/// "sm_90" for compute capability 9.0: the arch for reference kernels, which
+/// use no architecture-specific ("a") instructions.
+std::string deviceArch(const DeviceInfo &info);
+
+/// Looks up driver function `symbol` as of CUDA `version` (1000 * major +
+/// 10 * minor, the version that introduced the signature you call it with)
+/// through cudaGetDriverEntryPointByVersion. False with a message when the
+/// driver lacks it.
+bool driverEntryPoint(const char *symbol, unsigned version, void **fn,
+                      std::string &err);
+
+/// The arch to compile a package of `target` ("sm_80", "sm_90a", ...) for
+/// when it runs on `device`: the target itself when its machine code runs
+/// there (same major version, device minor >= target minor; an "a" target
+/// only on exactly its compute capability), else, for a plain target older
+/// than the device, the device's own arch (the CUDA source is portable,
+/// SASS is not). std::nullopt when the device cannot run the package (an
+/// "a" target of another capability, a target newer than the device, or a
+/// malformed target).
+std::optional<std::string> runArch(const std::string &target,
+                                   const DeviceInfo &device);
+
+/// The driver's cuGetErrorString through the entry-point query: "<name>:
+/// <message>" for a CUresult (an int here to keep cuda.h out of this header).
+std::string driverErrorText(int result);
+
+} // namespace kgen::rt
+
+#endif // KGEN_RUNTIME_CUDA_DEVICE_H

@@ -1,0 +1,172 @@
+//===- Bench.cpp - helpers shared by the children, and the parent side ----===//
+
+#include "kgen/runtime/cuda/Bench.h"
+
+#include "kgen/runtime/cuda/Device.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+
+namespace kgen::rt {
+
+namespace {
+
+std::string formatDouble(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3g", v);
+  return buf;
+}
+
+} // namespace
+
+KernelResult newResult(const std::string &name, const std::string &implementation,
+                       const nlohmann::json &op, const nlohmann::json &config) {
+  KernelResult result;
+  result.name = name;
+  result.implementation = implementation;
+  result.op = op;
+  result.config = config;
+  result.status = RunStatus::Skipped;
+  return result;
+}
+
+void markFailed(KernelResult &result, const std::string &err) {
+  result.status = deviceFaulted() ? RunStatus::Faulted : RunStatus::LaunchFailed;
+  result.reason = err;
+  result.time.reset();
+}
+
+bool judge(const HostTensor &got, const HostTensor &expected, double tolerance,
+           KernelResult &result) {
+  CompareStats stats;
+  std::string err;
+  if (!compare(got, expected, stats, err)) {
+    result.status = RunStatus::Wrong;
+    result.reason = "cannot compare with the reference: " + err;
+    return false;
+  }
+  result.relError = stats.relFrobErr;
+  // NaN never passes, even where the reference is NaN too.
+  int64_t nans = 0;
+  for (int64_t i = 0; i < got.numElements(); ++i)
+    nans += std::isnan(got.getAsDouble(i)) ? 1 : 0;
+  if (nans > 0 || stats.nonFiniteMismatches > 0) {
+    result.status = RunStatus::Wrong;
+    result.relError = std::numeric_limits<double>::infinity();
+    result.reason = std::to_string(nans) + " of " + std::to_string(stats.count) +
+                    " elements are NaN (outputs start as NaN: unwritten?), " +
+                    std::to_string(stats.nonFiniteMismatches) +
+                    " non-finite where the reference differs";
+    return false;
+  }
+  if (!(stats.relFrobErr <= tolerance)) {
+    result.status = RunStatus::Wrong;
+    result.reason = "relative error " + formatDouble(stats.relFrobErr) +
+                    " exceeds the tolerance " + formatDouble(tolerance) +
+                    " (max abs error " + formatDouble(stats.maxAbsErr) + ")";
+    return false;
+  }
+  return true;
+}
+
+bool timeResult(const LaunchFn &launch, int sets, cudaStream_t stream,
+                const BenchOptions &options, double flops, double bytes,
+                KernelResult &result) {
+  TimingOutcome outcome;
+  if (!timeLaunches(launch, sets, stream, options.timing, outcome)) {
+    result.status = outcome.faulted ? RunStatus::Faulted : RunStatus::LaunchFailed;
+    result.reason = "while timing: " + outcome.error;
+    result.time.reset();
+    return false;
+  }
+  result.status = RunStatus::Ok;
+  result.reason.clear();
+  result.time = outcome.stats;
+  fillRates(result, flops, bytes, options.ceilings);
+  std::fprintf(stderr,
+               "kgen-bench:   %s %s: median %.4f ms, IQR %.4f ms, %lld samples "
+               "(%s, %d launch%s per sample, %d tensor copies)\n",
+               result.implementation.c_str(), result.name.c_str(),
+               outcome.stats.medianMs, outcome.stats.iqrMs(),
+               static_cast<long long>(outcome.stats.samples),
+               timingModeName(outcome.mode), outcome.launchesPerSample,
+               outcome.launchesPerSample == 1 ? "" : "es", sets);
+  return true;
+}
+
+bool parseFragments(const std::string &output, std::vector<ResultsFile> &out,
+                    std::string &err) {
+  std::istringstream lines(output);
+  std::string line;
+  int number = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    if (line.empty())
+      continue;
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    ResultsFile fragment;
+    std::string why;
+    if (j.is_discarded() || !fromJson(j, fragment, why)) {
+      err = "child output line " + std::to_string(number) +
+            " is not a results document" + (why.empty() ? "" : ": " + why);
+      return false;
+    }
+    out.push_back(std::move(fragment));
+  }
+  return true;
+}
+
+KernelResult missingResult(const std::string &name,
+                           const std::string &implementation,
+                           const nlohmann::json &op,
+                           const ChildOutcome &outcome) {
+  KernelResult result = newResult(name, implementation, op);
+  switch (outcome.kind) {
+  case ChildOutcome::Kind::TimedOut:
+    result.status = RunStatus::TimedOut;
+    result.reason = "no result before the time limit (a hang?): the child " +
+                    outcome.error;
+    break;
+  case ChildOutcome::Kind::Signaled:
+  case ChildOutcome::Kind::Exited:
+    result.status = RunStatus::Faulted;
+    result.reason = "the child " + outcome.error + " before reporting";
+    break;
+  case ChildOutcome::Kind::SpawnFailed:
+    result.status = RunStatus::LaunchFailed;
+    result.reason = "could not start a child: " + outcome.error;
+    break;
+  }
+  return result;
+}
+
+void fillRates(KernelResult &result, double flops, double bytes,
+               const std::optional<Ceilings> &ceilings) {
+  if (!result.time || result.time->medianMs <= 0)
+    return;
+  const double seconds = result.time->medianMs * 1e-3;
+  result.tflops = flops / seconds * 1e-12;
+  result.gbps = bytes / seconds * 1e-9;
+  if (ceilings && ceilings->matmulTflops > 0)
+    result.fractionOfMatmulCeiling = result.tflops / ceilings->matmulTflops;
+  if (ceilings && ceilings->copyGBps > 0)
+    result.fractionOfCopyCeiling = result.gbps / ceilings->copyGBps;
+}
+
+void linkBaseline(KernelResult &result, const KernelResult &baseline) {
+  result.baseline = baseline.name;
+  if (result.time && baseline.time && result.time->medianMs > 0 &&
+      result.status == RunStatus::Ok && baseline.status == RunStatus::Ok)
+    result.speedupOverBaseline = baseline.time->medianMs / result.time->medianMs;
+}
+
+int resultsExitCode(const std::vector<KernelResult> &results) {
+  for (const KernelResult &r : results)
+    if (r.status != RunStatus::Ok && r.status != RunStatus::Skipped)
+      return 1;
+  return 0;
+}
+
+} // namespace kgen::rt

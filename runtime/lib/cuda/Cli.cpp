@@ -1,0 +1,347 @@
+//===- Cli.cpp - kgen-bench's command line and tables ---------------------===//
+
+#include "kgen/runtime/cuda/Cli.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+namespace kgen::rt {
+
+namespace {
+
+constexpr const char *kHelp = R"(usage: kgen-bench <mode> [options]
+
+Verifies kgen kernel packages against cuBLASLt and times them on the GPU.
+All GPU work runs in child processes; a fault or hang costs one result.
+
+modes:
+  run PKG_DIR... --out F.json [--ceilings C.json] [--timeout S] [--seed N]
+                 [--cache DIR] [timing options]
+      compile each package (NVRTC), check it against the cuBLASLt reference
+      on seeded random inputs, time it and its cuBLASLt baseline; results
+      are rewritten (atomically) after every package
+  compile PKG_DIR... [--arch sm_90a] [--cache DIR] [--out F.json]
+      compile only (no GPU needed): registers, shared memory, stack, spills
+  ceilings --out C.json [--timeout S] [--seed N] [timing options]
+      measure the device-to-device copy bandwidth and the bf16 8192^3
+      cuBLASLt rate (the ceilings that results are fractions of)
+  baseline --suite S.json --out F.json [--ceilings C.json] [--timeout S]
+           [--seed N] [timing options]
+      time cuBLASLt alone over a GEMM shape suite (bench/suites/gemm.json)
+  report F.json...
+      print the results table of results files
+
+options:
+  --out F          results file (schema kgen.results, docs/results-schema.md)
+  --ceilings C     a ceilings file from `kgen-bench ceilings`
+  --timeout S      seconds per package or suite shape before its child is
+                   killed (default 120)
+  --seed N         seed of the random inputs (default: fresh, printed)
+  --cache DIR      NVRTC cubin cache (default $KGEN_CACHE_DIR, else
+                   $XDG_CACHE_HOME/kgen/nvrtc or ~/.cache/kgen/nvrtc)
+  --arch A         compile for A instead of each package's target
+  --min-samples N  timing: at least N samples (default 20)
+  --max-samples N  timing: at most N samples (default 200)
+  --target-ms T    timing: stop after T ms of measured GPU time once
+                   min-samples are in (default 500)
+  -h, --help       this text
+
+exit codes:
+  0  every kernel ran and was right (skipped ones included)
+  1  a kernel failed to compile or launch, faulted, timed out or was wrong
+  2  usage or input error (bad option, missing or invalid package or file)
+  3  no CUDA device (run, ceilings and baseline print one line and stop)
+)";
+
+enum class Opt {
+  Out, Ceilings, Suite, Arch, Cache, Timeout, Seed, MinSamples, MaxSamples, TargetMs
+};
+
+const std::map<std::string, Opt> &optionNames() {
+  static const std::map<std::string, Opt> names = {
+      {"--out", Opt::Out},           {"--ceilings", Opt::Ceilings},
+      {"--suite", Opt::Suite},       {"--arch", Opt::Arch},
+      {"--cache", Opt::Cache},       {"--timeout", Opt::Timeout},
+      {"--seed", Opt::Seed},         {"--min-samples", Opt::MinSamples},
+      {"--max-samples", Opt::MaxSamples}, {"--target-ms", Opt::TargetMs}};
+  return names;
+}
+
+/// The options each mode accepts.
+std::set<Opt> allowedOptions(Mode mode) {
+  const std::set<Opt> timing = {Opt::MinSamples, Opt::MaxSamples, Opt::TargetMs};
+  std::set<Opt> allowed;
+  switch (mode) {
+  case Mode::Run:
+    allowed = {Opt::Out, Opt::Ceilings, Opt::Timeout, Opt::Seed, Opt::Cache};
+    break;
+  case Mode::Compile:
+    return {Opt::Arch, Opt::Cache, Opt::Out};
+  case Mode::Ceilings:
+    allowed = {Opt::Out, Opt::Timeout, Opt::Seed};
+    break;
+  case Mode::Baseline:
+    allowed = {Opt::Suite, Opt::Out, Opt::Ceilings, Opt::Timeout, Opt::Seed};
+    break;
+  case Mode::Help:
+  case Mode::Report:
+    return {};
+  }
+  allowed.insert(timing.begin(), timing.end());
+  return allowed;
+}
+
+std::optional<Mode> parseMode(const std::string &word) {
+  static const std::map<std::string, Mode> modes = {
+      {"run", Mode::Run},           {"compile", Mode::Compile},
+      {"ceilings", Mode::Ceilings}, {"baseline", Mode::Baseline},
+      {"report", Mode::Report},     {"help", Mode::Help},
+      {"--help", Mode::Help},       {"-h", Mode::Help}};
+  auto it = modes.find(word);
+  return it == modes.end() ? std::nullopt : std::optional<Mode>(it->second);
+}
+
+bool parseDouble(const std::string &text, double &out) {
+  if (text.empty())
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  out = std::strtod(text.c_str(), &end);
+  return errno == 0 && end == text.c_str() + text.size();
+}
+
+bool parseUint(const std::string &text, uint64_t &out) {
+  if (text.empty() || text[0] == '-' || text[0] == '+')
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  out = std::strtoull(text.c_str(), &end, 10);
+  return errno == 0 && end == text.c_str() + text.size();
+}
+
+bool parseCount(const std::string &text, int &out) {
+  uint64_t v = 0;
+  if (!parseUint(text, v) || v < 1 || v > 1000000)
+    return false;
+  out = static_cast<int>(v);
+  return true;
+}
+
+bool applyOption(Opt opt, const std::string &name, const std::string &value,
+                 CliOptions &o, std::string &err) {
+  bool ok = true;
+  switch (opt) {
+  case Opt::Out:
+    o.out = value;
+    break;
+  case Opt::Ceilings:
+    o.ceilings = value;
+    break;
+  case Opt::Suite:
+    o.suite = value;
+    break;
+  case Opt::Arch:
+    o.arch = value;
+    ok = value.rfind("sm_", 0) == 0 && value.size() > 3;
+    break;
+  case Opt::Cache:
+    o.cacheDir = value;
+    break;
+  case Opt::Timeout:
+    ok = parseDouble(value, o.timeoutSeconds) && o.timeoutSeconds > 0;
+    break;
+  case Opt::Seed: {
+    uint64_t seed = 0;
+    ok = parseUint(value, seed);
+    o.seed = seed;
+    break;
+  }
+  case Opt::MinSamples:
+    ok = parseCount(value, o.timing.minSamples);
+    break;
+  case Opt::MaxSamples:
+    ok = parseCount(value, o.timing.maxSamples);
+    break;
+  case Opt::TargetMs:
+    ok = parseDouble(value, o.timing.targetMs) && o.timing.targetMs >= 0;
+    break;
+  }
+  if (!ok)
+    err = "bad value '" + value + "' for " + name;
+  return ok;
+}
+
+/// What the mode needs once all arguments are read.
+bool checkComplete(const CliOptions &o, std::string &err) {
+  const bool needsInputs = o.mode == Mode::Run || o.mode == Mode::Compile ||
+                           o.mode == Mode::Report;
+  if (needsInputs && o.inputs.empty())
+    err = o.mode == Mode::Report ? "report: no results files given"
+                                 : "no package folders given";
+  else if (!needsInputs && o.mode != Mode::Help && !o.inputs.empty())
+    err = "unexpected argument '" + o.inputs.front() + "'";
+  else if ((o.mode == Mode::Run || o.mode == Mode::Ceilings ||
+            o.mode == Mode::Baseline) && o.out.empty())
+    err = "--out is required";
+  else if (o.mode == Mode::Baseline && o.suite.empty())
+    err = "--suite is required";
+  else if (o.timing.maxSamples < o.timing.minSamples)
+    err = "--max-samples is below --min-samples";
+  return err.empty();
+}
+
+std::string formatFixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+  return buf;
+}
+
+/// Left-aligned columns separated by two spaces.
+std::string formatTable(const std::vector<std::vector<std::string>> &rows) {
+  std::vector<size_t> widths;
+  for (const auto &row : rows)
+    for (size_t i = 0; i < row.size(); ++i) {
+      widths.resize(std::max(widths.size(), row.size()), 0);
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  std::string text;
+  for (const auto &row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size())
+        line += std::string(widths[i] - row[i].size() + 2, ' ');
+    }
+    text += line + "\n";
+  }
+  return text;
+}
+
+} // namespace
+
+bool parseCli(const std::vector<std::string> &args, CliOptions &o,
+              std::string &err) {
+  o = CliOptions{};
+  if (args.empty()) {
+    err = "no mode given (run, compile, ceilings, baseline, report; --help)";
+    return false;
+  }
+  const std::optional<Mode> mode = parseMode(args[0]);
+  if (!mode) {
+    err = "unknown mode '" + args[0] + "' (run, compile, ceilings, baseline, report)";
+    return false;
+  }
+  o.mode = *mode;
+  const std::set<Opt> allowed = allowedOptions(o.mode);
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string &arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      o.mode = Mode::Help;
+      return true;
+    }
+    if (arg.empty() || arg[0] != '-') {
+      o.inputs.push_back(arg);
+      continue;
+    }
+    const size_t eq = arg.find('=');
+    const std::string name = arg.substr(0, eq);
+    auto it = optionNames().find(name);
+    if (it == optionNames().end() || !allowed.count(it->second)) {
+      err = (it == optionNames().end() ? "unknown option " : "option not taken by " +
+                                                                 args[0] + ": ") +
+            name;
+      return false;
+    }
+    std::string value;
+    if (eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      err = name + " needs a value";
+      return false;
+    }
+    if (!applyOption(it->second, name, value, o, err))
+      return false;
+  }
+  return o.mode == Mode::Help || checkComplete(o, err);
+}
+
+const char *helpText() { return kHelp; }
+
+std::string defaultCacheDir() {
+  if (const char *dir = std::getenv("KGEN_CACHE_DIR"); dir && *dir)
+    return dir;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/kgen/nvrtc";
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/kgen/nvrtc";
+  return "";
+}
+
+std::string formatCompileTable(const std::vector<CompileRow> &rows) {
+  std::vector<std::vector<std::string>> table = {
+      {"name", "target", "regs", "smem static+dyn", "stack", "spill st/ld",
+       "compile ms", "cache"}};
+  for (const CompileRow &r : rows) {
+    if (!r.ok) {
+      table.push_back({r.name, r.target, "-", "-", "-", "-",
+                       formatFixed(r.compileMs, 0), "FAILED: " + r.error});
+      continue;
+    }
+    table.push_back({r.name, r.target, std::to_string(r.resources.registers),
+                     std::to_string(r.resources.sharedBytes) + "+" +
+                         std::to_string(r.dynamicSmemBytes),
+                     std::to_string(r.resources.stackBytes),
+                     std::to_string(r.resources.spillStoreBytes) + "/" +
+                         std::to_string(r.resources.spillLoadBytes),
+                     formatFixed(r.compileMs, 0), r.cacheHit ? "hit" : "miss"});
+  }
+  return formatTable(table);
+}
+
+std::string formatResultsTable(const std::vector<KernelResult> &results) {
+  std::vector<std::vector<std::string>> table = {
+      {"impl", "name", "status", "median ms", "IQR ms", "n", "TFLOP/s", "GB/s",
+       "of ceiling", "speedup", "rel err"}};
+  std::vector<std::string> reasons;
+  for (const KernelResult &r : results) {
+    std::vector<std::string> row = {r.implementation, r.name,
+                                    runStatusName(r.status)};
+    if (r.time) {
+      const bool matmulBound =
+          r.fractionOfMatmulCeiling >= r.fractionOfCopyCeiling;
+      const double fraction = std::max(r.fractionOfMatmulCeiling,
+                                       r.fractionOfCopyCeiling);
+      row.insert(row.end(),
+                 {formatFixed(r.time->medianMs, 4), formatFixed(r.time->iqrMs(), 4),
+                  std::to_string(r.time->samples), formatFixed(r.tflops, 1),
+                  formatFixed(r.gbps, 0),
+                  fraction > 0 ? formatFixed(100 * fraction, 1) +
+                                     (matmulBound ? "% mm" : "% bw")
+                               : "-",
+                  r.speedupOverBaseline > 0
+                      ? formatFixed(r.speedupOverBaseline, 2) + "x"
+                      : "-"});
+    } else {
+      row.insert(row.end(), {"-", "-", "-", "-", "-", "-", "-"});
+    }
+    char relErr[32] = "-";
+    if (r.relError >= 0)
+      std::snprintf(relErr, sizeof(relErr), "%.2e", r.relError);
+    row.push_back(relErr);
+    table.push_back(row);
+    if (r.status != RunStatus::Ok && !r.reason.empty())
+      reasons.push_back("  " + r.implementation + " " + r.name + ": " + r.reason);
+  }
+  std::string text = formatTable(table);
+  for (const std::string &reason : reasons)
+    text += reason + "\n";
+  return text;
+}
+
+} // namespace kgen::rt

@@ -1,0 +1,218 @@
+//===- Device.cpp - the CUDA device: probe, errors, driver entry points ---===//
+
+#include "kgen/runtime/cuda/Device.h"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <dlfcn.h>
+
+namespace kgen::rt {
+
+std::string cudaErrorText(const char *call, cudaError_t status) {
+  return std::string(call) + ": " + cudaGetErrorName(status) + ": " +
+         cudaGetErrorString(status);
+}
+
+bool isNoDeviceError(cudaError_t status) {
+  return status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver;
+}
+
+bool isStickyError(cudaError_t status) {
+  switch (status) {
+  case cudaErrorIllegalAddress:
+  case cudaErrorMisalignedAddress:
+  case cudaErrorInvalidAddressSpace:
+  case cudaErrorInvalidPc:
+  case cudaErrorIllegalInstruction:
+  case cudaErrorHardwareStackError:
+  case cudaErrorAssert:
+  case cudaErrorLaunchFailure:
+  case cudaErrorLaunchTimeout:
+  case cudaErrorECCUncorrectable:
+  case cudaErrorContained:
+  case cudaErrorTensorMemoryLeak:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool deviceFaulted() { return isStickyError(cudaDeviceSynchronize()); }
+
+std::string formatCudaVersion(int version) {
+  return std::to_string(version / 1000) + "." +
+         std::to_string((version % 1000) / 10);
+}
+
+std::string deviceArch(const DeviceInfo &info) {
+  return "sm_" + std::to_string(info.ccMajor) + std::to_string(info.ccMinor);
+}
+
+std::optional<std::string> runArch(const std::string &target,
+                                   const DeviceInfo &device) {
+  // "sm_" then the capability's digits (minor last), then an optional "a".
+  const bool specific = !target.empty() && target.back() == 'a';
+  const std::string digits =
+      target.rfind("sm_", 0) == 0
+          ? target.substr(3, target.size() - 3 - (specific ? 1 : 0))
+          : "";
+  if (digits.size() < 2 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  const int major = std::stoi(digits.substr(0, digits.size() - 1));
+  const int minor = digits.back() - '0';
+  const bool sameMajor = device.ccMajor == major;
+  if (specific)
+    return sameMajor && device.ccMinor == minor ? std::optional(target)
+                                                : std::nullopt;
+  if (sameMajor && device.ccMinor >= minor)
+    return target;
+  if (device.ccMajor > major)
+    return deviceArch(device);
+  return std::nullopt;
+}
+
+bool driverEntryPoint(const char *symbol, unsigned version, void **fn,
+                      std::string &err) {
+  cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
+  *fn = nullptr;
+  const cudaError_t status = cudaGetDriverEntryPointByVersion(
+      symbol, fn, version, cudaEnableDefault, &query);
+  if (status != cudaSuccess) {
+    err = cudaErrorText("cudaGetDriverEntryPointByVersion", status) +
+          " (looking up " + symbol + ")";
+    return false;
+  }
+  if (query != cudaDriverEntryPointSuccess || *fn == nullptr) {
+    err = std::string("the CUDA driver has no ") + symbol + " (version " +
+          formatCudaVersion(static_cast<int>(version)) + ")";
+    return false;
+  }
+  return true;
+}
+
+std::string driverErrorText(int result) {
+  const std::string code = "CUresult " + std::to_string(result);
+  void *nameFn = nullptr, *stringFn = nullptr;
+  std::string ignored;
+  if (!driverEntryPoint("cuGetErrorName", 6000, &nameFn, ignored) ||
+      !driverEntryPoint("cuGetErrorString", 6000, &stringFn, ignored))
+    return code;
+  const char *name = nullptr, *message = nullptr;
+  const auto cuResult = static_cast<CUresult>(result);
+  if (reinterpret_cast<PFN_cuGetErrorName_v6000>(nameFn)(cuResult, &name) !=
+          CUDA_SUCCESS ||
+      reinterpret_cast<PFN_cuGetErrorString_v6000>(stringFn)(
+          cuResult, &message) != CUDA_SUCCESS)
+    return code;
+  return std::string(name) + ": " + message;
+}
+
+namespace {
+
+/// The few NVML functions kgen reads clocks with, declared here because the
+/// toolkit ships no nvml.h; their C ABI is stable since NVML 2.x.
+using NvmlDevice = struct NvmlDeviceOpaque *;
+using NvmlInitFn = int (*)();
+using NvmlShutdownFn = int (*)();
+using NvmlHandleByBusIdFn = int (*)(const char *, NvmlDevice *);
+using NvmlClockInfoFn = int (*)(NvmlDevice, int, unsigned *);
+constexpr int kNvmlSuccess = 0;
+constexpr int kNvmlClockSm = 1;  // NVML_CLOCK_SM
+constexpr int kNvmlClockMem = 2; // NVML_CLOCK_MEM
+
+/// Current SM and memory clocks in MHz through NVML; false when NVML is
+/// missing or does not answer.
+bool nvmlClocksMHz(const char *pciBusId, unsigned &smMHz, unsigned &memMHz) {
+  void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr)
+    return false;
+  auto init = reinterpret_cast<NvmlInitFn>(dlsym(lib, "nvmlInit_v2"));
+  auto shutdown = reinterpret_cast<NvmlShutdownFn>(dlsym(lib, "nvmlShutdown"));
+  auto byBusId = reinterpret_cast<NvmlHandleByBusIdFn>(
+      dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
+  auto clockInfo =
+      reinterpret_cast<NvmlClockInfoFn>(dlsym(lib, "nvmlDeviceGetClockInfo"));
+  bool ok = false;
+  if (init && shutdown && byBusId && clockInfo && init() == kNvmlSuccess) {
+    NvmlDevice device = nullptr;
+    ok = byBusId(pciBusId, &device) == kNvmlSuccess &&
+         clockInfo(device, kNvmlClockSm, &smMHz) == kNvmlSuccess &&
+         clockInfo(device, kNvmlClockMem, &memMHz) == kNvmlSuccess;
+    shutdown();
+  }
+  dlclose(lib);
+  return ok;
+}
+
+/// Fills everything but the clocks; false with a message on a CUDA error.
+bool readProperties(int ordinal, DeviceInfo &info, std::string &err) {
+  cudaDeviceProp prop{};
+  KGEN_CUDA_TRY(cudaGetDeviceProperties(&prop, ordinal), err);
+  info.name = prop.name;
+  info.smCount = prop.multiProcessorCount;
+  info.ccMajor = prop.major;
+  info.ccMinor = prop.minor;
+  info.l2Bytes = prop.l2CacheSize;
+  info.memoryBytes = static_cast<int64_t>(prop.totalGlobalMem);
+  int driver = 0, runtime = 0;
+  KGEN_CUDA_TRY(cudaDriverGetVersion(&driver), err);
+  KGEN_CUDA_TRY(cudaRuntimeGetVersion(&runtime), err);
+  info.driverVersion = formatCudaVersion(driver);
+  info.runtimeVersion = formatCudaVersion(runtime);
+  return true;
+}
+
+} // namespace
+
+void readClocks(int ordinal, DeviceInfo &info) {
+  char busId[32] = {};
+  unsigned smMHz = 0, memMHz = 0;
+  if (cudaDeviceGetPCIBusId(busId, sizeof(busId), ordinal) == cudaSuccess &&
+      nvmlClocksMHz(busId, smMHz, memMHz)) {
+    info.smClockKHz = static_cast<int>(smMHz) * 1000;
+    info.memClockKHz = static_cast<int>(memMHz) * 1000;
+    return;
+  }
+  int sm = 0, mem = 0;
+  if (cudaDeviceGetAttribute(&sm, cudaDevAttrClockRate, ordinal) == cudaSuccess)
+    info.smClockKHz = sm;
+  if (cudaDeviceGetAttribute(&mem, cudaDevAttrMemoryClockRate, ordinal) ==
+      cudaSuccess)
+    info.memClockKHz = mem;
+}
+
+DeviceProbe probeDevice(int ordinal) {
+  DeviceProbe probe;
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (isNoDeviceError(status) || (status == cudaSuccess && count == 0)) {
+    probe.status = ProbeStatus::NoDevice;
+    probe.error = status == cudaSuccess
+                      ? "no CUDA device"
+                      : cudaErrorText("cudaGetDeviceCount", status);
+    return probe;
+  }
+  if (status != cudaSuccess) {
+    probe.error = cudaErrorText("cudaGetDeviceCount", status);
+    return probe;
+  }
+  if (ordinal < 0 || ordinal >= count) {
+    probe.error = "device " + std::to_string(ordinal) + " requested, " +
+                  std::to_string(count) + " present";
+    return probe;
+  }
+  const cudaError_t set = cudaSetDevice(ordinal);
+  if (set != cudaSuccess) {
+    probe.error = cudaErrorText("cudaSetDevice", set);
+    return probe;
+  }
+  if (!readProperties(ordinal, probe.info, probe.error))
+    return probe;
+  readClocks(ordinal, probe.info);
+  probe.status = ProbeStatus::Present;
+  return probe;
+}
+
+} // namespace kgen::rt

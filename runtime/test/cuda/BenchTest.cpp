@@ -1,0 +1,171 @@
+//===- BenchTest.cpp - kgen-bench's parent-side logic and verdicts --------===//
+
+#include "kgen/runtime/cuda/Bench.h"
+#include "kgen/runtime/cuda/Device.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace kgen::rt;
+
+namespace {
+
+KernelResult timed(const std::string &name, const std::string &impl, double ms) {
+  KernelResult r = newResult(name, impl, nlohmann::json{{"kind", "gemm"}});
+  r.status = RunStatus::Ok;
+  r.time = summarize({ms, ms, ms});
+  return r;
+}
+
+TEST(BenchParent, FragmentsRoundTrip) {
+  ResultsFile a;
+  a.createdAt = "2026-11-29T00:00:00Z";
+  a.device.name = "NVIDIA H200";
+  a.results = {timed("x", "cublaslt", 2.0)};
+  ResultsFile b = a;
+  b.results = {timed("x", "kgen", 1.0)};
+  const std::string output = toJson(a).dump() + "\n" + toJson(b).dump() + "\n";
+  std::vector<ResultsFile> fragments;
+  std::string err;
+  ASSERT_TRUE(parseFragments(output, fragments, err)) << err;
+  ASSERT_EQ(fragments.size(), 2u);
+  EXPECT_EQ(fragments[1].results[0].implementation, "kgen");
+  EXPECT_EQ(fragments[0].device.name, "NVIDIA H200");
+
+  fragments.clear();
+  EXPECT_FALSE(parseFragments(output + "{\"half\": ", fragments, err));
+  EXPECT_NE(err.find("line 3"), std::string::npos) << err;
+}
+
+TEST(BenchParent, MissingResultsSayWhatHappenedToTheChild) {
+  ChildOutcome timedOut;
+  timedOut.kind = ChildOutcome::Kind::TimedOut;
+  timedOut.error = "timed out after 5 s and was killed";
+  KernelResult r = missingResult("k", "kgen", nullptr, timedOut);
+  EXPECT_EQ(r.status, RunStatus::TimedOut);
+  EXPECT_NE(r.reason.find("timed out after 5 s"), std::string::npos);
+
+  ChildOutcome killed;
+  killed.kind = ChildOutcome::Kind::Signaled;
+  killed.signal = 11;
+  killed.error = "killed by signal 11 (Segmentation fault)";
+  r = missingResult("k", "kgen", nullptr, killed);
+  EXPECT_EQ(r.status, RunStatus::Faulted);
+  EXPECT_NE(r.reason.find("signal 11"), std::string::npos);
+  EXPECT_FALSE(r.time.has_value());
+}
+
+TEST(BenchParent, RatesAndFractions) {
+  KernelResult r = timed("k", "kgen", 2.0); // 2 ms
+  Ceilings c;
+  c.matmulTflops = 800;
+  c.copyGBps = 4000;
+  fillRates(r, 1.2e12, 4e9, c);
+  EXPECT_DOUBLE_EQ(r.tflops, 600);
+  EXPECT_DOUBLE_EQ(r.gbps, 2000);
+  EXPECT_DOUBLE_EQ(r.fractionOfMatmulCeiling, 0.75);
+  EXPECT_DOUBLE_EQ(r.fractionOfCopyCeiling, 0.5);
+  KernelResult untimed = newResult("k", "kgen", nullptr);
+  fillRates(untimed, 1e12, 1e9, c);
+  EXPECT_EQ(untimed.tflops, 0);
+}
+
+TEST(BenchParent, BaselineSpeedup) {
+  KernelResult kgen = timed("k", "kgen", 1.0);
+  const KernelResult base = timed("cublaslt/k", "cublaslt", 1.5);
+  linkBaseline(kgen, base);
+  EXPECT_EQ(kgen.baseline, "cublaslt/k");
+  EXPECT_DOUBLE_EQ(kgen.speedupOverBaseline, 1.5);
+  KernelResult wrong = newResult("k", "kgen", nullptr);
+  wrong.status = RunStatus::Wrong;
+  linkBaseline(wrong, base);
+  EXPECT_EQ(wrong.speedupOverBaseline, 0);
+}
+
+TEST(BenchParent, ExitCodes) {
+  KernelResult skipped = newResult("s", "kgen", nullptr);
+  EXPECT_EQ(resultsExitCode({timed("a", "kgen", 1), skipped}), 0);
+  for (RunStatus bad : {RunStatus::Wrong, RunStatus::CompileFailed,
+                        RunStatus::LaunchFailed, RunStatus::Faulted,
+                        RunStatus::TimedOut}) {
+    KernelResult r = skipped;
+    r.status = bad;
+    EXPECT_EQ(resultsExitCode({timed("a", "kgen", 1), r}), 1);
+  }
+}
+
+HostTensor values(ElemType type, const std::vector<double> &v) {
+  HostTensor t = makeZeros(type, {static_cast<int64_t>(v.size())});
+  for (size_t i = 0; i < v.size(); ++i)
+    t.setFromDouble(static_cast<int64_t>(i), v[i]);
+  return t;
+}
+
+TEST(BenchVerdict, Tolerance) {
+  const HostTensor ref = values(ElemType::F32, {1, 2, 3, 4});
+  KernelResult r = newResult("k", "kgen", nullptr);
+  EXPECT_TRUE(judge(values(ElemType::F32, {1, 2, 3, 4.0001}), ref, 1e-4, r));
+  EXPECT_GT(r.relError, 0);
+  EXPECT_FALSE(judge(values(ElemType::F32, {1, 2, 3, 5}), ref, 1e-2, r));
+  EXPECT_EQ(r.status, RunStatus::Wrong);
+  EXPECT_NE(r.reason.find("exceeds the tolerance"), std::string::npos) << r.reason;
+}
+
+TEST(BenchVerdict, NanNeverPasses) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  KernelResult r = newResult("k", "kgen", nullptr);
+  // An unwritten (NaN-poisoned) element.
+  EXPECT_FALSE(judge(values(ElemType::BF16, {1, nan, 3}),
+                     values(ElemType::BF16, {1, 2, 3}), 1e-2, r));
+  EXPECT_EQ(r.status, RunStatus::Wrong);
+  EXPECT_TRUE(std::isinf(r.relError));
+  EXPECT_NE(r.reason.find("NaN"), std::string::npos);
+  // NaN on both sides still fails.
+  KernelResult both = newResult("k", "kgen", nullptr);
+  EXPECT_FALSE(judge(values(ElemType::F32, {1, nan}), values(ElemType::F32, {1, nan}),
+                     1e-2, both));
+  EXPECT_EQ(both.status, RunStatus::Wrong);
+}
+
+bool machineHasGpu() {
+  return runIsolated(
+             [](int) { return probeDevice(0).status == ProbeStatus::Present ? 0 : 1; },
+             60)
+      .ok();
+}
+
+TEST(BenchChildren, ReportAMissingDeviceThroughTheProtocol) {
+  if (machineHasGpu())
+    GTEST_SKIP() << "this machine has a GPU: the device check covers the children";
+  const ChildOutcome probe = runIsolated(probeChild, 60);
+  EXPECT_EQ(probe.exitCode, kNoDeviceExitCode) << probe.error;
+
+  PreparedPackage prepared;
+  std::string err;
+  ASSERT_TRUE(loadPackage(std::string(KGEN_RUNTIME_TEST_DATA) +
+                              "/packages/naive_gemm_f32",
+                          prepared.pkg, err))
+      << err;
+  ASSERT_TRUE(parseGemmOp(prepared.pkg.op, prepared.spec, err)) << err;
+  const BenchOptions options;
+  const ChildOutcome outcome = runIsolated(
+      [&](int fd) { return packageChild(prepared, options, fd); }, 60);
+  EXPECT_EQ(outcome.exitCode, 1) << outcome.error;
+  std::vector<ResultsFile> fragments;
+  ASSERT_TRUE(parseFragments(outcome.output, fragments, err)) << err;
+  ASSERT_EQ(fragments.size(), 1u);
+  ASSERT_EQ(fragments[0].results.size(), 2u);
+  EXPECT_EQ(fragments[0].results[0].implementation, "cublaslt");
+  const KernelResult &kernel = fragments[0].results[1];
+  EXPECT_EQ(kernel.implementation, "kgen");
+  EXPECT_EQ(kernel.status, RunStatus::LaunchFailed);
+  EXPECT_NE(kernel.reason.find("cudaGetDeviceCount"), std::string::npos)
+      << kernel.reason;
+
+  EXPECT_EQ(runIsolated([&](int fd) { return ceilingsChild(options, fd); }, 60).exitCode, 1);
+  EXPECT_EQ(runIsolated([&](int fd) { return suiteChild({}, options, fd); }, 60).exitCode, 1);
+}
+
+} // namespace

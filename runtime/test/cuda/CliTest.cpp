@@ -1,0 +1,162 @@
+//===- CliTest.cpp - kgen-bench's command line and tables -----------------===//
+
+#include "kgen/runtime/cuda/Cli.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+using namespace kgen::rt;
+
+namespace {
+
+bool parse(const std::vector<std::string> &args, CliOptions &o, std::string &err) {
+  err.clear();
+  return parseCli(args, o, err);
+}
+
+TEST(Cli, RunWithEveryOption) {
+  CliOptions o;
+  std::string err;
+  ASSERT_TRUE(parse({"run", "p1", "--out", "r.json", "p2", "--ceilings=c.json",
+                     "--timeout", "30", "--seed", "42", "--cache", "/tmp/c",
+                     "--min-samples", "5", "--max-samples", "50", "--target-ms",
+                     "100"},
+                    o, err))
+      << err;
+  EXPECT_EQ(o.mode, Mode::Run);
+  EXPECT_EQ(o.inputs, (std::vector<std::string>{"p1", "p2"}));
+  EXPECT_EQ(o.out, "r.json");
+  EXPECT_EQ(o.ceilings, "c.json");
+  EXPECT_EQ(o.timeoutSeconds, 30);
+  EXPECT_EQ(o.seed, 42u);
+  EXPECT_EQ(o.cacheDir, "/tmp/c");
+  EXPECT_EQ(o.timing.minSamples, 5);
+  EXPECT_EQ(o.timing.maxSamples, 50);
+  EXPECT_EQ(o.timing.targetMs, 100);
+}
+
+TEST(Cli, Defaults) {
+  CliOptions o;
+  std::string err;
+  ASSERT_TRUE(parse({"ceilings", "--out", "c.json"}, o, err)) << err;
+  EXPECT_EQ(o.mode, Mode::Ceilings);
+  EXPECT_FALSE(o.seed.has_value());
+  EXPECT_EQ(o.timeoutSeconds, 120);
+  EXPECT_EQ(o.timing.minSamples, 20);
+  EXPECT_EQ(o.timing.maxSamples, 200);
+  EXPECT_EQ(o.timing.targetMs, 500);
+}
+
+TEST(Cli, CompileAndBaselineAndReport) {
+  CliOptions o;
+  std::string err;
+  ASSERT_TRUE(parse({"compile", "pkg", "--arch", "sm_90a"}, o, err)) << err;
+  EXPECT_EQ(o.arch, "sm_90a");
+  EXPECT_TRUE(o.out.empty());
+  ASSERT_TRUE(parse({"baseline", "--suite", "s.json", "--out", "b.json"}, o, err))
+      << err;
+  EXPECT_EQ(o.suite, "s.json");
+  ASSERT_TRUE(parse({"report", "a.json", "b.json"}, o, err)) << err;
+  EXPECT_EQ(o.inputs.size(), 2u);
+}
+
+TEST(Cli, Help) {
+  CliOptions o;
+  std::string err;
+  for (const char *word : {"--help", "-h", "help"}) {
+    ASSERT_TRUE(parse({word}, o, err)) << word;
+    EXPECT_EQ(o.mode, Mode::Help);
+  }
+  ASSERT_TRUE(parse({"run", "--help"}, o, err));
+  EXPECT_EQ(o.mode, Mode::Help);
+  EXPECT_NE(std::string(helpText()).find("exit codes"), std::string::npos);
+}
+
+TEST(Cli, Errors) {
+  CliOptions o;
+  std::string err;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{}, "no mode"},
+      {{"bench"}, "unknown mode"},
+      {{"run", "p"}, "--out is required"},
+      {{"run", "--out", "r.json"}, "no package folders"},
+      {{"compile", "p", "--timeout", "3"}, "option not taken by compile"},
+      {{"compile", "p", "--arch", "90a"}, "bad value"},
+      {{"compile", "p", "--frob"}, "unknown option --frob"},
+      {{"ceilings", "--out"}, "--out needs a value"},
+      {{"ceilings", "--out", "c", "extra"}, "unexpected argument 'extra'"},
+      {{"ceilings", "--out", "c", "--timeout", "0"}, "bad value '0' for --timeout"},
+      {{"ceilings", "--out", "c", "--timeout", "3s"}, "bad value"},
+      {{"ceilings", "--out", "c", "--seed", "-1"}, "bad value"},
+      {{"ceilings", "--out", "c", "--min-samples", "0"}, "bad value"},
+      {{"ceilings", "--out", "c", "--min-samples", "30", "--max-samples", "10"},
+       "--max-samples is below --min-samples"},
+      {{"baseline", "--out", "b"}, "--suite is required"},
+      {{"report"}, "no results files"},
+  };
+  for (const auto &[args, message] : cases) {
+    EXPECT_FALSE(parse(args, o, err)) << message;
+    EXPECT_NE(err.find(message), std::string::npos) << err << " / " << message;
+  }
+}
+
+TEST(Cli, DefaultCacheDir) {
+  const char *saved = std::getenv("KGEN_CACHE_DIR");
+  setenv("KGEN_CACHE_DIR", "/x/cache", 1);
+  EXPECT_EQ(defaultCacheDir(), "/x/cache");
+  unsetenv("KGEN_CACHE_DIR");
+  setenv("XDG_CACHE_HOME", "/xdg", 1);
+  EXPECT_EQ(defaultCacheDir(), "/xdg/kgen/nvrtc");
+  unsetenv("XDG_CACHE_HOME");
+  if (saved)
+    setenv("KGEN_CACHE_DIR", saved, 1);
+}
+
+TEST(Cli, CompileTable) {
+  CompileRow ok;
+  ok.name = "gemm";
+  ok.target = "sm_90a";
+  ok.ok = true;
+  ok.resources.registers = 168;
+  ok.resources.sharedBytes = 1024;
+  ok.resources.stackBytes = 16;
+  ok.resources.spillStoreBytes = 8;
+  ok.resources.spillLoadBytes = 4;
+  ok.dynamicSmemBytes = 196608;
+  ok.compileMs = 412.4;
+  CompileRow bad;
+  bad.name = "broken";
+  bad.target = "sm_80";
+  bad.error = "kernel.cu(3): error: identifier \"x\" is undefined";
+  const std::string table = formatCompileTable({ok, bad});
+  for (const char *cell : {"168", "1024+196608", "16", "8/4", "412", "miss",
+                           "FAILED: kernel.cu(3): error"})
+    EXPECT_NE(table.find(cell), std::string::npos) << cell << "\n" << table;
+}
+
+TEST(Cli, ResultsTable) {
+  KernelResult kgen;
+  kgen.name = "gemm";
+  kgen.implementation = "kgen";
+  kgen.status = RunStatus::Ok;
+  kgen.time = summarize({1.0, 1.0, 1.2});
+  kgen.tflops = 700;
+  kgen.gbps = 300;
+  kgen.fractionOfMatmulCeiling = 0.9;
+  kgen.fractionOfCopyCeiling = 0.07;
+  kgen.speedupOverBaseline = 1.05;
+  kgen.relError = 2e-3;
+  KernelResult wrong;
+  wrong.name = "bad";
+  wrong.implementation = "kgen";
+  wrong.status = RunStatus::Wrong;
+  wrong.reason = "relative error 0.5 exceeds the tolerance 0.01";
+  wrong.relError = 0.5;
+  const std::string table = formatResultsTable({kgen, wrong});
+  for (const char *cell : {"1.0000", "700.0", "90.0% mm", "1.05x", "2.00e-03",
+                           "wrong", "kgen bad: relative error 0.5"})
+    EXPECT_NE(table.find(cell), std::string::npos) << cell << "\n" << table;
+}
+
+} // namespace

@@ -1,0 +1,136 @@
+//===- SuiteTest.cpp - GEMM suites, and bench/suites/gemm.json itself -----===//
+
+#include "kgen/runtime/Results.h"
+#include "kgen/runtime/cuda/Suite.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <tuple>
+
+using namespace kgen::rt;
+using json = nlohmann::json;
+
+namespace {
+
+const std::string kSuite =
+    std::string(KGEN_RUNTIME_TEST_DATA) + "/../../../bench/suites/gemm.json";
+
+using Shape = std::tuple<int64_t, int64_t, int64_t>; // M, N, K
+
+std::set<Shape> shapesOf(const std::vector<SuiteShape> &shapes,
+                         const std::string &group) {
+  std::set<Shape> out;
+  for (const SuiteShape &s : shapes)
+    if (s.group == group)
+      out.insert({s.spec.m, s.spec.n, s.spec.k});
+  return out;
+}
+
+/// Every (n, k) at every M of the suite.
+std::set<Shape> expand(const std::vector<std::pair<int64_t, int64_t>> &nk) {
+  std::set<Shape> out;
+  for (int64_t m : {4096, 1, 8, 16, 64})
+    for (const auto &[n, k] : nk)
+      out.insert({m, n, k});
+  return out;
+}
+
+TEST(GemmSuiteFile, HasTheModelShapes) {
+  GemmSuite suite;
+  std::string err;
+  ASSERT_TRUE(loadGemmSuite(kSuite, suite, err)) << err;
+  for (const SuiteShape &s : suite.shapes) {
+    EXPECT_EQ(s.spec.a, ElemType::BF16) << s.name;
+    EXPECT_EQ(s.spec.d, ElemType::BF16) << s.name;
+    EXPECT_TRUE(s.spec.transposeB) << s.name; // nn.Linear weights
+    EXPECT_EQ(s.spec.batch, 1);
+  }
+  EXPECT_EQ(shapesOf(suite.shapes, "llama3-8b"),
+            expand({{6144, 4096}, {4096, 4096}, {14336, 4096}, {4096, 14336}}));
+  EXPECT_EQ(shapesOf(suite.shapes, "llama3-70b"),
+            expand({{10240, 8192}, {8192, 8192}, {28672, 8192}, {8192, 28672}}));
+  EXPECT_EQ(shapesOf(suite.shapes, "qwen2.5-72b"),
+            expand({{10240, 8192}, {8192, 8192}, {29568, 8192}, {8192, 29568}}));
+  EXPECT_EQ(shapesOf(suite.shapes, "mixtral-8x7b"),
+            expand({{6144, 4096}, {4096, 4096}, {14336, 4096}, {4096, 14336}}));
+  EXPECT_EQ(shapesOf(suite.shapes, "deepseek-v3"),
+            expand({{1536, 7168}, {24576, 1536}, {576, 7168}, {7168, 16384},
+                    {18432, 7168}, {7168, 18432}, {2048, 7168}, {7168, 2048}}));
+  EXPECT_EQ(shapesOf(suite.shapes, "anchor"), (std::set<Shape>{{8192, 8192, 8192}}));
+}
+
+TEST(GemmSuiteFile, EveryModelSaysWhereItsDimsComeFrom) {
+  json j;
+  std::string err;
+  ASSERT_TRUE(readJson(kSuite, j, err)) << err;
+  for (const json &model : j["models"]) {
+    ASSERT_TRUE(model.contains("comment")) << model["name"];
+    EXPECT_GT(model["comment"].get<std::string>().size(), 40u) << model["name"];
+  }
+}
+
+TEST(GemmSuiteFile, DuplicatesAreTimedOnce) {
+  GemmSuite suite;
+  std::string err;
+  ASSERT_TRUE(loadGemmSuite(kSuite, suite, err)) << err;
+  EXPECT_EQ(suite.shapes.size(), 24u * 5 + 1);
+  const std::vector<SuiteShape> distinct = distinctShapes(suite.shapes);
+  // Mixtral's 4 shapes equal Llama-3-8B's; Qwen's qkv and o equal 70B's.
+  EXPECT_EQ(distinct.size(), (24u - 4 - 2) * 5 + 1);
+  bool found = false;
+  for (const SuiteShape &s : distinct)
+    if (s.name == "llama3-8b/gate_up m=4096 = mixtral-8x7b/expert_w1_w3 m=4096")
+      found = true;
+  EXPECT_TRUE(found);
+  const std::vector<std::vector<SuiteShape>> groups = groupShapes(distinct);
+  ASSERT_EQ(groups.size(), 5u); // mixtral's shapes all went to llama3-8b
+  EXPECT_EQ(groups.front().front().group, "llama3-8b");
+  EXPECT_EQ(groups.back().front().group, "anchor");
+}
+
+json minimalSuite() {
+  return json::parse(R"({"schema": "kgen.gemm-suite", "version": 1,
+    "dtype": "bf16", "transpose_b": false, "m": [2, 1],
+    "models": [{"name": "toy", "m": [3],
+                "gemms": [{"name": "up", "n": 8, "k": 4}]}],
+    "anchors": [{"name": "sq", "m": 5, "n": 6, "k": 7}]})");
+}
+
+TEST(GemmSuite, ParsesAndExpands) {
+  GemmSuite suite;
+  std::string err;
+  ASSERT_TRUE(parseGemmSuite(minimalSuite(), suite, err)) << err;
+  ASSERT_EQ(suite.shapes.size(), 2u);
+  EXPECT_EQ(suite.shapes[0].name, "toy/up m=3"); // the model's own m
+  EXPECT_EQ(suite.shapes[0].spec.n, 8);
+  EXPECT_FALSE(suite.shapes[0].spec.transposeB);
+  EXPECT_EQ(suite.shapes[1].name, "anchor/sq");
+  EXPECT_EQ(suite.shapes[1].spec.k, 7);
+}
+
+TEST(GemmSuite, Rejects) {
+  const std::vector<std::pair<std::string, json>> edits = {
+      {"schema", "kgen.suite"}, {"version", 2},   {"dtype", "f8E4M3FN"},
+      {"transpose_b", "yes"},   {"m", json::array()}, {"m", {0}},
+      {"models", json::object()}};
+  for (const auto &[key, value] : edits) {
+    json j = minimalSuite();
+    j[key] = value;
+    GemmSuite suite;
+    std::string err;
+    EXPECT_FALSE(parseGemmSuite(j, suite, err)) << key;
+    EXPECT_FALSE(err.empty());
+  }
+  json badGemm = minimalSuite();
+  badGemm["models"][0]["gemms"][0]["k"] = -4;
+  GemmSuite suite;
+  std::string err;
+  EXPECT_FALSE(parseGemmSuite(badGemm, suite, err));
+  EXPECT_NE(err.find("'k'"), std::string::npos) << err;
+  EXPECT_FALSE(loadGemmSuite("/no/such/suite.json", suite, err));
+  EXPECT_NE(err.find("/no/such/suite.json"), std::string::npos) << err;
+}
+
+} // namespace
