@@ -78,14 +78,16 @@ GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << ") must be a multiple of " << unit;
   };
   switch (instruction) {
-  case InstructionFamily::simt:
-    if (failed(divides(blockM, warpsM, "block_m over warps_m")) ||
-        failed(divides(blockN, warpsN, "block_n over warps_n")))
+  case InstructionFamily::simt: // lanes 4 x 8, an even column count each
+    if (failed(divides(blockM, 4 * warpsM, "block_m (4 lane rows per warp)")) ||
+        failed(divides(blockN, 16 * warpsN,
+                       "block_n (8 lane columns of 2 per warp)")))
       return failure();
     break;
-  case InstructionFamily::mma_sync: // m16n8k{8,16,32}
+  case InstructionFamily::mma_sync: // m16n8k{8,16,32}, ldmatrix x4 on B
     if (failed(divides(blockM, 16 * warpsM, "block_m (16 rows per warp mma)")) ||
-        failed(divides(blockN, 8 * warpsN, "block_n (8 columns per warp mma)")) ||
+        failed(divides(blockN, 16 * warpsN,
+                       "block_n (16 columns per warp ldmatrix)")) ||
         failed(divides(blockK, 8, "block_k")))
       return failure();
     break;

@@ -14,7 +14,8 @@
 //     compute: acc += sA[stage] x sB[stage]
 //   epilogue(acc) -> D at (m0, n0)      or, split-K: acc -> W[by, bz] at (m0, n0)
 // The reduction kernel sums W over the splits in order and applies the
-// epilogue. Boxes are masked at the matrix edges, so any M, N, K >= 1 works.
+// epilogue; it runs the consumer warps of the config (the accumulator's
+// threads), no producer. Boxes are masked at the matrix edges, so any M, N, K >= 1 works.
 //
 //===----------------------------------------------------------------------===//
 
@@ -322,7 +323,8 @@ LogicalResult lowerGemm(GemmOp op, SymbolTable &symbols, OpBuilder &top) {
     reduceParams.push_back(memrefFor(resultType));
     auto [reduce, rbody] = createKernel(
         top, symbols, loc, name + "_splitk_reduce", {tiles, 1, p.batch},
-        /*threads=*/128, /*smem=*/0, p.config, reduceParams);
+        /*threads=*/32 * p.config.getWarpsM() * p.config.getWarpsN(),
+        /*smem=*/0, p.config, reduceParams);
     SmallVector<StringRef> reduceNames = {"W"};
     if (op.getBias())
       reduceNames.push_back("bias");

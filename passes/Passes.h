@@ -25,7 +25,12 @@ namespace mlir::kgen {
 /// tools/Register.h); fails, printing why, otherwise.
 LogicalResult buildReferencePipeline(OpPassManager &pm);
 
-/// Registers `kgen-reference-pipeline` (buildReferencePipeline).
+/// select-strategy{target} -> lower-gemm-to-tiles -> emit-packages{output-dir}.
+void buildKgenPipeline(OpPassManager &pm, StringRef target,
+                       StringRef outputDir);
+
+/// Registers `kgen-reference-pipeline` (buildReferencePipeline) and
+/// `kgen-pipeline` (buildKgenPipeline).
 void registerKgenPipelines();
 } // namespace mlir::kgen
 

@@ -18,6 +18,16 @@ config.substitutions.append(("%kgen_docs_dir", config.kgen_docs_dir))
 # The Python running lit (Debian's /usr/bin/python3, with python3-numpy).
 config.substitutions.append(("%python", sys.executable))
 
+# nvcc, when the CUDA toolkit is there: emitted kernels must compile.
+if config.cuda_nvcc and os.path.exists(config.cuda_nvcc):
+    config.available_features.add("nvcc")
+    config.substitutions.append(
+        ("%nvcc", f"{config.cuda_nvcc} -std=c++17 -I{config.kgen_src_root}/codegen/include"))
+
+# kgen-bench is built with the CUDA toolkit (compile mode needs no GPU).
+if os.path.exists(os.path.join(config.kgen_tools_dir, "kgen-bench")):
+    config.available_features.add("kgen-bench")
+
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()
 
@@ -25,4 +35,5 @@ tool_dirs = [config.kgen_tools_dir, config.llvm_tools_dir]
 # FileCheck, not, count and the kgen tools are found on PATH too.
 for d in tool_dirs:
     llvm_config.with_environment("PATH", d, append_path=True)
-llvm_config.add_tool_substitutions(["kgen-opt", "kgen-run"], tool_dirs)
+llvm_config.add_tool_substitutions(
+    ["kgen-opt", "kgen-run", "kgen-translate", "kgen-bench"], tool_dirs)

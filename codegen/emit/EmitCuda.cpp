@@ -21,7 +21,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -285,6 +287,11 @@ LogicalResult KernelPrinter::printOp(Operation *op) {
         if (o.getAccF16())
           return o.emitOpError("the CUDA emitter does not support f16 "
                                "accumulation yet");
+        if (isa<Float8E4M3FNType>(a.getElementType()) &&
+            config.getInstruction() == InstructionFamily::mma_sync &&
+            (o.getTransposeA() || !o.getTransposeB()))
+          return o.emitOpError("mma_sync on f8E4M3FN needs both operands "
+                               "K-major: A [M, K] and B transposed [N, K]");
         line() << name(o.getAcc()) << ".mma<" << bk << ", "
                << (o.getTransposeA() ? "true" : "false") << ", "
                << (o.getTransposeB() ? "true" : "false") << ">("
@@ -309,7 +316,9 @@ LogicalResult KernelPrinter::printOp(Operation *op) {
                 floatLiteral(o.getAlpha().convertToFloat()) + ", " +
                 floatLiteral(o.getBeta().convertToFloat());
         std::string call = std::string("epilogue<") +
-                           activationName(o.getActivation()) + ">";
+                           activationName(o.getActivation()) + ", " +
+                           (o.getBias() ? "true" : "false") + ", " +
+                           (o.getResidual() ? "true" : "false") + ">";
         return printBox(op, call, o.getAcc(), o.getDst(), o.getIndices(),
                         o.getRows(), o.getCols(), extra);
       })
@@ -421,7 +430,8 @@ LogicalResult KernelPrinter::print() {
   os << ") {\n";
   nameRoles(body);
   line() << "extern __shared__ __align__(128) unsigned char smem[];\n";
-  line() << "const long bx = blockIdx.x, by = blockIdx.y, bz = blockIdx.z;\n";
+  line() << "[[maybe_unused]] const long bx = blockIdx.x, by = blockIdx.y, "
+            "bz = blockIdx.z;\n";
   if (failed(printBlock(body)))
     return failure();
   os << "}\n";
@@ -431,6 +441,40 @@ LogicalResult KernelPrinter::print() {
                                    "declares "
                                 << kernel.getSmemBytes();
   return success();
+}
+
+/// `source` with every `#include "kgen/..."` replaced by that header's text
+/// (recursively, each header once), so a package's kernel.cu is complete:
+/// its SHA-256 and the runtime's compile cache cover all the code, and the
+/// GPU machine needs no include path for kgen. System includes stay.
+FailureOr<std::string> inlineKgenHeaders(StringRef source,
+                                         llvm::StringSet<> &seen,
+                                         std::string &err) {
+  std::string out;
+  llvm::SmallVector<StringRef> lines;
+  source.split(lines, '\n');
+  for (StringRef line : lines) {
+    StringRef trimmed = line.trim();
+    if (!trimmed.consume_front("#include \"kgen/")) {
+      out += line.str() + "\n";
+      continue;
+    }
+    StringRef rel = trimmed.take_until([](char c) { return c == '"'; });
+    std::string path = std::string(KGEN_CUDA_INCLUDE_DIR) + "/kgen/" + rel.str();
+    if (!seen.insert(path).second)
+      continue;
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    if (!buffer) {
+      err = "cannot read " + path + ": " + buffer.getError().message();
+      return failure();
+    }
+    FailureOr<std::string> body =
+        inlineKgenHeaders((*buffer)->getBuffer(), seen, err);
+    if (failed(body))
+      return failure();
+    out += "// ---- kgen/" + rel.str() + "\n" + *body;
+  }
+  return out;
 }
 
 /// "bf16" etc. for the manifest; fails for types the runtime cannot hold.
@@ -447,17 +491,22 @@ LogicalResult mlir::kgen::emitCuda(KernelOp kernel, llvm::raw_ostream &os) {
 }
 
 LogicalResult mlir::kgen::emitPackage(KernelOp kernel, StringRef dir) {
-  std::string source;
-  llvm::raw_string_ostream os(source);
+  std::string emitted;
+  llvm::raw_string_ostream os(emitted);
   if (failed(emitCuda(kernel, os)))
     return failure();
+  llvm::StringSet<> seen;
+  std::string err;
+  FailureOr<std::string> source = inlineKgenHeaders(emitted, seen, err);
+  if (failed(source))
+    return kernel.emitOpError() << "cannot inline the tile primitives: " << err;
   GemmConfigAttr config = kernel.getConfigAttr();
   rt::KernelPackage pkg;
   pkg.name = kernel.getSymName().str();
   pkg.entry = pkg.name;
   pkg.target = stringifyTarget(config.getTarget()).str();
   pkg.sourceFile = "kernel.cu";
-  pkg.source = source;
+  pkg.source = *source;
   ArrayRef<int64_t> grid = kernel.getGrid();
   pkg.launch.grid = {uint32_t(grid[0]), uint32_t(grid[1]), uint32_t(grid[2])};
   pkg.launch.block = {uint32_t(kernel.getThreads()), 1, 1};
@@ -517,7 +566,6 @@ LogicalResult mlir::kgen::emitPackage(KernelOp kernel, StringRef dir) {
     pkg.flops = 2.0 * op.value("batch", int64_t(1)) * op["m"].get<int64_t>() *
                 op["n"].get<int64_t>() * op["k"].get<int64_t>();
   pkg.bytes = bytes;
-  std::string err;
   if (!rt::writePackage(dir.str(), pkg, err))
     return kernel.emitOpError() << "cannot write the package: " << err;
   return success();

@@ -85,7 +85,7 @@ func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x
 
 // simt m
 func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
-  // expected-error @+1 {{gemm_config block_m over warps_m (65) must be a multiple of 2}}
+  // expected-error @+1 {{gemm_config block_m (4 lane rows per warp) (65) must be a multiple of 8}}
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = simt, block_m = 65, block_n = 64, block_k = 16, warps_m = 2, warps_n = 4, stages = 4, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
 }
@@ -94,7 +94,7 @@ func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x
 
 // simt n
 func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
-  // expected-error @+1 {{gemm_config block_n over warps_n (65) must be a multiple of 4}}
+  // expected-error @+1 {{gemm_config block_n (8 lane columns of 2 per warp) (65) must be a multiple of 64}}
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = simt, block_m = 64, block_n = 65, block_k = 16, warps_m = 2, warps_n = 4, stages = 4, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
 }
@@ -112,7 +112,7 @@ func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x
 
 // mma n
 func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
-  // expected-error @+1 {{gemm_config block_n (8 columns per warp mma) (20) must be a multiple of 16}}
+  // expected-error @+1 {{gemm_config block_n (16 columns per warp ldmatrix) (20) must be a multiple of 32}}
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 128, block_n = 20, block_k = 32, warps_m = 2, warps_n = 2, stages = 4, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
 }

@@ -1,0 +1,28 @@
+// What the emitter does not print yet says so, naming the missing piece.
+// RUN: kgen-opt %s --split-input-file --kgen-lower-gemm-to-tiles | not kgen-translate --split-input-file --kgen-emit-cuda 2>&1 | FileCheck %s
+// RUN: not kgen-opt %s --split-input-file --kgen-lower-gemm-to-tiles --kgen-emit-packages=output-dir=%t 2>&1 | FileCheck %s --check-prefix=PKG
+
+// CHECK: error: 'kgen.kernel' op the CUDA emitter does not print the wgmma family yet (TMA producer warpgroup and mbarrier pipeline); use simt or mma_sync
+// PKG: error: 'kgen.kernel' op the CUDA emitter does not print the wgmma family yet
+func.func @wgmma(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
+  return %d : tensor<256x1024xbf16>
+}
+
+// -----
+
+// CHECK: error: 'kgen.tile.mma' op mma_sync on f8E4M3FN needs both operands K-major: A [M, K] and B transposed [N, K]
+// PKG: error: 'kgen.tile.mma' op mma_sync on f8E4M3FN needs both operands K-major
+func.func @fp8_mn_major(%a: tensor<64x128xf8E4M3FN>, %b: tensor<128x64xf8E4M3FN>) -> tensor<64x64xbf16> {
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = mma_sync, block_m = 64, block_n = 64, block_k = 64, warps_m = 2, warps_n = 2, stages = 2, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<64x128xf8E4M3FN>, tensor<128x64xf8E4M3FN> -> tensor<64x64xbf16>
+  return %d : tensor<64x64xbf16>
+}
+
+// -----
+
+// Split-K needs two kernels; a package holds one (kgen-translate prints both).
+// PKG: error: 'kgen.kernel' op split-K gemms need two kernels in one package; packages hold one kernel for now (use split_k = 1)
+func.func @split_k(%a: tensor<30x512xbf16>, %b: tensor<512x64xbf16>) -> tensor<30x64xf32> {
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 32, block_k = 32, warps_m = 1, warps_n = 2, stages = 3, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 2, raster_group = 8, epilogue_vector = 4, source = user>} : tensor<30x512xbf16>, tensor<512x64xbf16> -> tensor<30x64xf32>
+  return %d : tensor<30x64xf32>
+}
