@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Generates kgen GEMM packages for the benchmark suite and prepares
+# build-device/ for bench/device-check.sh (see bench/README.md).
+#
+# usage: bench/prepare-gemm-device-check.sh [TARGET] [M_LIST] [MODELS]
+#   TARGET   strategy target for kgen-select-strategy (default sm_80: the
+#            families the emitter prints today; sm_90a picks wgmma, which it
+#            does not print yet)
+#   M_LIST   comma-separated M values (default 4096,16)
+#   MODELS   comma-separated suite model names (default llama3-8b,llama3-70b)
+# Needs a build (scripts/dev.sh build): kgen-opt from build/bin.
+set -eu -o pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TARGET=${1:-sm_80}
+MS=${2:-4096,16}
+MODELS=${3:-llama3-8b,llama3-70b}
+BIN=${BUILD_DIR:-$ROOT/build}/bin
+OUT=$ROOT/build-device/gemm-packages
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+python3 "$ROOT/bench/suite-to-mlir.py" "$ROOT/bench/suites/gemm.json" --m "$MS" \
+  --models "$MODELS" > "$OUT.mlir"
+"$BIN/kgen-opt" "$OUT.mlir" --kgen-pipeline="target=$TARGET output-dir=$OUT" -o /dev/null
+TEST_PACKAGES=$ROOT/runtime/test/data/packages
+exec "$ROOT/bench/prepare-device-check.sh" "$OUT" "$TEST_PACKAGES/naive_gemm_f32" \
+  --expect-fault "$TEST_PACKAGES/faulting_kernel"
