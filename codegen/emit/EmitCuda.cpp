@@ -40,19 +40,11 @@ std::string typeName(Type t) {
   return s;
 }
 
-/// CUDA spelling of an element type; empty when there is none.
+/// CUDA spelling of an element type (the runtime's); empty when there is
+/// none.
 std::string cudaType(Type t) {
-  if (t.isF32())
-    return "float";
-  if (t.isBF16())
-    return "__nv_bfloat16";
-  if (t.isF16())
-    return "__half";
-  if (isa<Float8E4M3FNType>(t))
-    return "__nv_fp8_e4m3";
-  if (t.isSignlessInteger(32))
-    return "int";
-  return "";
+  std::optional<rt::ElemType> e = rt::parseElemType(typeName(t));
+  return e ? rt::cudaTypeName(*e) : "";
 }
 
 std::string shapeComment(ArrayRef<int64_t> shape) {

@@ -197,6 +197,32 @@ std::optional<ElemType> parseElemType(std::string_view name) {
   return std::nullopt;
 }
 
+const char *cudaTypeName(ElemType type) {
+  switch (type) {
+  case ElemType::F32:
+    return "float";
+  case ElemType::F16:
+    return "__half";
+  case ElemType::BF16:
+    return "__nv_bfloat16";
+  case ElemType::F8E4M3FN:
+    return "__nv_fp8_e4m3";
+  case ElemType::F64:
+    return "double";
+  case ElemType::I64:
+    return "long long";
+  case ElemType::I32:
+    return "int";
+  case ElemType::I16:
+    return "short";
+  case ElemType::I8:
+    return "signed char";
+  case ElemType::I1:
+    return "bool";
+  }
+  return "float";
+}
+
 size_t elemTypeBytes(ElemType type) { return info(type).bytes; }
 
 bool isFloat(ElemType type) {

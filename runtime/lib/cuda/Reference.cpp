@@ -56,19 +56,6 @@ extern "C" __global__ void kgen_ref_epilogue(
 constexpr uint32_t kEpilogueThreads = 256;
 constexpr int64_t kEpilogueMaxBlocks = 4096;
 
-const char *cudaTypeName(ElemType type) {
-  switch (type) {
-  case ElemType::F16:
-    return "__half";
-  case ElemType::BF16:
-    return "__nv_bfloat16";
-  case ElemType::F8E4M3FN:
-    return "__nv_fp8_e4m3";
-  default: // f32; parseGemmOp admits no other epilogue types
-    return "float";
-  }
-}
-
 int activationCode(Activation act) {
   switch (act) {
   case Activation::Relu:

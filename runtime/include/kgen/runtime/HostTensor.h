@@ -28,6 +28,11 @@ const char *elemTypeName(ElemType type);
 /// Inverse of elemTypeName; std::nullopt for any other string.
 std::optional<ElemType> parseElemType(std::string_view name);
 
+/// The CUDA C++ spelling of an element type: "float", "__half",
+/// "__nv_bfloat16", "__nv_fp8_e4m3", "double", "long long", "int", "short",
+/// "signed char", "bool" (cuda_fp16.h, cuda_bf16.h, cuda_fp8.h).
+const char *cudaTypeName(ElemType type);
+
 /// Bytes one element occupies in HostTensor::data.
 size_t elemTypeBytes(ElemType type);
 
