@@ -80,8 +80,11 @@ def KgenEmitPackages : Pass<"kgen-emit-packages", "::mlir::ModuleOp"> {
   let description = [{
     For each `kgen.kernel` of the module, writes `<output-dir>/<kernel>/`
     with `kernel.cu` (codegen/emit/EmitCuda.cpp) and `manifest.json`
-    (docs/kernel-package.md), atomically. The IR is not changed. Fails on
-    kernels the emitter cannot print yet, naming what is missing.
+    (docs/kernel-package.md), atomically. With the CUDA toolkit, each kernel
+    is compiled with NVRTC for its target and ptxas's report (registers,
+    shared memory, stack, spills) goes into the manifest's `resources`. The
+    IR is not changed. Fails on kernels the emitter cannot print yet, or
+    whose CUDA does not compile, naming what is wrong.
   }];
   let options = [
     Option<"outputDir", "output-dir", "std::string", /*default=*/"\"kgen-packages\"",

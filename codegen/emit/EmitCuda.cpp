@@ -17,6 +17,9 @@
 #include "codegen/emit/EmitCuda.h"
 
 #include "kgen/runtime/Package.h"
+#if KGEN_HAVE_NVRTC
+#include "kgen/runtime/Nvrtc.h"
+#endif
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -558,6 +561,19 @@ LogicalResult mlir::kgen::emitPackage(KernelOp kernel, StringRef dir) {
     pkg.flops = 2.0 * op.value("batch", int64_t(1)) * op["m"].get<int64_t>() *
                 op["n"].get<int64_t>() * op["k"].get<int64_t>();
   pkg.bytes = bytes;
+#if KGEN_HAVE_NVRTC
+  // The resource report of ptxas for the target: registers, shared memory,
+  // stack and spills, what performance checks read before any GPU run.
+  rt::CompileOptions compile;
+  compile.arch = pkg.target;
+  rt::CompileResult compiled;
+  if (!rt::compileCuda(pkg.source, pkg.name, pkg.entry, compile, compiled,
+                       err))
+    return kernel.emitOpError() << "the emitted CUDA does not compile with "
+                                   "NVRTC for "
+                                << pkg.target << ":\n" << err;
+  pkg.resources = compiled.resources;
+#endif
   if (!rt::writePackage(dir.str(), pkg, err))
     return kernel.emitOpError() << "cannot write the package: " << err;
   return success();

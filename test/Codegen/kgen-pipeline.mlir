@@ -14,6 +14,13 @@
 // MANIFEST: "kind": "gemm",
 // MANIFEST: "m": 100,
 // MANIFEST: "transpose_b": true
+// MANIFEST: "resources": {
+// MANIFEST-NEXT: "constant_bytes":
+// MANIFEST-NEXT: "registers": {{[1-9][0-9]*}},
+// MANIFEST-NEXT: "shared_bytes": 0,
+// MANIFEST-NEXT: "spill_load_bytes": 0,
+// MANIFEST-NEXT: "spill_store_bytes": 0,
+// MANIFEST-NEXT: "stack_bytes": 0
 // MANIFEST: "source": "kernel.cu",
 // MANIFEST: "source_sha256": "{{[0-9a-f]+}}",
 // MANIFEST: "target": "sm_80",
