@@ -84,7 +84,8 @@ def KgenEmitPackages : Pass<"kgen-emit-packages", "::mlir::ModuleOp"> {
     is compiled with NVRTC for its target and ptxas's report (registers,
     shared memory, stack, spills) goes into the manifest's `resources`. The
     IR is not changed. Fails on kernels the emitter cannot print yet, or
-    whose CUDA does not compile, naming what is wrong.
+    whose CUDA does not compile, naming what is wrong. Split-K gemms (two
+    kernels) are skipped with a warning: a package holds one kernel.
   }];
   let options = [
     Option<"outputDir", "output-dir", "std::string", /*default=*/"\"kgen-packages\"",
