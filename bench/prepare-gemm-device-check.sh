@@ -3,16 +3,16 @@
 # build-device/ for bench/device-check.sh (see bench/README.md).
 #
 # usage: bench/prepare-gemm-device-check.sh [TARGET] [M_LIST] [MODELS]
-#   TARGET   strategy target for kgen-select-strategy (default sm_80: the
-#            families the emitter prints today; sm_90a picks wgmma, which it
-#            does not print yet)
+#   TARGET   strategy target for kgen-select-strategy (default sm_90a:
+#            wgmma + TMA for 16-bit GEMMs; sm_80: mma.sync, which also runs on
+#            Hopper). Split-K choices (decode shapes) are not packaged yet.
 #   M_LIST   comma-separated M values (default 4096,16)
 #   MODELS   comma-separated suite model names (default llama3-8b,llama3-70b)
 # Needs a build (scripts/dev.sh build): kgen-opt from build/bin.
 set -eu -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-TARGET=${1:-sm_80}
+TARGET=${1:-sm_90a}
 MS=${2:-4096,16}
 MODELS=${3:-llama3-8b,llama3-70b}
 BIN=${BUILD_DIR:-$ROOT/build}/bin

@@ -8,10 +8,9 @@
 #   4. choose a strategy for every GEMM (kgen-select-strategy, sm_90a), lower
 #      them to tile-level kernels and run those schedules block by block on
 #      the CPU against the reference ("CPU-checked"), listing each kernel;
-#   5. compile the full-size GEMMs to CUDA kernel packages (kgen-pipeline) and
-#      list ptxas's registers, shared memory and spills per kernel. Target
-#      sm_80 (mma.sync) for now: the emitter does not print sm_90a's wgmma
-#      family yet.
+#   5. compile the full-size GEMMs to CUDA kernel packages for sm_90a
+#      (kgen-pipeline: wgmma + TMA, warp-specialised) and list ptxas's
+#      registers, shared memory and spills per kernel.
 # Usage: examples/main-job.sh [BUILD_DIR]
 set -euo pipefail
 
@@ -66,7 +65,7 @@ for full in "$ROOT"/examples/*.mlir; do
              "$WORK/$name.tiles.mlir")
 
   # Full-size packages; the manifests carry ptxas's report.
-  if "$BIN/kgen-opt" "$full" --kgen-pipeline="target=sm_80 output-dir=$WORK/packages/$name" \
+  if "$BIN/kgen-opt" "$full" --kgen-pipeline="target=sm_90a output-dir=$WORK/packages/$name" \
        -o /dev/null 2> "$WORK/$name.pipeline.log"; then
     table=$(python3 "$ROOT/examples/package-table.py" "$name" "$WORK/packages/$name"/*/)
     [ -n "$table" ] && packages+="$table"$'\n'
@@ -97,7 +96,7 @@ for r in "${kernels[@]}"; do
 done
 
 echo
-echo "CUDA kernel packages of the full-size GEMMs (sm_80, mma.sync), ptxas's report via NVRTC"
+echo "CUDA kernel packages of the full-size GEMMs (sm_90a), ptxas's report via NVRTC"
 printf '%-16s %-36s %-17s %-23s %5s %7s %11s %6s\n' example kernel "M x N x K" "family tile stages" regs smem "spill st/ld" stack
 printf '%s' "$packages"
 for r in "${rows[@]}" "${kernels[@]}"; do

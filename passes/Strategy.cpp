@@ -2,8 +2,8 @@
 //
 // Rules of thumb, by target and element type:
 //   sm_90a, 16-bit or fp8 operands: wgmma + TMA, warp-specialised (one
-//     producer warpgroup, two consumer warpgroups), 128x256 tiles, 2x1
-//     clusters; decode shapes (M <= 64) take one consumer warpgroup on
+//     producer warpgroup, two consumer warpgroups), 128x256 tiles (no
+//     clusters yet: the emitter does not print multicast); decode shapes (M <= 64) take one consumer warpgroup on
 //     64x128 tiles with a deeper pipeline;
 //   sm_80, 16-bit operands: mma.sync with cp.async, 128x128x32 tiles, 2x2
 //     warps, 4 stages (64x64 tiles for decode shapes);
@@ -41,7 +41,7 @@ Tile chooseTile(Type elem, int64_t m, Target target) {
       return {InstructionFamily::wgmma, 64, 128, 64 * kScale, 4, 1, 6,
               true, true, 1};
     return {InstructionFamily::wgmma, 128, 256, 64 * kScale, 8, 1, 4,
-            true, true, 2};
+            true, true, /*clusterM=*/1};
   }
   if (decode)
     return {InstructionFamily::mma_sync, 64, 64, 64, 2, 2, 4, false, false, 1};
@@ -68,7 +68,8 @@ GemmConfigAttr mlir::kgen::defaultGemmConfig(GemmOp op, Target target) {
   int64_t splitK = chooseSplitK(tiles, op.getK(), t.bk, info.smCount);
   // 16-byte epilogue stores.
   int64_t vector = 16 / std::max<int64_t>(1, out.getIntOrFloatBitWidth() / 8);
-  // Clusters pair blocks along M that share B tiles: only with enough rows.
+  // Clusters would pair blocks along M that share B tiles (TMA multicast);
+  // chosen only when the emitter prints them, and only with enough rows.
   int64_t clusterM = op.getM() >= t.bm * t.clusterM ? t.clusterM : 1;
   return GemmConfigAttr::get(op.getContext(), target, t.instruction, t.bm,
                              t.bn, t.bk, t.warpsM, t.warpsN, t.stages, t.tma,

@@ -8,9 +8,12 @@
 // the tile sizes as template arguments. The kgen.tile.pipeline prints as
 // the cp.async prologue and steady state whose order the CPU check runs.
 //
-// Supported now: the simt and mma_sync families (sm_80 and sm_90a targets).
-// wgmma/TMA kernels are refused with a diagnostic (their block layer, a
-// producer warpgroup with mbarriers, is the next step).
+// Families: simt and mma_sync (kgen/block/Gemm.cuh: cp.async stages printed
+// as loops), and wgmma for 16-bit operands (kgen/block/GemmSm90.cuh: the
+// pipeline becomes one call of a warp-specialised TMA + wgmma mainloop, the
+// kernel takes a CUtensorMap per operand). Refused with a diagnostic, for
+// now: wgmma with fp8 operands, block_k != 64, warps_n != 1, batches or
+// clusters.
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,8 +83,8 @@ std::string floatLiteral(float v) {
 /// parameters their param_names, index values v0, v1, ..., constants inline.
 class KernelPrinter {
 public:
-  KernelPrinter(KernelOp kernel, llvm::raw_ostream &os)
-      : kernel(kernel), config(kernel.getConfigAttr()), os(os) {}
+  KernelPrinter(KernelOp kernel, llvm::raw_ostream &os, EmittedKernel &info)
+      : kernel(kernel), config(kernel.getConfigAttr()), os(os), info(info) {}
 
   LogicalResult print();
 
@@ -89,6 +92,14 @@ private:
   LogicalResult printBlock(Block &block);
   LogicalResult printOp(Operation *op);
   LogicalResult printPipeline(TilePipelineOp op);
+  LogicalResult printWgmmaPipeline(TilePipelineOp op);
+  /// The wgmma family's warp-specialised mainloop applies to kernels with a
+  /// pipeline; a split-K reduction kernel of a wgmma gemm has none.
+  bool usesWgmma() {
+    return config.getInstruction() == InstructionFamily::wgmma && hasPipeline;
+  }
+  /// Prefix of statements only the consumer warpgroups run.
+  const char *consumerGuard() { return usesWgmma() ? "if (consumer) " : ""; }
   LogicalResult printAlloca(memref::AllocaOp op);
   LogicalResult printBox(Operation *op, StringRef call, Value acc, Value mem,
                          ValueRange indices, Value rows, Value cols,
@@ -114,6 +125,8 @@ private:
   KernelOp kernel;
   GemmConfigAttr config;
   llvm::raw_ostream &os;
+  EmittedKernel &info;
+  bool hasPipeline = false;
   llvm::DenseMap<Value, std::string> names;
   int nextId = 0;
   unsigned depth = 1;
@@ -139,6 +152,12 @@ LogicalResult KernelPrinter::printAlloca(memref::AllocaOp op) {
   std::string elem = cudaType(t.getElementType());
   std::string var = varFor(op.getResult());
   names[op.getResult()] = var;
+  if (space && space.getInt() == kSharedSpace && t.getRank() == 3 &&
+      usesWgmma()) {
+    line() << "// " << shapeComment(t.getShape())
+           << " stage buffer: owned by the wgmma pipeline (TMA layout)\n";
+    return success();
+  }
   if (space && space.getInt() == kSharedSpace && t.getRank() == 3) {
     int64_t bytes = t.getNumElements() * (t.getElementTypeBitWidth() / 8);
     line() << "// " << shapeComment(t.getShape())
@@ -149,10 +168,17 @@ LogicalResult KernelPrinter::printAlloca(memref::AllocaOp op) {
     return success();
   }
   if (space && space.getInt() == kRegisterSpace && t.getRank() == 2) {
-    std::string family =
-        config.getInstruction() == InstructionFamily::simt ? "Simt" : "MmaSync";
     line() << "// " << shapeComment(t.getShape())
            << " f32 accumulator, distributed over the warps' registers\n";
+    if (usesWgmma()) {
+      line() << "kgen::block::WgmmaAccumulator<" << t.getDimSize(1) << "> "
+             << var << "; // 64 rows per consumer warpgroup\n";
+      return success();
+    }
+    // A split-K reduction of a wgmma gemm only adds and stores: SIMT layout.
+    std::string family =
+        config.getInstruction() == InstructionFamily::mma_sync ? "MmaSync"
+                                                               : "Simt";
     line() << "kgen::block::" << family << "Accumulator<" << t.getDimSize(0)
            << ", " << t.getDimSize(1) << ", " << config.getWarpsM() << ", "
            << config.getWarpsN() << "> " << var << ";\n";
@@ -168,14 +194,75 @@ LogicalResult KernelPrinter::printBox(Operation *op, StringRef call, Value acc,
                                       StringRef extra) {
   auto t = cast<MemRefType>(mem.getType());
   size_t r = indices.size();
-  line() << name(acc) << "." << call << "(" << matrixBase(mem, indices)
+  line() << consumerGuard() << name(acc) << "." << call << "("
+         << matrixBase(mem, indices)
          << ", " << t.getShape().back() << ", " << name(indices[r - 2])
          << ", " << name(indices[r - 1]) << ", " << name(rows) << ", "
          << name(cols) << extra << ");\n";
   return success();
 }
 
+LogicalResult KernelPrinter::printWgmmaPipeline(TilePipelineOp op) {
+  SmallVector<TileLoadOp> loads(op.getLoad().getOps<TileLoadOp>());
+  SmallVector<TileMmaOp> mmas(op.getCompute().getOps<TileMmaOp>());
+  if (loads.size() != 2 || mmas.size() != 1)
+    return op.emitOpError("the wgmma pipeline expects two tile loads (A, B) "
+                          "and one tile MMA");
+  TileMmaOp mma = mmas.front();
+  auto a = cast<MemRefType>(mma.getA().getType());
+  auto acc = cast<MemRefType>(mma.getAcc().getType());
+  int64_t bm = acc.getDimSize(0), bn = acc.getDimSize(1);
+  Type elem = a.getElementType();
+  if (!elem.isBF16() && !elem.isF16())
+    return op.emitOpError() << "the CUDA emitter prints wgmma for bf16 and "
+                               "f16 operands only, not yet for "
+                            << elem;
+  if (config.getBlockK() != 64 || config.getWarpsN() != 1 ||
+      config.getClusterM() * config.getClusterN() != 1 || !config.getTma() ||
+      !config.getWarpSpecialized())
+    return op.emitOpError("the CUDA emitter prints wgmma kernels with "
+                          "block_k = 64, warps_n = 1, tma, warp_specialized "
+                          "and no cluster only, for now");
+  for (TileLoadOp load : loads)
+    if (load.getIndices().size() != 2)
+      return op.emitOpError("the CUDA emitter does not print batched wgmma "
+                            "kernels yet (3-D tensor maps)");
+  bool ta = mma.getTransposeA(), tb = mma.getTransposeB();
+  // Tile origins: A's box starts at m0 (column when transposed), B's at n0.
+  TileLoadOp loadA = loads[0].getDst() == mma.getA() ? loads[0] : loads[1];
+  TileLoadOp loadB = loadA == loads[0] ? loads[1] : loads[0];
+  std::string m0 = name(loadA.getIndices()[ta ? 1 : 0]);
+  std::string n0 = name(loadB.getIndices()[tb ? 0 : 1]);
+  std::string nameA = name(loadA.getSrc()), nameB = name(loadB.getSrc());
+  if (m0.empty() || n0.empty())
+    return op.emitOpError("tile origins must be defined before the pipeline");
+
+  int64_t stages = op.getStages();
+  line() << "// K tiles [" << name(op.getLower()) << ", "
+         << name(op.getUpper()) << ") through " << stages
+         << " stages: a TMA producer warpgroup and " << bm / 64
+         << " wgmma consumer warpgroup(s).\n";
+  line() << "using Pipeline = kgen::block::WgmmaPipeline<" << cudaType(elem)
+         << ", " << bm << ", " << bn << ", " << stages << ", "
+         << (ta ? "true" : "false") << ", " << (tb ? "true" : "false")
+         << ">;\n";
+  line() << "static_assert(Pipeline::kThreads == " << kernel.getThreads()
+         << ", \"block size of the warp-specialised pipeline\");\n";
+  line() << "const bool consumer = Pipeline::run(&tma_" << nameA << ", &tma_"
+         << nameB << ", " << m0 << ", " << n0 << ", " << name(op.getLower())
+         << ", " << name(op.getUpper()) << ", " << name(mma.getAcc())
+         << ".v);\n";
+  // Boxes {outer, inner}: the swizzled shared tiles' rows by 64 elements.
+  info.tmaParams.push_back({"tma_" + nameA, nameA, ta ? 64 : bm, 64});
+  info.tmaParams.push_back({"tma_" + nameB, nameB, tb ? bn : 64, 64});
+  int64_t stageBytes = (bm * 64 + 64 * bn) * 2;
+  info.dynamicSmemBytes = 1024 + stages * stageBytes + 16 * stages;
+  return success();
+}
+
 LogicalResult KernelPrinter::printPipeline(TilePipelineOp op) {
+  if (usesWgmma())
+    return printWgmmaPipeline(op);
   int64_t stages = op.getStages();
   std::string lo = name(op.getLower()), hi = name(op.getUpper());
   auto printRegion = [&](Region &region, StringRef k,
@@ -385,15 +472,13 @@ LogicalResult KernelPrinter::printBlock(Block &block) {
 LogicalResult KernelPrinter::print() {
   if (!config)
     return kernel.emitOpError("has no config: the emitter needs the family");
-  if (config.getInstruction() == InstructionFamily::wgmma)
-    return kernel.emitOpError(
-        "the CUDA emitter does not print the wgmma family yet (TMA producer "
-        "warpgroup and mbarrier pipeline); use simt or mma_sync");
   std::optional<ArrayAttr> paramNames = kernel.getParamNames();
   if (!paramNames)
     return kernel.emitOpError("has no param_names");
 
   Block &body = kernel.getBody().front();
+  hasPipeline = !body.getOps<TilePipelineOp>().empty();
+  info.dynamicSmemBytes = kernel.getSmemBytes();
   names[body.getArgument(0)] = "bx";
   names[body.getArgument(1)] = "by";
   names[body.getArgument(2)] = "bz";
@@ -407,9 +492,13 @@ LogicalResult KernelPrinter::print() {
   os << "// grid " << shapeComment(kernel.getGrid()) << ", "
      << kernel.getThreads() << " threads, " << kernel.getSmemBytes()
      << " bytes of dynamic shared memory.\n";
-  os << "#include \"kgen/block/Gemm.cuh\"\n\n";
+  os << (usesWgmma() ? "#include \"kgen/block/GemmSm90.cuh\"\n\n"
+                     : "#include \"kgen/block/Gemm.cuh\"\n\n");
+  // One block per SM for the warp-specialised kernels: setmaxnreg needs
+  // the register cap this gives at entry.
   os << "extern \"C\" __global__ void __launch_bounds__("
-     << kernel.getThreads() << ")\n" << kernel.getSymName() << "(";
+     << kernel.getThreads() << (usesWgmma() ? ", 1" : "") << ")\n"
+     << kernel.getSymName() << "(";
   for (auto [i, param] : llvm::enumerate(kernel.getParams())) {
     auto t = cast<MemRefType>(param.getType());
     std::string elem = cudaType(t.getElementType());
@@ -422,9 +511,13 @@ LogicalResult KernelPrinter::print() {
        << " *__restrict__ " << pname << " /* " << shapeComment(t.getShape())
        << " " << typeName(t.getElementType()) << " */";
   }
+  if (usesWgmma()) // tensor maps of the operands, built by the runtime
+    for (StringRef operand : {"A", "B"})
+      os << ",\n    const __grid_constant__ CUtensorMap tma_" << operand;
   os << ") {\n";
   nameRoles(body);
-  line() << "extern __shared__ __align__(128) unsigned char smem[];\n";
+  if (!usesWgmma()) // the wgmma pipeline lays out its own shared memory
+    line() << "extern __shared__ __align__(128) unsigned char smem[];\n";
   line() << "[[maybe_unused]] const long bx = blockIdx.x, by = blockIdx.y, "
             "bz = blockIdx.z;\n";
   if (failed(printBlock(body)))
@@ -481,14 +574,17 @@ FailureOr<rt::ElemType> runtimeType(Type t) {
 }
 } // namespace
 
-LogicalResult mlir::kgen::emitCuda(KernelOp kernel, llvm::raw_ostream &os) {
-  return KernelPrinter(kernel, os).print();
+LogicalResult mlir::kgen::emitCuda(KernelOp kernel, llvm::raw_ostream &os,
+                                   EmittedKernel *info) {
+  EmittedKernel scratch;
+  return KernelPrinter(kernel, os, info ? *info : scratch).print();
 }
 
 LogicalResult mlir::kgen::emitPackage(KernelOp kernel, StringRef dir) {
   std::string emitted;
   llvm::raw_string_ostream os(emitted);
-  if (failed(emitCuda(kernel, os)))
+  EmittedKernel info;
+  if (failed(emitCuda(kernel, os, &info)))
     return failure();
   llvm::StringSet<> seen;
   std::string err;
@@ -506,7 +602,7 @@ LogicalResult mlir::kgen::emitPackage(KernelOp kernel, StringRef dir) {
   pkg.launch.grid = {uint32_t(grid[0]), uint32_t(grid[1]), uint32_t(grid[2])};
   pkg.launch.block = {uint32_t(kernel.getThreads()), 1, 1};
   pkg.launch.cluster = {1, 1, 1};
-  pkg.launch.dynamicSmemBytes = uint32_t(kernel.getSmemBytes());
+  pkg.launch.dynamicSmemBytes = uint32_t(info.dynamicSmemBytes);
   ArrayAttr paramNames = *kernel.getParamNames();
   size_t firstOutput = kernel.getParams().size() - kernel.getNumOutputs();
   double bytes = 0;
@@ -524,6 +620,15 @@ LogicalResult mlir::kgen::emitPackage(KernelOp kernel, StringRef dir) {
     p.role = i < firstOutput ? rt::ParamRole::Input : rt::ParamRole::Output;
     pkg.params.push_back(p);
     bytes += double(t.getNumElements()) * (t.getElementTypeBitWidth() / 8);
+  }
+  for (const EmittedKernel::Tma &tma : info.tmaParams) {
+    rt::KernelParam p;
+    p.name = tma.name;
+    p.kind = rt::ParamKind::TmaDescriptor;
+    p.tmaTensor = tma.tensor;
+    p.tmaBox = {tma.boxOuter, tma.boxInner};
+    p.tmaSwizzleBytes = 128;
+    pkg.params.push_back(p);
   }
   // The op signature and the config, as JSON.
   nlohmann::json op = nlohmann::json::object();

@@ -9,12 +9,26 @@
 #include <string>
 
 namespace mlir::kgen {
+/// What a package needs beyond the CUDA source.
+struct EmittedKernel {
+  /// Dynamic shared memory the kernel requests at launch.
+  int64_t dynamicSmemBytes = 0;
+  /// TMA descriptor parameters appended after the memref parameters:
+  /// (name, tensor parameter, box outer, box inner) with a 128-byte swizzle.
+  struct Tma {
+    std::string name, tensor;
+    int64_t boxOuter, boxInner;
+  };
+  llvm::SmallVector<Tma> tmaParams;
+};
+
 /// Prints the CUDA C++ of `kernel` (a kgen.kernel from
 /// kgen-lower-gemm-to-tiles): one extern "C" __global__ function named like
 /// the kernel, calling the tile primitives of codegen/include with the
 /// config's sizes as template arguments. Fails, with a diagnostic on the
 /// op, for what the emitter does not support (see EmitCuda.cpp).
-LogicalResult emitCuda(KernelOp kernel, llvm::raw_ostream &os);
+LogicalResult emitCuda(KernelOp kernel, llvm::raw_ostream &os,
+                       EmittedKernel *info = nullptr);
 
 /// Writes the kernel package of `kernel` into `dir` (kernel.cu and
 /// manifest.json, docs/kernel-package.md): emitCuda plus the launch, the

@@ -5,6 +5,24 @@
 // RUN: rm -rf %t && kgen-opt %s --kgen-pipeline="target=sm_80 output-dir=%t" -o /dev/null
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/kgen_gemm_bf16_m100_n200_k64/manifest.json
 // RUN: kgen-bench compile %t/kgen_gemm_bf16_m100_n200_k64 %t/kgen_gemm_f32_m17_n33_k9 --cache %t.cache | FileCheck %s
+// RUN: rm -rf %t.sm90a && kgen-opt %s --kgen-pipeline="target=sm_90a output-dir=%t.sm90a" -o /dev/null
+// RUN: FileCheck %s --check-prefix=TMA < %t.sm90a/kgen_gemm_bf16_m100_n200_k64/manifest.json
+// RUN: kgen-bench compile %t.sm90a/kgen_gemm_bf16_m100_n200_k64 --cache %t.cache | FileCheck %s --check-prefix=SM90A
+// TMA: "dynamic_smem_bytes": 197696,
+// TMA: "box": [
+// TMA-NEXT: 128,
+// TMA-NEXT: 64
+// TMA: "kind": "tma_descriptor",
+// TMA-NEXT: "name": "tma_A",
+// TMA-NEXT: "swizzle_bytes": 128,
+// TMA-NEXT: "tensor": "A"
+// TMA: "box": [
+// TMA-NEXT: 256,
+// TMA-NEXT: 64
+// TMA: "name": "tma_B",
+// TMA: "tensor": "B"
+// TMA: "target": "sm_90a",
+// SM90A: kgen_gemm_bf16_m100_n200_k64 sm_90a {{[0-9]+}} 0+197696 0 0/0
 // MANIFEST: "config": {
 // MANIFEST: "instruction": "mma_sync",
 // MANIFEST: "source": "default",

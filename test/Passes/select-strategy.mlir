@@ -1,10 +1,11 @@
 // RUN: kgen-opt %s --split-input-file --kgen-select-strategy=target=sm_90a | FileCheck %s --check-prefix=SM90
 // RUN: kgen-opt %s --split-input-file --kgen-select-strategy=target=sm_80 | FileCheck %s --check-prefix=SM80
 
-// Prefill bf16 GEMM: wgmma + TMA, warp-specialised, 2x1 clusters on Hopper;
+// Prefill bf16 GEMM: wgmma + TMA, warp-specialised on Hopper (no clusters
+// until the emitter prints TMA multicast);
 // mma.sync with 4 cp.async stages on sm_80.
 // SM90-LABEL: func.func @prefill_bf16
-// SM90: kgen.gemm {{.*}}config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>
+// SM90: kgen.gemm {{.*}}config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>
 // SM80-LABEL: func.func @prefill_bf16
 // SM80: kgen.gemm {{.*}}config = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 128, block_n = 128, block_k = 32, warps_m = 2, warps_n = 2, stages = 4, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>
 func.func @prefill_bf16(%a: tensor<4096x4096xbf16>, %b: tensor<4096x14336xbf16>) -> tensor<4096x14336xbf16> {
@@ -63,7 +64,7 @@ func.func @hand_written(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>) -> tensor<
 
 // -----
 
-// Few rows: no cluster along M (the pair would have no second tile).
+// Few rows: one 128-row tile.
 // SM90-LABEL: func.func @short_m
 // SM90: block_m = 128, {{.*}} cluster_m = 1,
 // SM80-LABEL: func.func @short_m

@@ -1,0 +1,179 @@
+//===- GemmSm90.cuh - warp-specialised wgmma + TMA block steps --*- CUDA -*-===//
+//
+// The sm_90a realisation of a kgen.tile.pipeline of 16-bit GEMM tiles
+// (instruction family wgmma, tma, warp_specialized), after the composition
+// model codegen/test/kernels/gemm_sm90.cu:
+//
+//   warpgroup 0 produces: one thread issues the TMA loads of k tile
+//     k (A box and B box, 128-byte swizzled) into stage (k - kt_begin) %
+//     Stages once that stage is free (its `empty` mbarrier), completing on
+//     the stage's `full` mbarrier; the group gives registers back;
+//   warpgroups 1 .. BM / 64 consume: each waits for `full`, runs the stage's
+//     wgmmas on its 64 rows of the tile (B from the same stage), and frees
+//     the stage of the previous k tile once its wgmmas are done.
+//
+// K tiles are visited in the order of the CPU check (dialect/KgenTileOps.td).
+// Edges need no masks: TMA zero-fills out-of-bounds box elements, so partial
+// tiles and K tails add zeros.
+//
+// Preconditions: 16-bit T (bf16, f16); BK = 64 (one 128-byte swizzle block
+// per row); BM a multiple of 64 (one consumer warpgroup per 64 rows), BN in
+// {64, 128, 256}; blockDim.x == kThreads; dynamic shared memory kSmemBytes;
+// the tensor maps cover A and B as stored (row-major; (M, K) or, with
+// TransA, (K, M); (K, N) or, with TransB, (N, K)) with boxes kBoxA / kBoxB
+// ({inner, outer} elements) and CU_TENSOR_MAP_SWIZZLE_128B. No clusters.
+// Target: sm_90a.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KGEN_BLOCK_GEMMSM90_CUH
+#define KGEN_BLOCK_GEMMSM90_CUH
+
+#include "kgen/block/Gemm.cuh"
+#include "kgen/cuda/Tma.cuh"
+#include "kgen/cuda/Wgmma.cuh"
+
+namespace kgen::block {
+
+template <class A, class B> inline constexpr bool kIsSame = false;
+template <class A> inline constexpr bool kIsSame<A, A> = true;
+
+template <class T, int BM, int BN, int Stages, bool TransA, bool TransB>
+struct WgmmaPipeline {
+  static constexpr int BK = 64;
+  static constexpr int kConsumers = BM / 64;
+  static constexpr int kThreads = 128 * (1 + kConsumers);
+  static_assert(sizeof(T) == 2, "the wgmma pipeline takes 16-bit operands");
+  static_assert(BM % 64 == 0 && kConsumers >= 1 && kConsumers <= 2,
+                "one or two consumer warpgroups of 64 rows");
+  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N");
+  static_assert(Stages >= 1, "at least one stage");
+
+  static constexpr kgen::cuda::Major kMajorA =
+      TransA ? kgen::cuda::Major::MN : kgen::cuda::Major::K;
+  static constexpr kgen::cuda::Major kMajorB =
+      TransB ? kgen::cuda::Major::K : kgen::cuda::Major::MN;
+  using Swz = kgen::cuda::Swizzle;
+  // Shared tiles exactly as TMA writes them.
+  using LA = kgen::cuda::RowMajorSwizzled<T, TransA ? BK : BM,
+                                          TransA ? BM : BK, Swz::B128>;
+  using LB = kgen::cuda::RowMajorSwizzled<T, TransB ? BN : BK,
+                                          TransB ? BK : BN, Swz::B128>;
+  using OpA = kgen::cuda::WgmmaOperand<LA, kMajorA, 16>;
+  using OpB = kgen::cuda::WgmmaOperand<LB, kMajorB, 16>;
+  static constexpr int kStageBytes = LA::kBytes + LB::kBytes;
+  /// Stages (1 KiB aligned for the swizzle) then the full/empty barriers.
+  static constexpr int kSmemBytes = 1024 + Stages * kStageBytes + 16 * Stages;
+  /// TMA boxes, {inner, outer} elements.
+  static constexpr int kBoxAInner = LA::kBlockCols, kBoxAOuter = LA::kRows;
+  static constexpr int kBoxBInner = LB::kBlockCols, kBoxBOuter = LB::kRows;
+
+  /// Runs K tiles [ktBegin, ktEnd). Consumers return true with their 64 x BN
+  /// slice of the tile in `acc` (zeroed here); the producer returns false.
+  KGEN_DEVICE static bool run(const CUtensorMap *mapA, const CUtensorMap *mapB,
+                              long m0, long n0, long ktBegin, long ktEnd,
+                              float (&acc)[BN / 2]) {
+    extern __shared__ __align__(128) unsigned char smemRaw[];
+    char *smem = reinterpret_cast<char *>(
+        (reinterpret_cast<unsigned long long>(smemRaw) + 1023) & ~1023ull);
+    unsigned long long *full =
+        reinterpret_cast<unsigned long long *>(smem + Stages * kStageBytes);
+    unsigned long long *empty = full + Stages;
+    const int tid = threadIdx.x, wg = tid / 128;
+
+    if (tid == 0) {
+      kgen::cuda::prefetch_tensormap(mapA);
+      kgen::cuda::prefetch_tensormap(mapB);
+      for (int s = 0; s < Stages; ++s) {
+        kgen::cuda::mbar_init(&full[s], 1);           // producer + bytes
+        kgen::cuda::mbar_init(&empty[s], kConsumers); // one per consumer WG
+      }
+      kgen::cuda::fence_barrier_init();
+    }
+    __syncthreads();
+
+    if (wg == 0) { // producer warpgroup
+      kgen::cuda::warpgroup_reg_dealloc<40>();
+      if (tid == 0)
+        for (long k = ktBegin; k < ktEnd; ++k) {
+          const long i = k - ktBegin;
+          const int s = int(i % Stages);
+          kgen::cuda::mbar_wait(&empty[s], unsigned((i / Stages) & 1) ^ 1u);
+          char *stage = smem + s * kStageBytes;
+          const int k0 = int(k * BK);
+          kgen::cuda::mbar_arrive_expect_tx(&full[s], kStageBytes);
+          if constexpr (TransA) // (K, M) stored: x = m, y = k
+            kgen::cuda::tma_load_tile<LA>(stage, mapA, &full[s], int(m0), k0);
+          else // (M, K): x = k, y = m
+            kgen::cuda::tma_load_tile<LA>(stage, mapA, &full[s], k0, int(m0));
+          if constexpr (TransB) // (N, K): x = k, y = n
+            kgen::cuda::tma_load_tile<LB>(stage + LA::kBytes, mapB, &full[s],
+                                          k0, int(n0));
+          else // (K, N): x = n, y = k
+            kgen::cuda::tma_load_tile<LB>(stage + LA::kBytes, mapB, &full[s],
+                                          int(n0), k0);
+        }
+      return false;
+    }
+
+    kgen::cuda::warpgroup_reg_alloc<232>();
+    const int rows0 = 64 * (wg - 1); // this warpgroup's rows of the tile
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i)
+      acc[i] = 0.f;
+    for (long k = ktBegin; k < ktEnd; ++k) {
+      const long i = k - ktBegin;
+      const int s = int(i % Stages);
+      kgen::cuda::mbar_wait(&full[s], unsigned((i / Stages) & 1));
+      kgen::cuda::fence_operand(acc);
+      kgen::cuda::wgmma_fence();
+      const unsigned sa = kgen::cuda::smem_u32(smem + s * kStageBytes);
+      const unsigned sb = sa + LA::kBytes;
+#pragma unroll
+      for (int slice = 0; slice < OpA::kSlices; ++slice) {
+        const unsigned long long da = OpA::desc(sa, slice, rows0);
+        const unsigned long long db = OpB::desc(sb, slice);
+        const int scaleD = (i > 0 || slice > 0) ? 1 : 0;
+        if constexpr (kIsSame<T, __half>)
+          kgen::cuda::wgmma_f16<BN, TransA, !TransB>(acc, da, db, scaleD);
+        else
+          kgen::cuda::wgmma_bf16<BN, TransA, !TransB>(acc, da, db, scaleD);
+      }
+      kgen::cuda::wgmma_commit();
+      kgen::cuda::wgmma_wait<1>(); // tile k - 1's wgmmas are done with it
+      kgen::cuda::fence_operand(acc);
+      if (i > 0 && tid % 128 == 0)
+        kgen::cuda::mbar_arrive(&empty[(i - 1) % Stages]);
+    }
+    kgen::cuda::wgmma_wait<0>();
+    kgen::cuda::fence_operand(acc);
+    return true;
+  }
+};
+
+/// A consumer warpgroup's 64 x BN slice of the block's accumulator tile.
+template <int BN>
+struct WgmmaAccumulator : AccumulatorBase<kgen::cuda::WgmmaAccMap<BN>> {
+  using Base = AccumulatorBase<kgen::cuda::WgmmaAccMap<BN>>;
+  /// Rows of this thread's warpgroup within the tile (consumers: wg >= 1).
+  KGEN_DEVICE static long rows0() { return 64 * (long(threadIdx.x / 128) - 1); }
+
+  template <kgen::cuda::Act A, bool HasBias, bool HasC, class OutT,
+            class BiasT, class CT>
+  KGEN_DEVICE void epilogue(OutT *d, long ld, long row0, long col0,
+                            long rows, long cols, const BiasT *bias,
+                            const CT *c, float alpha, float beta) const {
+    Base::template epilogue<A, HasBias, HasC>(d, ld, row0, col0, rows, cols,
+                                              bias, c, alpha, beta,
+                                              int(threadIdx.x % 128), rows0(),
+                                              0);
+  }
+  KGEN_DEVICE void store_f32(float *w, long ld, long row0, long col0,
+                             long rows, long cols) const {
+    Base::store_f32(w, ld, row0, col0, rows, cols, int(threadIdx.x % 128),
+                    rows0(), 0);
+  }
+};
+
+} // namespace kgen::block
+
+#endif // KGEN_BLOCK_GEMMSM90_CUH
