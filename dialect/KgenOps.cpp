@@ -199,6 +199,18 @@ static LogicalResult verifyGemmConfig(GemmOp op, GemmConfigAttr config) {
            << stringifyInstructionFamily(family) << " instruction for "
            << elem;
   int64_t bytes = elem.getIntOrFloatBitWidth() / 8;
+  // TMA reads rows whose pitch is a multiple of 16 bytes (the tensor map's
+  // strides); cp.async has an element path for any pitch.
+  if (config.getTma())
+    for (auto [name, value] : {std::pair<StringRef, Value>{"a", op.getA()},
+                               {"b", op.getB()}}) {
+      int64_t row = cast<RankedTensorType>(value.getType()).getShape().back();
+      if (row * bytes % 16 != 0)
+        return op.emitOpError()
+               << "config uses tma, which needs rows of a multiple of 16 "
+                  "bytes; '"
+               << name << "' has rows of " << row * bytes << " bytes";
+    }
   int64_t bm = config.getBlockM(), bn = config.getBlockN(),
           bk = config.getBlockK(), stages = config.getStages();
   // Overflow-safe in doubles: configs are small, but the IR may say anything.

@@ -9,6 +9,8 @@
 //     warps, 4 stages (64x64 tiles for decode shapes);
 //   f32 operands, and fp8 on sm_80: SIMT FMAs (f32 keeps full precision by
 //     default; tf32 is a config choice).
+// Operands whose rows are not a multiple of 16 bytes cannot use TMA: they
+// take the sm_80 tiling (cp.async, with its element path) on any target.
 // Split-K fills the machine when the output has too few tiles: up to the
 // SMs' worth of blocks, keeping at least 4 K tiles per split.
 //
@@ -62,6 +64,17 @@ GemmConfigAttr mlir::kgen::defaultGemmConfig(GemmOp op, Target target) {
   Type elem = op.getA().getType().getElementType();
   Type out = op.getD().getType().getElementType();
   Tile t = chooseTile(elem, op.getM(), target);
+  // TMA needs 16-byte row pitches; otherwise the cp.async path (which has an
+  // element-wise fallback) with the sm_80 tiling.
+  int64_t bytes = elem.getIntOrFloatBitWidth() / 8;
+  bool aligned = llvm::all_of(
+      ArrayRef<Value>{op.getA(), op.getB()}, [&](Value v) {
+        return cast<RankedTensorType>(v.getType()).getShape().back() * bytes %
+                   16 ==
+               0;
+      });
+  if (t.tma && !aligned)
+    t = chooseTile(elem, op.getM(), Target::sm_80);
   int64_t tiles = op.getBatch() * llvm::divideCeil(op.getM(), t.bm) *
                   llvm::divideCeil(op.getN(), t.bn);
   const TargetInfo &info = getTargetInfo(target);

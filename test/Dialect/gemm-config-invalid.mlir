@@ -234,3 +234,12 @@ func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
 }
+
+// -----
+
+// tma with rows that are not a multiple of 16 bytes
+func.func @f(%a: tensor<256x29xbf16>, %b: tensor<29x1024xbf16>) -> tensor<256x1024xbf16> {
+  // expected-error @+1 {{'kgen.gemm' op config uses tma, which needs rows of a multiple of 16 bytes; 'a' has rows of 58 bytes}}
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x29xbf16>, tensor<29x1024xbf16> -> tensor<256x1024xbf16>
+  return %d : tensor<256x1024xbf16>
+}

@@ -72,3 +72,15 @@ func.func @short_m(%a: tensor<128x4096xbf16>, %b: tensor<4096x4096xbf16>) -> ten
   %d = kgen.gemm %a, %b : tensor<128x4096xbf16>, tensor<4096x4096xbf16> -> tensor<128x4096xbf16>
   return %d : tensor<128x4096xbf16>
 }
+
+// -----
+
+// Rows of 29 x 2 = 58 bytes cannot be TMA boxes: the cp.async tiling (with
+// its element-wise path) on Hopper too.
+// SM90-LABEL: func.func @unaligned_rows
+// SM90: config = #kgen.gemm_config<target = sm_90a, instruction = mma_sync, block_m = 128, block_n = 128, block_k = 32, warps_m = 2, warps_n = 2, stages = 4, tma = false, warp_specialized = false,
+// SM80-LABEL: func.func @unaligned_rows
+func.func @unaligned_rows(%a: tensor<256x29xbf16>, %b: tensor<29x512xbf16>) -> tensor<256x512xbf16> {
+  %d = kgen.gemm %a, %b : tensor<256x29xbf16>, tensor<29x512xbf16> -> tensor<256x512xbf16>
+  return %d : tensor<256x512xbf16>
+}

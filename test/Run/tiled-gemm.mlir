@@ -76,13 +76,13 @@ func.func @f32_simt(%a: tensor<50x90xf32>, %b: tensor<90x70xf32>) -> tensor<50x7
   return %d : tensor<50x70xf32>
 }
 
-func.func @fp8_wgmma_big_tiles(%a: tensor<70x130xf8E4M3FN>, %b: tensor<130x300xf8E4M3FN>) -> tensor<70x300xbf16> {
-  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 128, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<70x130xf8E4M3FN>, tensor<130x300xf8E4M3FN> -> tensor<70x300xbf16>
-  return %d : tensor<70x300xbf16>
+func.func @fp8_wgmma_big_tiles(%a: tensor<70x144xf8E4M3FN>, %b: tensor<144x304xf8E4M3FN>) -> tensor<70x304xbf16> {
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 128, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<70x144xf8E4M3FN>, tensor<144x304xf8E4M3FN> -> tensor<70x304xbf16>
+  return %d : tensor<70x304xbf16>
 }
 
-func.func @bf16_wgmma_decode(%a: tensor<3x300xbf16>, %b: tensor<300x200xbf16>) -> tensor<3x200xbf16> {
-  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 6, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<3x300xbf16>, tensor<300x200xbf16> -> tensor<3x200xbf16>
+func.func @bf16_wgmma_decode(%a: tensor<3x296xbf16>, %b: tensor<296x200xbf16>) -> tensor<3x200xbf16> {
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 6, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<3x296xbf16>, tensor<296x200xbf16> -> tensor<3x200xbf16>
   return %d : tensor<3x200xbf16>
 }
 
