@@ -25,7 +25,8 @@ namespace mlir::kgen {
 /// tools/Register.h); fails, printing why, otherwise.
 LogicalResult buildReferencePipeline(OpPassManager &pm);
 
-/// select-strategy{target} -> lower-gemm-to-tiles -> emit-packages{output-dir}.
+/// fuse-epilogue -> select-strategy{target} -> lower-gemm-to-tiles ->
+/// emit-packages{output-dir}.
 void buildKgenPipeline(OpPassManager &pm, StringRef target,
                        StringRef outputDir);
 

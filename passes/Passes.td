@@ -23,6 +23,23 @@ def KgenDecomposeMoe : Pass<"kgen-decompose-moe"> {
   let dependentDialects = ["::mlir::kgen::KgenDialect"];
 }
 
+def KgenFuseEpilogue : Pass<"kgen-fuse-epilogue"> {
+  let summary = "Fold elementwise bias, residual and relu after a kgen.gemm into its epilogue";
+  let description = [{
+    Rewrites, for a `kgen.gemm` result with a single use:
+    - `arith.addf %d, %b` with `%b = linalg.broadcast %bias` over the rows
+      (and the batch) into `bias(%bias)`;
+    - `arith.addf %d, %c` with `%c` of the result's type into
+      `residual(%c)` (beta 1);
+    - `arith.maximumf %d, 0` into `activation = relu`;
+    as long as the epilogue order `act(alpha * acc + beta * C + bias)` is
+    kept (no add after an activation, one bias, one residual). The fused
+    form rounds once to the result type, as the GPU epilogue does, where
+    the separate ops rounded after each step.
+  }];
+  let dependentDialects = ["::mlir::kgen::KgenDialect"];
+}
+
 def KgenSelectStrategy : Pass<"kgen-select-strategy"> {
   let summary = "Choose a lowering strategy for every kgen.gemm";
   let description = [{

@@ -50,6 +50,7 @@ struct KgenPipelineOptions : PassPipelineOptions<KgenPipelineOptions> {
 
 void mlir::kgen::buildKgenPipeline(OpPassManager &pm, StringRef target,
                                    StringRef outputDir) {
+  pm.addPass(createKgenFuseEpilogue());
   KgenSelectStrategyOptions select;
   select.target = target.str();
   pm.addPass(createKgenSelectStrategy(select));
@@ -62,8 +63,9 @@ void mlir::kgen::buildKgenPipeline(OpPassManager &pm, StringRef target,
 void mlir::kgen::registerKgenPipelines() {
   PassPipelineRegistration<KgenPipelineOptions>(
       "kgen-pipeline",
-      "Compile every kgen.gemm to a CUDA kernel package: select a strategy "
-      "for the target, lower to tile-level kernels, emit .cu + manifest.json",
+      "Compile every kgen.gemm to a CUDA kernel package: fold elementwise "
+      "epilogues, select a strategy for the target, lower to tile-level "
+      "kernels, emit .cu + manifest.json",
       [](OpPassManager &pm, const KgenPipelineOptions &options) {
         buildKgenPipeline(pm, options.target, options.outputDir);
       });
