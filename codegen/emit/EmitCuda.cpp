@@ -213,16 +213,22 @@ LogicalResult KernelPrinter::printWgmmaPipeline(TilePipelineOp op) {
   auto acc = cast<MemRefType>(mma.getAcc().getType());
   int64_t bm = acc.getDimSize(0), bn = acc.getDimSize(1);
   Type elem = a.getElementType();
-  if (!elem.isBF16() && !elem.isF16())
-    return op.emitOpError() << "the CUDA emitter prints wgmma for bf16 and "
-                               "f16 operands only, not yet for "
+  bool fp8 = isa<Float8E4M3FNType>(elem);
+  if (!elem.isBF16() && !elem.isF16() && !fp8)
+    return op.emitOpError() << "the CUDA emitter prints wgmma for bf16, f16 "
+                               "and f8E4M3FN operands, not for "
                             << elem;
-  if (config.getBlockK() != 64 || config.getWarpsN() != 1 ||
+  if (fp8 && (mma.getTransposeA() || !mma.getTransposeB()))
+    return op.emitOpError("wgmma on f8E4M3FN needs both operands K-major: A "
+                          "[M, K] and B transposed [N, K]");
+  int64_t rowElems = fp8 ? 128 : 64; // 128-byte swizzled rows
+  if (config.getBlockK() != rowElems || config.getWarpsN() != 1 ||
       config.getClusterM() * config.getClusterN() != 1 || !config.getTma() ||
       !config.getWarpSpecialized())
     return op.emitOpError("the CUDA emitter prints wgmma kernels with "
-                          "block_k = 64, warps_n = 1, tma, warp_specialized "
-                          "and no cluster only, for now");
+                          "128-byte K rows (block_k = 64 for 16-bit, 128 for "
+                          "fp8), warps_n = 1, tma, warp_specialized and no "
+                          "cluster only, for now");
   for (TileLoadOp load : loads)
     if (load.getIndices().size() != 2)
       return op.emitOpError("the CUDA emitter does not print batched wgmma "
@@ -252,10 +258,11 @@ LogicalResult KernelPrinter::printWgmmaPipeline(TilePipelineOp op) {
          << nameB << ", " << m0 << ", " << n0 << ", " << name(op.getLower())
          << ", " << name(op.getUpper()) << ", " << name(mma.getAcc())
          << ".v);\n";
-  // Boxes {outer, inner}: the swizzled shared tiles' rows by 64 elements.
-  info.tmaParams.push_back({"tma_" + nameA, nameA, ta ? 64 : bm, 64});
-  info.tmaParams.push_back({"tma_" + nameB, nameB, tb ? bn : 64, 64});
-  int64_t stageBytes = (bm * 64 + 64 * bn) * 2;
+  // Boxes {outer, inner}: the swizzled shared tiles' 128-byte rows.
+  int64_t bk = rowElems;
+  info.tmaParams.push_back({"tma_" + nameA, nameA, ta ? bk : bm, rowElems});
+  info.tmaParams.push_back({"tma_" + nameB, nameB, tb ? bn : bk, rowElems});
+  int64_t stageBytes = (bm * bk + bk * bn) * (fp8 ? 1 : 2);
   info.dynamicSmemBytes = 1024 + stages * stageBytes + 16 * stages;
   return success();
 }

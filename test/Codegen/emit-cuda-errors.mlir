@@ -2,8 +2,8 @@
 // RUN: kgen-opt %s --split-input-file --kgen-lower-gemm-to-tiles | not kgen-translate --split-input-file --kgen-emit-cuda 2>&1 | FileCheck %s
 // RUN: not kgen-opt %s --split-input-file --kgen-lower-gemm-to-tiles --kgen-emit-packages=output-dir=%t 2>&1 | FileCheck %s --check-prefix=PKG
 
-// CHECK: error: 'kgen.tile.pipeline' op the CUDA emitter prints wgmma kernels with block_k = 64, warps_n = 1, tma, warp_specialized and no cluster only, for now
-// PKG: error: 'kgen.tile.pipeline' op the CUDA emitter prints wgmma kernels with block_k = 64, warps_n = 1, tma, warp_specialized and no cluster only, for now
+// CHECK: error: 'kgen.tile.pipeline' op the CUDA emitter prints wgmma kernels with 128-byte K rows (block_k = 64 for 16-bit, 128 for fp8), warps_n = 1, tma, warp_specialized and no cluster only, for now
+// PKG: error: 'kgen.tile.pipeline' op the CUDA emitter prints wgmma kernels with 128-byte K rows
 func.func @wgmma_cluster(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
@@ -11,10 +11,10 @@ func.func @wgmma_cluster(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) ->
 
 // -----
 
-// CHECK: error: 'kgen.tile.pipeline' op the CUDA emitter prints wgmma for bf16 and f16 operands only, not yet for 'f8E4M3FN'
-// PKG: error: 'kgen.tile.pipeline' op the CUDA emitter prints wgmma for bf16 and f16 operands only
-func.func @wgmma_fp8(%a: tensor<256x512xf8E4M3FN>, %b: tensor<1024x512xf8E4M3FN>) -> tensor<256x1024xbf16> {
-  %d = kgen.gemm %a, %b {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 128, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xf8E4M3FN>, tensor<1024x512xf8E4M3FN> -> tensor<256x1024xbf16>
+// CHECK: error: 'kgen.tile.pipeline' op wgmma on f8E4M3FN needs both operands K-major: A [M, K] and B transposed [N, K]
+// PKG: error: 'kgen.tile.pipeline' op wgmma on f8E4M3FN needs both operands K-major
+func.func @wgmma_fp8(%a: tensor<256x512xf8E4M3FN>, %b: tensor<512x1024xf8E4M3FN>) -> tensor<256x1024xbf16> {
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 128, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xf8E4M3FN>, tensor<512x1024xf8E4M3FN> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
 }
 

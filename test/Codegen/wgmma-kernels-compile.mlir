@@ -28,6 +28,7 @@
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3
 
 func.func @prefill_nt(%a: tensor<300x200xbf16>, %b: tensor<520x200xbf16>, %bias: tensor<520xf32>) -> tensor<300x520xbf16> {
   %d = kgen.gemm %a, %b bias(%bias : tensor<520xf32>) {transpose_b, activation = #kgen.activation<silu>, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<300x200xbf16>, tensor<520x200xbf16> -> tensor<300x520xbf16>
@@ -47,4 +48,9 @@ func.func @bf16_tt(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<6
 func.func @decode_split_k(%a: tensor<16x4096xbf16>, %b: tensor<1024x4096xbf16>) -> tensor<16x1024xbf16> {
   %d = kgen.gemm %a, %b {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 6, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 4, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<16x4096xbf16>, tensor<1024x4096xbf16> -> tensor<16x1024xbf16>
   return %d : tensor<16x1024xbf16>
+}
+
+func.func @fp8_nt(%a: tensor<200x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>) -> tensor<200x384xbf16> {
+  %d = kgen.gemm %a, %b {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 128, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<200x512xf8E4M3FN>, tensor<384x512xf8E4M3FN> -> tensor<200x384xbf16>
+  return %d : tensor<200x384xbf16>
 }

@@ -40,14 +40,38 @@ func.func @f32(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x5
 
 // -----
 
-// fp8: wgmma with twice the K per stage on Hopper; no fp8 tensor cores on sm_80.
+// fp8 with both operands K-major (B transposed): wgmma with twice the K per
+// stage on Hopper; no fp8 tensor cores on sm_80.
 // SM90-LABEL: func.func @fp8
 // SM90: instruction = wgmma, block_m = 128, block_n = 256, block_k = 128,
 // SM80-LABEL: func.func @fp8
 // SM80: instruction = simt,
 func.func @fp8(%a: tensor<4096x4096xf8E4M3FN>, %b: tensor<4096x4096xf8E4M3FN>) -> tensor<4096x4096xbf16> {
+  %d = kgen.gemm %a, %b {transpose_b} : tensor<4096x4096xf8E4M3FN>, tensor<4096x4096xf8E4M3FN> -> tensor<4096x4096xbf16>
+  return %d : tensor<4096x4096xbf16>
+}
+
+// -----
+
+// fp8 with B not K-major: no fp8 wgmma for that layout; the cp.async tiling,
+// which on sm_80's rules means SIMT for fp8.
+// SM90-LABEL: func.func @fp8_mn_major_b
+// SM90: instruction = simt,
+// SM80-LABEL: func.func @fp8_mn_major_b
+func.func @fp8_mn_major_b(%a: tensor<4096x4096xf8E4M3FN>, %b: tensor<4096x4096xf8E4M3FN>) -> tensor<4096x4096xbf16> {
   %d = kgen.gemm %a, %b : tensor<4096x4096xf8E4M3FN>, tensor<4096x4096xf8E4M3FN> -> tensor<4096x4096xbf16>
   return %d : tensor<4096x4096xbf16>
+}
+
+// -----
+
+// Batched operands would need 3-D tensor maps: the cp.async tiling.
+// SM90-LABEL: func.func @batched
+// SM90: instruction = mma_sync, block_m = 128, block_n = 128, block_k = 32,
+// SM80-LABEL: func.func @batched
+func.func @batched(%a: tensor<4x256x512xbf16>, %b: tensor<512x256xbf16>) -> tensor<4x256x256xbf16> {
+  %d = kgen.gemm %a, %b : tensor<4x256x512xbf16>, tensor<512x256xbf16> -> tensor<4x256x256xbf16>
+  return %d : tensor<4x256x256xbf16>
 }
 
 // -----

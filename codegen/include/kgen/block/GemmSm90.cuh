@@ -16,8 +16,9 @@
 // Edges need no masks: TMA zero-fills out-of-bounds box elements, so partial
 // tiles and K tails add zeros.
 //
-// Preconditions: 16-bit T (bf16, f16); BK = 64 (one 128-byte swizzle block
-// per row); BM a multiple of 64 (one consumer warpgroup per 64 rows), BN in
+// Preconditions: T bf16 or f16 with BK = 64, or e4m3 with BK = 128 and both
+// operands K-major (A (M, K), B transposed (N, K)): one 128-byte swizzle
+// block per row either way; BM a multiple of 64 (one consumer warpgroup per 64 rows), BN in
 // {64, 128, 256}; blockDim.x == kThreads; dynamic shared memory kSmemBytes;
 // the tensor maps cover A and B as stored (row-major; (M, K) or, with
 // TransA, (K, M); (K, N) or, with TransB, (N, K)) with boxes kBoxA / kBoxB
@@ -39,10 +40,14 @@ template <class A> inline constexpr bool kIsSame<A, A> = true;
 
 template <class T, int BM, int BN, int Stages, bool TransA, bool TransB>
 struct WgmmaPipeline {
-  static constexpr int BK = 64;
+  static constexpr bool kFp8 = sizeof(T) == 1;
+  static constexpr int BK = 128 / int(sizeof(T)); // 128-byte rows
   static constexpr int kConsumers = BM / 64;
   static constexpr int kThreads = 128 * (1 + kConsumers);
-  static_assert(sizeof(T) == 2, "the wgmma pipeline takes 16-bit operands");
+  static_assert(sizeof(T) == 2 || kIsSame<T, __nv_fp8_e4m3>,
+                "the wgmma pipeline takes bf16, f16 or e4m3 operands");
+  static_assert(!kFp8 || (!TransA && TransB),
+                "e4m3 wgmma needs both operands K-major: A (M, K), B (N, K)");
   static_assert(BM % 64 == 0 && kConsumers >= 1 && kConsumers <= 2,
                 "one or two consumer warpgroups of 64 rows");
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N");
@@ -58,8 +63,9 @@ struct WgmmaPipeline {
                                           TransA ? BM : BK, Swz::B128>;
   using LB = kgen::cuda::RowMajorSwizzled<T, TransB ? BN : BK,
                                           TransB ? BK : BN, Swz::B128>;
-  using OpA = kgen::cuda::WgmmaOperand<LA, kMajorA, 16>;
-  using OpB = kgen::cuda::WgmmaOperand<LB, kMajorB, 16>;
+  static constexpr int kSliceK = 32 / int(sizeof(T)); // K of one wgmma
+  using OpA = kgen::cuda::WgmmaOperand<LA, kMajorA, kSliceK>;
+  using OpB = kgen::cuda::WgmmaOperand<LB, kMajorB, kSliceK>;
   static constexpr int kStageBytes = LA::kBytes + LB::kBytes;
   /// Stages (1 KiB aligned for the swizzle) then the full/empty barriers.
   static constexpr int kSmemBytes = 1024 + Stages * kStageBytes + 16 * Stages;
@@ -133,7 +139,9 @@ struct WgmmaPipeline {
         const unsigned long long da = OpA::desc(sa, slice, rows0);
         const unsigned long long db = OpB::desc(sb, slice);
         const int scaleD = (i > 0 || slice > 0) ? 1 : 0;
-        if constexpr (kIsSame<T, __half>)
+        if constexpr (kFp8)
+          kgen::cuda::wgmma_e4m3<BN>(acc, da, db, scaleD);
+        else if constexpr (kIsSame<T, __half>)
           kgen::cuda::wgmma_f16<BN, TransA, !TransB>(acc, da, db, scaleD);
         else
           kgen::cuda::wgmma_bf16<BN, TransA, !TransB>(acc, da, db, scaleD);
