@@ -21,6 +21,8 @@
 
 #include "passes/Passes.h"
 
+#include "codegen/emit/GemmJson.h"
+
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/MathExtras.h"
@@ -215,40 +217,6 @@ void buildReduceBody(ImplicitLocOpBuilder &b, GemmPlan &p, Block *body,
                          p.op.getActivationAttr());
 }
 
-/// The op the kernel computes, in the manifest's "op" form
-/// (docs/kernel-package.md).
-DictionaryAttr signatureOf(GemmPlan &p) {
-  MLIRContext *ctx = p.op.getContext();
-  Builder b(ctx);
-  auto typeName = [&](Value v) -> Attribute {
-    if (!v)
-      return b.getUnitAttr(); // absent: null in JSON
-    std::string s;
-    llvm::raw_string_ostream(s)
-        << cast<RankedTensorType>(v.getType()).getElementType();
-    return b.getStringAttr(s);
-  };
-  SmallVector<NamedAttribute> fields = {
-      b.getNamedAttr("kind", b.getStringAttr("gemm")),
-      b.getNamedAttr("batch", b.getI64IntegerAttr(p.batch)),
-      b.getNamedAttr("m", b.getI64IntegerAttr(p.m)),
-      b.getNamedAttr("n", b.getI64IntegerAttr(p.n)),
-      b.getNamedAttr("k", b.getI64IntegerAttr(p.k)),
-      b.getNamedAttr("transpose_a", b.getBoolAttr(p.op.getTransposeA())),
-      b.getNamedAttr("transpose_b", b.getBoolAttr(p.op.getTransposeB())),
-      b.getNamedAttr("batched_b", b.getBoolAttr(p.batchedB)),
-      b.getNamedAttr("dtype_a", typeName(p.op.getA())),
-      b.getNamedAttr("dtype_b", typeName(p.op.getB())),
-      b.getNamedAttr("dtype_d", typeName(p.op.getD())),
-      b.getNamedAttr("dtype_bias", typeName(p.op.getBias())),
-      b.getNamedAttr("dtype_c", typeName(p.op.getC())),
-      b.getNamedAttr("alpha", p.op.getAlphaAttr()),
-      b.getNamedAttr("beta", b.getF32FloatAttr(p.op.getBetaValue())),
-      b.getNamedAttr("activation",
-                     b.getStringAttr(stringifyActivation(p.op.getActivation())))};
-  return b.getDictionaryAttr(fields);
-}
-
 std::string kernelName(GemmPlan &p) {
   std::string elem;
   llvm::raw_string_ostream os(elem);
@@ -298,7 +266,7 @@ LogicalResult lowerGemm(GemmOp op, SymbolTable &symbols, OpBuilder &top) {
     names.push_back("C");
   names.push_back(p.split > 1 ? "W" : "D");
   kernel.setParamNamesAttr(top.getStrArrayAttr(names));
-  kernel.setSignatureAttr(signatureOf(p));
+  kernel.setSignatureAttr(gemmSignature(p.op));
   {
     ImplicitLocOpBuilder b(loc, op.getContext());
     b.setInsertionPointToStart(body);

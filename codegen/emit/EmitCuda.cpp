@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/emit/EmitCuda.h"
+#include "codegen/emit/GemmJson.h"
 
 #include "kgen/runtime/Package.h"
 #if KGEN_HAVE_NVRTC
@@ -638,37 +639,11 @@ LogicalResult mlir::kgen::emitPackage(KernelOp kernel, StringRef dir) {
     pkg.params.push_back(p);
   }
   // The op signature and the config, as JSON.
-  nlohmann::json op = nlohmann::json::object();
-  if (DictionaryAttr sig = kernel.getSignatureAttr()) {
-    for (NamedAttribute field : sig) {
-      Attribute v = field.getValue();
-      nlohmann::json &slot = op[field.getName().str()];
-      if (auto s = dyn_cast<StringAttr>(v))
-        slot = s.str();
-      else if (auto b = dyn_cast<BoolAttr>(v))
-        slot = b.getValue();
-      else if (auto i = dyn_cast<IntegerAttr>(v))
-        slot = i.getInt();
-      else if (auto f = dyn_cast<FloatAttr>(v))
-        slot = f.getValueAsDouble();
-      else
-        slot = nullptr; // unit: an absent operand
-    }
-  }
+  DictionaryAttr signature = kernel.getSignatureAttr();
+  nlohmann::json op =
+      signature ? toJson(signature) : nlohmann::json::object();
   pkg.op = op;
-  std::string configText;
-  llvm::raw_string_ostream(configText) << config;
-  pkg.config = {{"source", stringifyConfigSource(config.getSource()).str()},
-                {"instruction",
-                 stringifyInstructionFamily(config.getInstruction()).str()},
-                {"block_m", config.getBlockM()},
-                {"block_n", config.getBlockN()},
-                {"block_k", config.getBlockK()},
-                {"warps_m", config.getWarpsM()},
-                {"warps_n", config.getWarpsN()},
-                {"stages", config.getStages()},
-                {"split_k", config.getSplitK()},
-                {"attribute", configText}};
+  pkg.config = toJson(config);
   if (op.contains("m"))
     pkg.flops = 2.0 * op.value("batch", int64_t(1)) * op["m"].get<int64_t>() *
                 op["n"].get<int64_t>() * op["k"].get<int64_t>();
