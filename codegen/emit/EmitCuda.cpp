@@ -531,7 +531,7 @@ LogicalResult KernelPrinter::print() {
   if (failed(printBlock(body)))
     return failure();
   os << "}\n";
-  if (smemOffset > kernel.getSmemBytes())
+  if (smemOffset > int64_t(kernel.getSmemBytes()))
     return kernel.emitOpError() << "stage buffers need " << smemOffset
                                 << " bytes of shared memory; the kernel "
                                    "declares "
