@@ -179,7 +179,7 @@ LogicalResult checkTopK(Operation *op, int64_t topK, int64_t experts) {
 
 /// The checks of a gemm_config that depend on the operands: the instruction's
 /// K for the element type and the shared memory of the pipeline stages.
-static LogicalResult verifyGemmConfig(GemmOp op, GemmConfigAttr config) {
+LogicalResult mlir::kgen::verifyGemmConfig(GemmOp op, GemmConfigAttr config) {
   Type elem = op.getA().getType().getElementType();
   bool fp8 = isa<Float8E4M3FNType>(elem);
   const TargetInfo &target = getTargetInfo(config.getTarget());

@@ -23,6 +23,11 @@ namespace mlir::kgen {
 /// f16, bf16, f32 and f8E4M3FN.
 bool isSupportedFloatType(Type type);
 
+/// The checks of a gemm_config that depend on the gemm's operands (the
+/// instruction's K for the element type, shared memory per target, TMA row
+/// pitch); emits its diagnostics on `op`. Part of GemmOp's verifier.
+LogicalResult verifyGemmConfig(GemmOp op, GemmConfigAttr config);
+
 /// Floating-point operations a kgen op performs (2 per multiply-add), from
 /// its static shapes; std::nullopt for ops that do no arithmetic worth
 /// counting. Data-dependent ops count their worst case.

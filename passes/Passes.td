@@ -40,18 +40,33 @@ def KgenFuseEpilogue : Pass<"kgen-fuse-epilogue"> {
   let dependentDialects = ["::mlir::kgen::KgenDialect"];
 }
 
-def KgenSelectStrategy : Pass<"kgen-select-strategy"> {
+def KgenSelectStrategy : Pass<"kgen-select-strategy", "::mlir::ModuleOp"> {
   let summary = "Choose a lowering strategy for every kgen.gemm";
   let description = [{
     Writes `#kgen.gemm_config<...>` on every `kgen.gemm` that has none, for
-    the given target, and records where the choice came from (`source =
-    default`: the built-in heuristic of Strategy.cpp). A config already in
-    the IR (written by hand or by an earlier run) is kept. Lowering passes
-    only read the attribute.
+    the given target, and records where the choice came from in its
+    `source` and `entry`:
+    - `measured`: the fastest correct candidate of a tuning database entry
+      (docs/tuning-db.md) for exactly this op, target and toolchain; the
+      databases given with `db` are searched in order, first match wins;
+    - `nearest`: no exact entry, but one for the same op at other sizes
+      (m, n, k, batch), same target and toolchain: the nearest such shape's
+      best config, if it is valid for this op;
+    - `default`: the built-in heuristic of Strategy.cpp.
+    An entry measured with another toolchain (CUDA version or emitter
+    version) is stale: it is not used, and a remark says so. A database
+    file that cannot be read (missing, corrupt, another schema version)
+    gives a warning naming it and is skipped. A config already in the IR
+    (written by hand or by an earlier run) is kept. Lowering passes only
+    read the attribute.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
-           "GPU target: sm_80 or sm_90a">
+           "GPU target: sm_80 or sm_90a">,
+    ListOption<"databases", "db", "std::string",
+               "Tuning databases (JSON), searched in order">,
+    Option<"device", "device", "std::string", /*default=*/"\"\"",
+           "Device name database entries must match (empty: any)">
   ];
   let dependentDialects = ["::mlir::kgen::KgenDialect"];
 }

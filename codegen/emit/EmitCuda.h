@@ -9,6 +9,11 @@
 #include <string>
 
 namespace mlir::kgen {
+/// Version of the emitter's output: part of tuning database keys, so that
+/// measurements of kernels it printed differently count as stale. Bump it
+/// when generated code changes in a way that can change performance.
+constexpr int kEmitterVersion = 1;
+
 /// What a package needs beyond the CUDA source.
 struct EmittedKernel {
   /// Dynamic shared memory the kernel requests at launch.

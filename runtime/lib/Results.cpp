@@ -342,6 +342,16 @@ SampleStats summarize(std::vector<double> samplesMs) {
   return s;
 }
 
+json toJson(const SampleStats &stats) { return statsToJson(stats); }
+
+bool fromJson(const json &j, SampleStats &stats, std::string &err) {
+  SampleStats parsed;
+  if (!statsFromJson(j, "time", parsed, err))
+    return false;
+  stats = parsed;
+  return true;
+}
+
 const char *runStatusName(RunStatus status) {
   for (const StatusName &s : kStatusNames)
     if (s.status == status)

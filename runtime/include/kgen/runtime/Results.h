@@ -35,6 +35,13 @@ struct SampleStats {
 /// default). Precondition: samples non-empty.
 SampleStats summarize(std::vector<double> samplesMs);
 
+/// JSON form of SampleStats: the "time" object of results and of the tuning
+/// database (docs/results-schema.md), numbers JSON cannot hold written as
+/// "inf", "-inf", "nan". fromJson's message starts with "time" (callers
+/// prefix where the object sits); `stats` is unchanged on failure.
+nlohmann::json toJson(const SampleStats &stats);
+bool fromJson(const nlohmann::json &j, SampleStats &stats, std::string &err);
+
 struct DeviceInfo {
   std::string name;            // "NVIDIA H200"
   int smCount = 0;

@@ -1,0 +1,638 @@
+//===- TuningDbTest.cpp - Tests of the tuning database ---------------------===//
+
+#include "kgen/runtime/TuningDb.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+
+using namespace kgen::rt;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Fixtures
+//===----------------------------------------------------------------------===//
+
+json gemmOp(int64_t m = 4096) {
+  return {{"kind", "gemm"}, {"batch", 1},          {"m", m},
+          {"n", 4096},      {"k", 4096},           {"transpose_a", false},
+          {"transpose_b", true}, {"dtype_a", "bf16"}, {"dtype_b", "bf16"},
+          {"dtype_d", "bf16"}, {"dtype_bias", nullptr}, {"alpha", 1.0},
+          {"beta", 0.0},    {"activation", "none"}};
+}
+
+TuningKey h200Key(json op = gemmOp()) {
+  TuningKey k;
+  k.op = std::move(op);
+  k.arch = "sm_90a";
+  k.smCount = 132;
+  k.device = "NVIDIA H200";
+  k.cudaVersion = "13.0";
+  k.emitterVersion = 1;
+  return k;
+}
+
+json config(int blockM, int blockN = 256) {
+  return {{"source", "tuned"}, {"block_m", blockM}, {"block_n", blockN},
+          {"block_k", 64}};
+}
+
+SampleStats stats(double median, int64_t samples = 20) {
+  SampleStats s;
+  s.medianMs = median;
+  s.q1Ms = median * 0.99;
+  s.q3Ms = median * 1.01;
+  s.minMs = median * 0.98;
+  s.maxMs = median * 1.1;
+  s.samples = samples;
+  return s;
+}
+
+TuningCandidate measured(json cfg, double median,
+                         std::string at = "2026-11-29T15:41:56Z",
+                         std::string host = "gpu-node-7") {
+  TuningCandidate c;
+  c.config = std::move(cfg);
+  c.status = RunStatus::Ok;
+  c.correct = true;
+  c.time = stats(median);
+  c.measuredAt = std::move(at);
+  c.host = std::move(host);
+  return c;
+}
+
+TuningCandidate failed(json cfg, RunStatus status) {
+  TuningCandidate c;
+  c.config = std::move(cfg);
+  c.status = status;
+  c.correct = false;
+  c.measuredAt = "2026-11-29T15:42:10Z";
+  c.host = "gpu-node-7";
+  return c;
+}
+
+/// Two ops on an H200, one with a faulted candidate (kept: every measured
+/// candidate is), and one candidate whose statistics are not finite.
+TuningDb fullDb() {
+  TuningDb db;
+  db.add(h200Key(), measured(config(128), 0.225));
+  db.add(h200Key(), measured(config(256), 0.2));
+  db.add(h200Key(), failed(config(256, 512), RunStatus::Faulted));
+  TuningCandidate odd = measured(json(), 1.5);
+  odd.time->maxMs = std::numeric_limits<double>::infinity();
+  odd.time->q3Ms = std::nan("");
+  db.add(h200Key(gemmOp(1024)), odd);
+  return db;
+}
+
+void expectSameDb(const TuningDb &a, const TuningDb &b) {
+  // The serialised text compares every field, non-finite numbers included.
+  EXPECT_EQ(toJson(a).dump(), toJson(b).dump());
+  ASSERT_EQ(a.entries.size(), b.entries.size());
+  for (size_t i = 0; i < a.entries.size(); ++i) {
+    const TuningEntry &x = a.entries[i], &y = b.entries[i];
+    EXPECT_EQ(x.key.canonical(), y.key.canonical());
+    EXPECT_EQ(x.key.op, y.key.op);
+    EXPECT_EQ(x.key.smCount, y.key.smCount);
+    EXPECT_EQ(x.key.device, y.key.device);
+    ASSERT_EQ(x.candidates.size(), y.candidates.size());
+    for (size_t c = 0; c < x.candidates.size(); ++c) {
+      const TuningCandidate &p = x.candidates[c], &q = y.candidates[c];
+      EXPECT_EQ(p.config, q.config);
+      EXPECT_EQ(p.status, q.status);
+      EXPECT_EQ(p.correct, q.correct);
+      EXPECT_EQ(p.time.has_value(), q.time.has_value());
+      if (p.time && q.time) {
+        EXPECT_EQ(p.time->medianMs, q.time->medianMs);
+        EXPECT_EQ(p.time->minMs, q.time->minMs);
+        EXPECT_EQ(p.time->samples, q.time->samples);
+      }
+      EXPECT_EQ(p.measuredAt, q.measuredAt);
+      EXPECT_EQ(p.host, q.host);
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Keys
+//===----------------------------------------------------------------------===//
+
+TEST(TuningKeyTest, CanonicalTextHasSortedKeysAndIntegralNumbersAsIntegers) {
+  TuningKey k = h200Key({{"kind", "gemm"}, {"m", 4096}, {"alpha", 1.0},
+                         {"beta", 0.5}});
+  EXPECT_EQ(k.canonical(),
+            R"({"op":{"alpha":1,"beta":0.5,"kind":"gemm","m":4096},)"
+            R"("target":{"arch":"sm_90a","device":"NVIDIA H200","sm_count":132},)"
+            R"("toolchain":{"cuda":"13.0","emitter":1}})");
+}
+
+TEST(TuningKeyTest, CanonicalIgnoresKeyOrderAndIntegerVersusFloat) {
+  // nlohmann::json keeps object keys sorted whatever the insertion order
+  // or the order in the parsed text.
+  const TuningKey a = h200Key(json::parse(
+      R"({"kind": "gemm", "m": 4096, "alpha": 1.0, "beta": 0.0,
+          "epilogue": {"scale": 2.0, "shape": [1.0, 2, 3.0]}})"));
+  const TuningKey b = h200Key(json::parse(
+      R"({"epilogue": {"shape": [1, 2.0, 3], "scale": 2}, "beta": -0.0,
+          "alpha": 1, "m": 4096.0, "kind": "gemm"})"));
+  EXPECT_EQ(a.canonical(), b.canonical());
+  json built = json::object();
+  built["m"] = 4096;
+  built["kind"] = "gemm";
+  json reversed = json::object();
+  reversed["kind"] = "gemm";
+  reversed["m"] = 4096;
+  EXPECT_EQ(h200Key(built).canonical(), h200Key(reversed).canonical());
+
+  // Values that differ stay different.
+  EXPECT_NE(h200Key({{"alpha", 1.5}}).canonical(),
+            h200Key({{"alpha", 1}}).canonical());
+  EXPECT_NE(h200Key({{"alpha", 1}}).canonical(),
+            h200Key({{"alpha", "1"}}).canonical());
+  EXPECT_NE(h200Key({{"alpha", 1}}).canonical(),
+            h200Key({{"alpha", true}}).canonical());
+  // Fractions round-trip through the text exactly.
+  EXPECT_EQ(h200Key({{"alpha", 0.1}}).canonical(),
+            h200Key(json::parse(R"({"alpha": 0.1})")).canonical());
+  EXPECT_NE(h200Key({{"alpha", 0.1}}).canonical(),
+            h200Key({{"alpha", 0.1 + 1e-16}}).canonical());
+
+  TuningKey other = h200Key();
+  other.device = "NVIDIA H100 80GB HBM3";
+  EXPECT_NE(other.canonical(), h200Key().canonical());
+  other = h200Key();
+  other.emitterVersion = 2;
+  EXPECT_NE(other.canonical(), h200Key().canonical());
+  other = h200Key();
+  other.smCount = 0;
+  EXPECT_NE(other.canonical(), h200Key().canonical());
+}
+
+TEST(TuningKeyTest, SameOpAndTargetAndSameToolchain) {
+  const TuningKey a = h200Key();
+  TuningKey b = h200Key(json::parse(gemmOp().dump())); // through text
+  b.op["alpha"] = 1; // an integer instead of 1.0
+  b.cudaVersion = "12.8";
+  b.emitterVersion = 7;
+  EXPECT_TRUE(a.sameOpAndTarget(b));
+  EXPECT_TRUE(b.sameOpAndTarget(a));
+  EXPECT_FALSE(a.sameToolchain(b));
+  EXPECT_TRUE(a.sameToolchain(h200Key(gemmOp(1))));
+
+  // Unknown SM count or device on either side: not compared.
+  TuningKey unknown = h200Key();
+  unknown.smCount = 0;
+  unknown.device = "";
+  EXPECT_TRUE(a.sameOpAndTarget(unknown));
+  EXPECT_TRUE(unknown.sameOpAndTarget(a));
+
+  TuningKey c = h200Key();
+  c.smCount = 114;
+  EXPECT_FALSE(a.sameOpAndTarget(c));
+  c = h200Key();
+  c.device = "NVIDIA H100 80GB HBM3";
+  EXPECT_FALSE(a.sameOpAndTarget(c));
+  c = h200Key();
+  c.arch = "sm_90";
+  EXPECT_FALSE(a.sameOpAndTarget(c));
+  EXPECT_FALSE(a.sameOpAndTarget(h200Key(gemmOp(2048))));
+}
+
+//===----------------------------------------------------------------------===//
+// best, add, find, merge
+//===----------------------------------------------------------------------===//
+
+TEST(TuningEntryTest, BestIsTheFastestCorrectMeasuredCandidate) {
+  TuningEntry e;
+  e.key = h200Key();
+  EXPECT_EQ(e.best(), nullptr);
+
+  TuningCandidate wrong = measured(config(64), 0.05);
+  wrong.correct = false; // fastest, but wrong
+  TuningCandidate wrongStatus = measured(config(64, 64), 0.06);
+  wrongStatus.status = RunStatus::Wrong;
+  TuningCandidate timedOut = measured(config(64, 128), 0.07);
+  timedOut.status = RunStatus::TimedOut;
+  TuningCandidate untimed = measured(config(32), 0.01);
+  untimed.time.reset();
+  TuningCandidate noSamples = measured(config(16), 0.0);
+  noSamples.time->samples = 0;
+  TuningCandidate nanMedian = measured(config(8), 0.0);
+  nanMedian.time->medianMs = std::nan("");
+  e.candidates = {nanMedian,
+                  wrong,
+                  wrongStatus,
+                  timedOut,
+                  failed(config(256, 512), RunStatus::Faulted),
+                  failed(config(512), RunStatus::CompileFailed),
+                  untimed,
+                  noSamples};
+  EXPECT_EQ(e.best(), nullptr);
+
+  e.candidates.push_back(measured(config(128), 0.3));
+  e.candidates.push_back(measured(config(256), 0.2));   // the fastest
+  e.candidates.push_back(measured(config(192), 0.25));
+  e.candidates.push_back(measured(config(224), 0.2));   // a tie: not chosen
+  ASSERT_NE(e.best(), nullptr);
+  EXPECT_EQ(e.best(), &e.candidates[e.candidates.size() - 3]);
+  EXPECT_EQ(e.best()->config, config(256));
+}
+
+TEST(TuningDbTest, AddFindAndKeepEveryCandidate) {
+  TuningDb db;
+  EXPECT_EQ(db.find(h200Key()), nullptr);
+  db.add(h200Key(), measured(config(128), 0.3));
+  // The same key written with alpha 1 instead of 1.0: the same entry.
+  json op = gemmOp();
+  op["alpha"] = 1;
+  db.add(h200Key(op), failed(config(256, 512), RunStatus::Faulted));
+  db.add(h200Key(gemmOp(2048)), measured(config(128), 0.1));
+  ASSERT_EQ(db.entries.size(), 2u);
+
+  const TuningEntry *e = db.find(h200Key(op));
+  ASSERT_EQ(e, &db.entries[0]);
+  ASSERT_EQ(e->candidates.size(), 2u);
+  EXPECT_EQ(e->candidates[1].status, RunStatus::Faulted); // kept
+  EXPECT_EQ(e->best(), &e->candidates[0]);
+  EXPECT_EQ(db.find(h200Key(gemmOp(2048))), &db.entries[1]);
+
+  // find is exact: another toolchain or device is another key.
+  TuningKey otherToolchain = h200Key();
+  otherToolchain.emitterVersion = 2;
+  EXPECT_EQ(db.find(otherToolchain), nullptr);
+  TuningKey unknownDevice = h200Key();
+  unknownDevice.device = "";
+  EXPECT_EQ(db.find(unknownDevice), nullptr);
+
+  // add never deduplicates: a re-measurement is another candidate.
+  db.add(h200Key(), measured(config(128), 0.3));
+  EXPECT_EQ(db.find(h200Key())->candidates.size(), 3u);
+}
+
+TEST(TuningDbTest, MergingWithItselfChangesNothing) {
+  TuningDb db = fullDb();
+  const std::string before = toJson(db).dump();
+  db.merge(db);
+  EXPECT_EQ(toJson(db).dump(), before);
+  const TuningDb copy = db;
+  db.merge(copy);
+  EXPECT_EQ(toJson(db).dump(), before);
+}
+
+TEST(TuningDbTest, MergeAddsNewKeysAndNewCandidatesOnly) {
+  TuningDb mine = fullDb();
+  TuningDb theirs;
+  // Known candidate (same config, time and host; config written with a
+  // float), its re-measurement at another time, and one from another host.
+  json sameConfig = config(128);
+  sameConfig["block_k"] = 64.0;
+  theirs.add(h200Key(), measured(sameConfig, 0.5));
+  theirs.add(h200Key(), measured(config(128), 0.21, "2026-11-30T08:00:00Z"));
+  theirs.add(h200Key(), measured(config(128), 0.22, "2026-11-29T15:41:56Z",
+                                 "gpu-node-8"));
+  // The same op on another machine: its own entry.
+  TuningKey h100 = h200Key();
+  h100.device = "NVIDIA H100 80GB HBM3";
+  h100.smCount = 132;
+  theirs.add(h100, measured(config(128), 0.4, "2026-11-29T15:41:56Z",
+                            "h100-node-1"));
+  // Another toolchain: another entry too.
+  TuningKey newer = h200Key();
+  newer.cudaVersion = "13.1";
+  theirs.add(newer, measured(config(128), 0.19));
+
+  mine.merge(theirs);
+  ASSERT_EQ(mine.entries.size(), 4u);
+  const TuningEntry &h200 = mine.entries[0];
+  ASSERT_EQ(h200.candidates.size(), 5u); // 3 of mine + 2 new
+  EXPECT_EQ(h200.candidates[2].status, RunStatus::Faulted);
+  EXPECT_EQ(h200.candidates[3].measuredAt, "2026-11-30T08:00:00Z");
+  EXPECT_EQ(h200.candidates[4].host, "gpu-node-8");
+  EXPECT_EQ(mine.entries[2].key.device, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(mine.entries[3].key.cudaVersion, "13.1");
+  EXPECT_TRUE(mine.entries[0].key.sameOpAndTarget(mine.entries[3].key));
+  EXPECT_FALSE(mine.entries[0].key.sameOpAndTarget(mine.entries[2].key));
+
+  // Merging again changes nothing; so does merging in the other order.
+  const std::string merged = toJson(mine).dump();
+  mine.merge(theirs);
+  EXPECT_EQ(toJson(mine).dump(), merged);
+  TuningDb reverse = theirs;
+  reverse.merge(fullDb());
+  EXPECT_EQ(reverse.entries.size(), 4u);
+  size_t candidates = 0;
+  for (const TuningEntry &e : reverse.entries)
+    candidates += e.candidates.size();
+  EXPECT_EQ(candidates, 5u + 3); // theirs' 5, fullDb's 4 less the known one
+}
+
+//===----------------------------------------------------------------------===//
+// JSON forms
+//===----------------------------------------------------------------------===//
+
+TEST(TuningDbJsonTest, RoundTripsThroughText) {
+  const TuningDb original = fullDb();
+  const json parsed = json::parse(toJson(original).dump(2));
+  TuningDb back;
+  std::string err;
+  ASSERT_TRUE(fromJson(parsed, back, err)) << err;
+  expectSameDb(original, back);
+  EXPECT_EQ(back.entries[1].candidates[0].time->maxMs,
+            std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(back.entries[1].candidates[0].time->q3Ms));
+}
+
+TEST(TuningDbJsonTest, Layout) {
+  const json j = toJson(fullDb());
+  EXPECT_EQ(j["schema"], "kgen.tuning-db");
+  EXPECT_EQ(j["version"], 1);
+  const json &e = j["entries"][0];
+  EXPECT_EQ(e["key"]["op"], gemmOp());
+  EXPECT_EQ(e["key"]["target"],
+            json({{"arch", "sm_90a"}, {"sm_count", 132}, {"device", "NVIDIA H200"}}));
+  EXPECT_EQ(e["key"]["toolchain"], json({{"cuda", "13.0"}, {"emitter", 1}}));
+  const json &ok = e["candidates"][1];
+  EXPECT_EQ(ok["config"], config(256));
+  EXPECT_EQ(ok["status"], "ok");
+  EXPECT_EQ(ok["correct"], true);
+  EXPECT_EQ(ok["time"]["median_ms"], 0.2);
+  EXPECT_EQ(ok["time"]["samples"], 20);
+  for (const char *field : {"q1_ms", "q3_ms", "min_ms", "max_ms"})
+    EXPECT_TRUE(ok["time"][field].is_number()) << field;
+  EXPECT_EQ(ok["measured_at"], "2026-11-29T15:41:56Z");
+  EXPECT_EQ(ok["host"], "gpu-node-7");
+  const json &faulted = e["candidates"][2];
+  EXPECT_EQ(faulted["status"], "faulted");
+  EXPECT_EQ(faulted["correct"], false);
+  EXPECT_TRUE(faulted["time"].is_null());
+  EXPECT_EQ(j["entries"][1]["candidates"][0]["time"]["max_ms"], "inf");
+  EXPECT_EQ(j["entries"][1]["candidates"][0]["time"]["q3_ms"], "nan");
+}
+
+TEST(TuningDbJsonTest, OptionalFieldsMayBeAbsentOrNull) {
+  json j = toJson(fullDb());
+  json &key = j["entries"][0]["key"];
+  key["target"].erase("sm_count");
+  key["target"]["device"] = nullptr;
+  json &c = j["entries"][0]["candidates"][0];
+  for (const char *field : {"config", "time", "measured_at", "host"})
+    c.erase(field);
+  TuningDb back;
+  std::string err;
+  ASSERT_TRUE(fromJson(j, back, err)) << err;
+  const TuningEntry &e = back.entries[0];
+  EXPECT_EQ(e.key.smCount, 0);
+  EXPECT_EQ(e.key.device, "");
+  EXPECT_TRUE(e.candidates[0].config.is_null());
+  EXPECT_FALSE(e.candidates[0].time.has_value());
+  EXPECT_EQ(e.candidates[0].measuredAt, "");
+  EXPECT_EQ(e.candidates[0].host, "");
+}
+
+TEST(TuningDbJsonTest, EntriesWithEqualKeysAreMergedOnRead) {
+  json j = toJson(fullDb());
+  json copy = j["entries"][0];
+  copy["key"]["op"]["alpha"] = 1; // the same key, written differently
+  copy["candidates"][0]["measured_at"] = "2026-12-01T00:00:00Z"; // new
+  j["entries"].push_back(copy);
+  TuningDb back;
+  std::string err;
+  ASSERT_TRUE(fromJson(j, back, err)) << err;
+  ASSERT_EQ(back.entries.size(), 2u);
+  ASSERT_EQ(back.entries[0].candidates.size(), 4u);
+  EXPECT_EQ(back.entries[0].candidates[3].measuredAt, "2026-12-01T00:00:00Z");
+}
+
+/// A change to a valid database JSON and a part of the message it gives.
+struct Mutation {
+  const char *pointer;
+  json value; // discarded: remove the field
+  const char *expected;
+};
+
+const json kRemoved = json(json::value_t::discarded);
+
+const Mutation kMutations[] = {
+    {"/schema", "kgen.results", "schema: expected \"kgen.tuning-db\", got \"kgen.results\""},
+    {"/schema", kRemoved, "schema: missing"},
+    {"/schema", 1, "schema: expected a string, got 1"},
+    {"/version", 2, "version: the database has version 2, this reader understands only version 1: skipped"},
+    {"/version", 0, "version: the database has version 0"},
+    {"/version", "1", "version: expected an integer, got \"1\""},
+    {"/version", 1.0, "version: expected an integer, got 1.0"},
+    {"/version", kRemoved, "version: missing"},
+    {"/entries", kRemoved, "entries: missing"},
+    {"/entries", json::object(), "entries: expected an array, got an object"},
+    {"/entries/1", "x", "entries[1]: expected an object, got \"x\""},
+    {"/entries/0/key", kRemoved, "entries[0].key: missing"},
+    {"/entries/0/key", json::array(), "entries[0].key: expected an object"},
+    {"/entries/0/key/op", kRemoved, "entries[0].key.op: missing"},
+    {"/entries/0/key/op", "gemm", "entries[0].key.op: expected an object, got \"gemm\""},
+    {"/entries/0/key/op", nullptr, "entries[0].key.op: expected an object, got null"},
+    {"/entries/0/key/target", kRemoved, "entries[0].key.target: missing"},
+    {"/entries/0/key/target/arch", 90, "entries[0].key.target.arch: expected a string, got 90"},
+    {"/entries/0/key/target/arch", kRemoved, "entries[0].key.target.arch: missing"},
+    {"/entries/0/key/target/sm_count", -1, "entries[0].key.target.sm_count: expected an integer in [0, 2147483647], got -1"},
+    {"/entries/0/key/target/sm_count", 13.5, "entries[0].key.target.sm_count: expected an integer"},
+    {"/entries/0/key/target/device", false, "entries[0].key.target.device: expected a string, got false"},
+    {"/entries/0/key/toolchain", "13.0", "entries[0].key.toolchain: expected an object"},
+    {"/entries/0/key/toolchain/cuda", 13.0, "entries[0].key.toolchain.cuda: expected a string"},
+    {"/entries/0/key/toolchain/emitter", kRemoved, "entries[0].key.toolchain.emitter: missing"},
+    {"/entries/0/key/toolchain/emitter", "1", "entries[0].key.toolchain.emitter: expected an integer"},
+    {"/entries/0/candidates", kRemoved, "entries[0].candidates: missing"},
+    {"/entries/0/candidates", json::object(), "entries[0].candidates: expected an array"},
+    {"/entries/0/candidates/2", 7, "entries[0].candidates[2]: expected an object, got 7"},
+    {"/entries/0/candidates/0/config", json::array(), "entries[0].candidates[0].config: expected an object or null, got an array"},
+    {"/entries/0/candidates/0/status", "great", "entries[0].candidates[0].status: unknown status \"great\" (expected ok wrong compile_failed launch_failed faulted timed_out skipped)"},
+    {"/entries/0/candidates/0/status", "OK", "entries[0].candidates[0].status: unknown status \"OK\""},
+    {"/entries/0/candidates/0/status", kRemoved, "entries[0].candidates[0].status: missing"},
+    {"/entries/0/candidates/0/status", 0, "entries[0].candidates[0].status: expected a string"},
+    {"/entries/0/candidates/0/correct", "yes", "entries[0].candidates[0].correct: expected true or false, got \"yes\""},
+    {"/entries/0/candidates/0/correct", kRemoved, "entries[0].candidates[0].correct: missing"},
+    {"/entries/0/candidates/0/time", json::array(), "entries[0].candidates[0].time: expected an object, got an array"},
+    {"/entries/0/candidates/0/time", 0.2, "entries[0].candidates[0].time: expected an object, got 0.2"},
+    {"/entries/0/candidates/0/time/median_ms", "fast", "entries[0].candidates[0].time.median_ms: expected a number"},
+    {"/entries/0/candidates/0/time/median_ms", kRemoved, "entries[0].candidates[0].time.median_ms: missing"},
+    {"/entries/0/candidates/0/time/samples", -4, "entries[0].candidates[0].time.samples: expected an integer in [0, 9223372036854775807], got -4"},
+    {"/entries/0/candidates/0/time/samples", 2.5, "entries[0].candidates[0].time.samples: expected an integer"},
+    {"/entries/0/candidates/1/measured_at", 20261129, "entries[0].candidates[1].measured_at: expected a string"},
+    {"/entries/1/candidates/0/host", json::object(), "entries[1].candidates[0].host: expected a string, got an object"},
+};
+
+json mutated(const Mutation &m) {
+  json j = toJson(fullDb());
+  const json::json_pointer ptr(m.pointer);
+  if (m.value.is_discarded())
+    j[ptr.parent_pointer()].erase(ptr.back());
+  else
+    j[ptr] = m.value;
+  return j;
+}
+
+TEST(TuningDbJsonTest, RefusesMalformedFields) {
+  for (const Mutation &m : kMutations) {
+    TuningDb out;
+    out.add(h200Key(), measured(config(1), 1)); // must stay as it is
+    const std::string before = toJson(out).dump();
+    std::string err;
+    EXPECT_FALSE(fromJson(mutated(m), out, err)) << m.pointer;
+    EXPECT_NE(err.find(m.expected), std::string::npos)
+        << m.pointer << " -> " << err;
+    EXPECT_EQ(err.rfind(m.expected, 0), 0u) << err; // starts with the field
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+    EXPECT_EQ(toJson(out).dump(), before) << m.pointer;
+  }
+  TuningDb out;
+  std::string err;
+  EXPECT_FALSE(fromJson(json::array(), out, err));
+  EXPECT_EQ(err, "(top level): expected an object, got an array");
+  EXPECT_FALSE(fromJson(json(), out, err));
+  EXPECT_EQ(err, "(top level): expected an object, got null");
+}
+
+//===----------------------------------------------------------------------===//
+// Files
+//===----------------------------------------------------------------------===//
+
+class TuningDbFileTest : public testing::Test {
+protected:
+  void SetUp() override {
+    std::string pattern = testing::TempDir() + "kgen-tuning-db-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir = pattern;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+
+  std::string pathOf(const std::string &name) const { return dir + "/" + name; }
+
+  std::string writeRaw(const std::string &name, const std::string &bytes) {
+    std::ofstream(pathOf(name), std::ios::binary) << bytes;
+    return pathOf(name);
+  }
+
+  static std::string readRaw(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  std::vector<std::string> listDir() const {
+    std::vector<std::string> names;
+    for (const auto &entry : fs::directory_iterator(dir))
+      names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  /// readTuningDb on a file expected to be refused: false, the database
+  /// untouched, and a one-line message starting with the path.
+  std::string expectUnreadable(const std::string &path) {
+    TuningDb out;
+    out.add(h200Key(), measured(config(1), 1));
+    const std::string before = toJson(out).dump();
+    std::string err;
+    EXPECT_FALSE(readTuningDb(path, out, err)) << path;
+    EXPECT_EQ(err.rfind(path + ": ", 0), 0u) << err;
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+    EXPECT_EQ(toJson(out).dump(), before) << path;
+    return err;
+  }
+
+  std::string dir;
+};
+
+TEST_F(TuningDbFileTest, WritesAndReadsBack) {
+  const std::string path = pathOf("tuning.json");
+  std::string err;
+  ASSERT_TRUE(writeTuningDb(path, fullDb(), err)) << err;
+  TuningDb back;
+  ASSERT_TRUE(readTuningDb(path, back, err)) << err;
+  expectSameDb(fullDb(), back);
+  EXPECT_EQ(readRaw(path).back(), '\n');
+
+  // Read, add, write again: the file is replaced, nothing else left behind.
+  back.add(h200Key(), measured(config(64), 0.4, "2026-12-01T00:00:00Z"));
+  ASSERT_TRUE(writeTuningDb(path, back, err)) << err;
+  TuningDb again;
+  ASSERT_TRUE(readTuningDb(path, again, err)) << err;
+  expectSameDb(back, again);
+  EXPECT_EQ(again.entries[0].candidates.size(), 4u);
+  EXPECT_EQ(listDir(), std::vector<std::string>{"tuning.json"});
+
+  // An empty database is a valid file too.
+  ASSERT_TRUE(writeTuningDb(pathOf("empty-db.json"), TuningDb(), err)) << err;
+  ASSERT_TRUE(readTuningDb(pathOf("empty-db.json"), again, err)) << err;
+  EXPECT_TRUE(again.entries.empty());
+}
+
+TEST_F(TuningDbFileTest, RefusesToWriteWhatItCouldNotRead) {
+  const std::string path = pathOf("tuning.json");
+  std::string err;
+  ASSERT_TRUE(writeTuningDb(path, fullDb(), err)) << err;
+  const std::string before = readRaw(path);
+  TuningDb bad = fullDb();
+  bad.add(h200Key(json()), measured(config(1), 1)); // op null
+  EXPECT_FALSE(writeTuningDb(path, bad, err));
+  EXPECT_EQ(err, path + ": not written, the database is invalid: "
+                        "entries[2].key.op: expected an object, got null");
+  EXPECT_EQ(readRaw(path), before);
+  EXPECT_EQ(listDir(), std::vector<std::string>{"tuning.json"});
+
+  const std::string missing = pathOf("no-such-dir/tuning.json");
+  EXPECT_FALSE(writeTuningDb(missing, fullDb(), err));
+  EXPECT_EQ(err.rfind(missing + ": ", 0), 0u) << err;
+}
+
+TEST_F(TuningDbFileTest, RefusesUnreadableFilesNamingThem) {
+  EXPECT_NE(expectUnreadable(pathOf("absent.json")).find("No such file"),
+            std::string::npos);
+  EXPECT_NE(expectUnreadable(dir).find("directory"), std::string::npos);
+  EXPECT_NE(expectUnreadable(writeRaw("empty.json", "")).find("empty"),
+            std::string::npos);
+  EXPECT_NE(expectUnreadable(writeRaw("blank.json", " \n")).find("empty"),
+            std::string::npos);
+  const std::string full = toJson(fullDb()).dump(2);
+  EXPECT_NE(expectUnreadable(writeRaw("truncated.json",
+                                      full.substr(0, full.size() / 2)))
+                .find("not valid JSON"),
+            std::string::npos);
+  EXPECT_NE(expectUnreadable(writeRaw("text.json", "schema: kgen.tuning-db"))
+                .find("not valid JSON"),
+            std::string::npos);
+  EXPECT_NE(expectUnreadable(writeRaw("binary.json", std::string("\0\x93", 2)))
+                .find("not valid JSON"),
+            std::string::npos);
+
+  // Valid JSON, refused by the schema: each message names the file, then
+  // the field.
+  EXPECT_EQ(expectUnreadable(writeRaw("list.json", "[]")),
+            pathOf("list.json") + ": (top level): expected an object, got an array");
+  for (size_t i = 0; i < std::size(kMutations); ++i) {
+    const std::string path =
+        writeRaw("mutation" + std::to_string(i) + ".json",
+                 mutated(kMutations[i]).dump(2));
+    EXPECT_EQ(expectUnreadable(path).rfind(path + ": " + kMutations[i].expected,
+                                           0),
+              0u)
+        << kMutations[i].pointer;
+  }
+  json future = toJson(fullDb());
+  future["version"] = 2;
+  EXPECT_EQ(expectUnreadable(writeRaw("v2.json", future.dump())),
+            pathOf("v2.json") +
+                ": version: the database has version 2, this reader "
+                "understands only version 1: skipped");
+}
+
+} // namespace
