@@ -2,6 +2,8 @@
 
 #include "kgen/runtime/Npy.h"
 
+#include "TempDirTest.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,33 +38,8 @@ std::string dictFor(const std::string &descr, const std::string &shape) {
          shape + ", }";
 }
 
-class NpyTest : public testing::Test {
+class NpyTest : public kgen::rt::test::TempDirTest {
 protected:
-  void SetUp() override {
-    std::string pattern = testing::TempDir() + "kgen-npy-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir = pattern;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-
-  std::string pathOf(const std::string &name) const {
-    return (fs::path(dir) / name).string();
-  }
-
-  std::string writeRaw(const std::string &name, const std::string &bytes) {
-    const std::string path = pathOf(name);
-    std::ofstream(path, std::ios::binary) << bytes;
-    return path;
-  }
-
-  static std::string readRaw(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-
   std::vector<std::string> listDir() const {
     std::vector<std::string> names;
     std::error_code ec;
@@ -86,7 +63,6 @@ protected:
     return err;
   }
 
-  std::string dir;
 };
 
 /// What a tensor of `type` reads back as after writeNpy.

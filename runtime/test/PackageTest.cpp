@@ -4,6 +4,8 @@
 
 #include "kgen/runtime/Sha256.h"
 
+#include "TempDirTest.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -66,18 +68,8 @@ json docExampleManifest() {
 const char *const kExampleSource =
     "extern \"C\" __global__ void kgen_gemm_bf16_m4096_n4096_k4096() {}\n";
 
-class PackageTest : public testing::Test {
+class PackageTest : public kgen::rt::test::TempDirTest {
 protected:
-  void SetUp() override {
-    std::string pattern = testing::TempDir() + "kgen-package-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir = pattern;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-
   /// Writes `manifest` (with the right source_sha256 unless it has one)
   /// and kernel.cu into a new package folder `name`.
   std::string writeRawPackage(const std::string &name, json manifest,
@@ -106,7 +98,6 @@ protected:
     return err;
   }
 
-  std::string dir;
 };
 
 TEST_F(PackageTest, LoadsTheNaiveGemmPackage) {

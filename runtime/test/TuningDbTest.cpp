@@ -2,6 +2,8 @@
 
 #include "kgen/runtime/TuningDb.h"
 
+#include "TempDirTest.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -503,30 +505,8 @@ TEST(TuningDbJsonTest, RefusesMalformedFields) {
 // Files
 //===----------------------------------------------------------------------===//
 
-class TuningDbFileTest : public testing::Test {
+class TuningDbFileTest : public kgen::rt::test::TempDirTest {
 protected:
-  void SetUp() override {
-    std::string pattern = testing::TempDir() + "kgen-tuning-db-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir = pattern;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-
-  std::string pathOf(const std::string &name) const { return dir + "/" + name; }
-
-  std::string writeRaw(const std::string &name, const std::string &bytes) {
-    std::ofstream(pathOf(name), std::ios::binary) << bytes;
-    return pathOf(name);
-  }
-
-  static std::string readRaw(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-
   std::vector<std::string> listDir() const {
     std::vector<std::string> names;
     for (const auto &entry : fs::directory_iterator(dir))
@@ -549,7 +529,6 @@ protected:
     return err;
   }
 
-  std::string dir;
 };
 
 TEST_F(TuningDbFileTest, WritesAndReadsBack) {
