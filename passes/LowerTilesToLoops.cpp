@@ -127,22 +127,33 @@ struct Box {
   Value rows, cols;
 
   int64_t rank() { return cast<MemRefType>(mem.getType()).getRank(); }
-  /// Inside the op's bounds and the buffer itself.
+  /// Inside the op's bounds and the buffer itself (leading indices too:
+  /// hand-written tile IR may address any batch).
   Value inside(Value y, Value x) {
     auto t = cast<MemRefType>(mem.getType());
     Value hiY = arith::MinSIOp::create(rb.b, rows,
                                        rb.idx(t.getDimSize(rank() - 2)));
     Value hiX = arith::MinSIOp::create(rb.b, cols,
                                        rb.idx(t.getDimSize(rank() - 1)));
-    return rb.andi(rb.inRange(y, rb.idx(0), hiY), rb.inRange(x, rb.idx(0), hiX));
+    Value in = rb.andi(rb.inRange(y, rb.idx(0), hiY),
+                       rb.inRange(x, rb.idx(0), hiX));
+    for (int64_t d = 0; d < rank() - 2; ++d)
+      in = rb.andi(in, rb.inRange(indices[d], rb.idx(0),
+                                  rb.idx(t.getDimSize(d))));
+    return in;
   }
   /// (y, x) of box element (r, c).
   std::pair<Value, Value> at(Value r, Value c) {
     return {rb.addi(indices[rank() - 2], r), rb.addi(indices[rank() - 1], c)};
   }
-  /// Full index list for (y, x).
+  /// Full index list for (y, x); leading indices clamped into the buffer
+  /// (an out-of-range one is never read: `inside` is false there).
   SmallVector<Value> address(Value y, Value x) {
-    SmallVector<Value> full(indices.drop_back(2));
+    auto t = cast<MemRefType>(mem.getType());
+    SmallVector<Value> full;
+    for (int64_t d = 0; d < rank() - 2; ++d)
+      full.push_back(rb.clamp(indices[d], rb.idx(0),
+                              rb.idx(t.getDimSize(d) - 1)));
     full.append({y, x});
     return full;
   }
@@ -167,7 +178,17 @@ int64_t dim(Value mem, unsigned i) {
   return cast<MemRefType>(mem.getType()).getDimSize(i);
 }
 
+/// `stage` lies inside the stage buffer `buf` ([S, R, C]); tile ops on a
+/// stage outside it (hand-written tile IR) do nothing.
+Value validStage(RefBuilder &rb, Value stage, Value buf) {
+  return rb.inRange(stage, rb.idx(0), rb.idx(dim(buf, 0)));
+}
+
 void lowerLoad(TileLoadOp op, RefBuilder &rb) {
+  OpBuilder::InsertionGuard guard(rb.b);
+  auto ifOp = scf::IfOp::create(rb.b, validStage(rb, op.getStage(), op.getDst()),
+                                /*withElseRegion=*/false);
+  rb.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   Box box{rb, op.getSrc(), op.getIndices(), op.getRows(), op.getCols()};
   Type elem = cast<MemRefType>(op.getDst().getType()).getElementType();
   box.forEach(dim(op.getDst(), 1), dim(op.getDst(), 2),
@@ -180,6 +201,13 @@ void lowerLoad(TileLoadOp op, RefBuilder &rb) {
 }
 
 void lowerMma(TileMmaOp op, RefBuilder &rb) {
+  OpBuilder::InsertionGuard guard(rb.b);
+  auto ifOp = scf::IfOp::create(
+      rb.b,
+      rb.andi(validStage(rb, op.getStage(), op.getA()),
+              validStage(rb, op.getStage(), op.getB())),
+      /*withElseRegion=*/false);
+  rb.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   bool ta = op.getTransposeA(), tb = op.getTransposeB();
   int64_t bk = dim(op.getA(), ta ? 1 : 2);
   Value a = op.getA(), b = op.getB(), acc = op.getAcc(), s = op.getStage();

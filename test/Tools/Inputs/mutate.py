@@ -24,7 +24,7 @@ TIME_LIMIT_S = 60
 INTERNAL_ERROR = 70
 # A stack frame in the tool binary itself (kgen's code is linked statically;
 # MLIR and LLVM are shared libraries), other than the process entry.
-OWN_FRAME = re.compile(r"kgen-(opt|run)\+0x")
+OWN_FRAME = re.compile(r"kgen-(opt|run|translate)\+0x")
 ENTRY_FRAME = re.compile(r" (main|_start) \(")
 TOKENS = ["0", "1", "-1", "7", "999999999999", "4611686018427387904", "x",
           "bf16", "f16", "f32", "i32", "f8E4M3FN", "i1", "?", "tensor<", ">",
