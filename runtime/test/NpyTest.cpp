@@ -40,15 +40,6 @@ std::string dictFor(const std::string &descr, const std::string &shape) {
 
 class NpyTest : public kgen::rt::test::TempDirTest {
 protected:
-  std::vector<std::string> listDir() const {
-    std::vector<std::string> names;
-    std::error_code ec;
-    for (const auto &entry : fs::directory_iterator(dir, ec))
-      names.push_back(entry.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
   /// Reads a file expected to be rejected; checks the message and that the
   /// output tensor is untouched.
   std::string expectRejected(const std::string &path,

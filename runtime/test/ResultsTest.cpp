@@ -310,14 +310,6 @@ TEST(ResultsJsonTest, RefusesMalformedFields) {
 
 class ResultsFileTest : public kgen::rt::test::TempDirTest {
 protected:
-  std::vector<std::string> listDir() const {
-    std::vector<std::string> names;
-    for (const auto &entry : fs::directory_iterator(dir))
-      names.push_back(entry.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
   /// readResults on a file expected to be refused; the message is one line
   /// starting with the path.
   std::string expectUnreadable(const std::string &path) {

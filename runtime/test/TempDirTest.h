@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 namespace kgen::rt::test {
 
@@ -32,6 +34,16 @@ protected:
   std::string writeRaw(const std::string &name, const std::string &bytes) {
     std::ofstream(pathOf(name), std::ios::binary) << bytes;
     return pathOf(name);
+  }
+
+  /// The names in `dir`, sorted.
+  std::vector<std::string> listDir() const {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto &entry : std::filesystem::directory_iterator(dir, ec))
+      names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
   }
 
   static std::string readRaw(const std::string &path) {

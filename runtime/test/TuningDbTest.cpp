@@ -507,14 +507,6 @@ TEST(TuningDbJsonTest, RefusesMalformedFields) {
 
 class TuningDbFileTest : public kgen::rt::test::TempDirTest {
 protected:
-  std::vector<std::string> listDir() const {
-    std::vector<std::string> names;
-    for (const auto &entry : fs::directory_iterator(dir))
-      names.push_back(entry.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
   /// readTuningDb on a file expected to be refused: false, the database
   /// untouched, and a one-line message starting with the path.
   std::string expectUnreadable(const std::string &path) {

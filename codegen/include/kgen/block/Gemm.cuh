@@ -84,8 +84,10 @@ template <int Pending> KGEN_DEVICE void wait_stage() {
 //===----------------------------------------------------------------------===//
 
 /// The f32 split-K steps and the fused epilogue over any accumulator map
-/// (`Map::acc(thread, i)`: element i's (row, col) from the origin).
-template <class Map> struct AccumulatorBase {
+/// (`Map::acc(thread, i)`: element i's (row, col) from the map's origin).
+/// `Derived` says which thread of the map this is (mapThread) and where the
+/// map's tile sits in the block tile (mapOrigin).
+template <class Map, class Derived> struct AccumulatorBase {
   float v[Map::kAccPerThread];
 
   KGEN_DEVICE void zero() {
@@ -94,14 +96,17 @@ template <class Map> struct AccumulatorBase {
       v[i] = 0.f;
   }
 
-  /// w[row, col] = acc for the elements inside (rows, cols).
+  /// w[row, col] = acc for the elements inside (rows, cols); (row0, col0) is
+  /// the block tile's origin.
   KGEN_DEVICE void store_f32(float *w, long ld, long row0, long col0,
-                             long rows, long cols, int thread, long r0,
-                             long c0) const {
+                             long rows, long cols) const {
+    const int thread = Derived::mapThread();
+    const kgen::cuda::RowCol origin = Derived::mapOrigin();
 #pragma unroll
     for (int i = 0; i < Map::kAccPerThread; ++i) {
       const kgen::cuda::RowCol rc = Map::acc(thread, i);
-      const long row = row0 + r0 + rc.row, col = col0 + c0 + rc.col;
+      const long row = row0 + origin.row + rc.row;
+      const long col = col0 + origin.col + rc.col;
       if (row < rows && col < cols)
         w[row * ld + col] = v[i];
     }
@@ -109,12 +114,14 @@ template <class Map> struct AccumulatorBase {
 
   /// acc += w[row, col] for the elements inside (rows, cols).
   KGEN_DEVICE void accumulate_f32(const float *w, long ld, long row0,
-                                  long col0, long rows, long cols, int thread,
-                                  long r0, long c0) {
+                                  long col0, long rows, long cols) {
+    const int thread = Derived::mapThread();
+    const kgen::cuda::RowCol origin = Derived::mapOrigin();
 #pragma unroll
     for (int i = 0; i < Map::kAccPerThread; ++i) {
       const kgen::cuda::RowCol rc = Map::acc(thread, i);
-      const long row = row0 + r0 + rc.row, col = col0 + c0 + rc.col;
+      const long row = row0 + origin.row + rc.row;
+      const long col = col0 + origin.col + rc.col;
       if (row < rows && col < cols)
         v[i] += w[row * ld + col];
     }
@@ -125,10 +132,12 @@ template <class Map> struct AccumulatorBase {
             class BiasT, class CT>
   KGEN_DEVICE void epilogue(OutT *d, long ld, long row0, long col0,
                             long rows, long cols, const BiasT *bias,
-                            const CT *c, float alpha, float beta, int thread,
-                            long r0, long c0) const {
+                            const CT *c, float alpha, float beta) const {
     constexpr kgen::cuda::BiasMode kBias =
         HasBias ? kgen::cuda::BiasMode::PerCol : kgen::cuda::BiasMode::None;
+    const kgen::cuda::RowCol origin = Derived::mapOrigin();
+    row0 += origin.row;
+    col0 += origin.col;
     // Pairs of adjacent columns go out together when D (and C) allow it.
     const bool pairs =
         ld % 2 == 0 &&
@@ -137,22 +146,21 @@ template <class Map> struct AccumulatorBase {
          reinterpret_cast<unsigned long long>(c) % (2 * sizeof(CT)) == 0);
     if (pairs)
       store<kgen::cuda::Epilogue<OutT, A, kBias, HasC, 2, CT, BiasT>>(
-          d, ld, row0 + r0, col0 + c0, rows, cols, bias, c, alpha, beta,
-          thread);
+          d, ld, row0, col0, rows, cols, bias, c, alpha, beta);
     else
       store<kgen::cuda::Epilogue<OutT, A, kBias, HasC, 1, CT, BiasT>>(
-          d, ld, row0 + r0, col0 + c0, rows, cols, bias, c, alpha, beta,
-          thread);
+          d, ld, row0, col0, rows, cols, bias, c, alpha, beta);
   }
 
 private:
   template <class Epi, class OutT, class BiasT, class CT>
   KGEN_DEVICE void store(OutT *d, long ld, long row0, long col0, long rows,
                          long cols, const BiasT *bias, const CT *c,
-                         float alpha, float beta, int thread) const {
+                         float alpha, float beta) const {
     typename Epi::Args args{d, ld, c, ld, bias, alpha, beta, int(rows),
                             int(cols)};
-    Epi::template store_fragment<Map>(args, v, int(row0), int(col0), thread);
+    Epi::template store_fragment<Map>(args, v, int(row0), int(col0),
+                                      Derived::mapThread());
   }
 };
 
@@ -175,9 +183,13 @@ template <int BM, int BN, int WarpsM, int WarpsN> struct SimtAccMap {
 };
 
 template <int BM, int BN, int WarpsM, int WarpsN>
-struct SimtAccumulator : AccumulatorBase<SimtAccMap<BM, BN, WarpsM, WarpsN>> {
+struct SimtAccumulator
+    : AccumulatorBase<SimtAccMap<BM, BN, WarpsM, WarpsN>,
+                      SimtAccumulator<BM, BN, WarpsM, WarpsN>> {
   using Map = SimtAccMap<BM, BN, WarpsM, WarpsN>;
-  using Base = AccumulatorBase<Map>;
+  /// The map covers the whole block tile, thread by thread.
+  KGEN_DEVICE static int mapThread() { return int(threadIdx.x); }
+  KGEN_DEVICE static kgen::cuda::RowCol mapOrigin() { return {0, 0}; }
 
   /// acc += A x B over one (BK) stage: outer products of a TM column of A
   /// and a TN row of B per k.
@@ -205,24 +217,6 @@ struct SimtAccumulator : AccumulatorBase<SimtAccMap<BM, BN, WarpsM, WarpsN>> {
               fmaf(av[i], bv[j], this->v[i * Map::kTN + j]);
     }
   }
-
-  template <kgen::cuda::Act A, bool HasBias, bool HasC, class OutT,
-            class BiasT, class CT>
-  KGEN_DEVICE void epilogue(OutT *d, long ld, long row0, long col0,
-                            long rows, long cols, const BiasT *bias,
-                            const CT *c, float alpha, float beta) const {
-    Base::template epilogue<A, HasBias, HasC>(d, ld, row0, col0, rows, cols,
-                                              bias, c, alpha, beta,
-                                              threadIdx.x, 0, 0);
-  }
-  KGEN_DEVICE void store_f32(float *w, long ld, long row0, long col0,
-                             long rows, long cols) const {
-    Base::store_f32(w, ld, row0, col0, rows, cols, threadIdx.x, 0, 0);
-  }
-  KGEN_DEVICE void accumulate_f32(const float *w, long ld, long row0,
-                                  long col0, long rows, long cols) {
-    Base::accumulate_f32(w, ld, row0, col0, rows, cols, threadIdx.x, 0, 0);
-  }
 };
 
 /// The mma.sync operation for an operand type.
@@ -236,15 +230,18 @@ template <> struct MmaOpFor<__nv_fp8_e4m3> { using type = kgen::cuda::MmaE4m3; }
 /// WarpsN) warp tile; its lanes hold it in mma.sync m16n8 fragments.
 template <int BM, int BN, int WarpsM, int WarpsN>
 struct MmaSyncAccumulator
-    : AccumulatorBase<
-          kgen::cuda::WarpTileAccMap<BM / WarpsM, BN / WarpsN>> {
+    : AccumulatorBase<kgen::cuda::WarpTileAccMap<BM / WarpsM, BN / WarpsN>,
+                      MmaSyncAccumulator<BM, BN, WarpsM, WarpsN>> {
   static constexpr int kWM = BM / WarpsM, kWN = BN / WarpsN;
   static_assert(BM % WarpsM == 0 && BN % WarpsN == 0, "whole warp tiles");
   using Map = kgen::cuda::WarpTileAccMap<kWM, kWN>;
-  using Base = AccumulatorBase<Map>;
 
-  KGEN_DEVICE static int warpRow() { return int(threadIdx.x / 32) / WarpsN * kWM; }
-  KGEN_DEVICE static int warpCol() { return int(threadIdx.x / 32) % WarpsN * kWN; }
+  /// The map covers one warp tile: the lane, at the warp tile's origin.
+  KGEN_DEVICE static int mapThread() { return int(threadIdx.x % 32); }
+  KGEN_DEVICE static kgen::cuda::RowCol mapOrigin() {
+    const int warp = int(threadIdx.x / 32);
+    return {warp / WarpsN * kWM, warp % WarpsN * kWN};
+  }
 
   /// acc += A x B over one (BK) stage with ldmatrix + mma.sync; a transposed
   /// operand is read MN-major (ldmatrix .trans).
@@ -259,29 +256,10 @@ struct MmaSyncAccumulator
     using Warp = kgen::cuda::WarpMma<Op, kWM, kWN, LayoutA,
                                      TransA ? Major::MN : Major::K, LayoutB,
                                      TransB ? Major::K : Major::MN>;
+    const kgen::cuda::RowCol origin = mapOrigin();
     Warp::template run<BK>(this->v, kgen::cuda::smem_u32(a),
-                           kgen::cuda::smem_u32(b), warpRow(), warpCol(),
-                           int(threadIdx.x % 32));
-  }
-
-  template <kgen::cuda::Act A, bool HasBias, bool HasC, class OutT,
-            class BiasT, class CT>
-  KGEN_DEVICE void epilogue(OutT *d, long ld, long row0, long col0,
-                            long rows, long cols, const BiasT *bias,
-                            const CT *c, float alpha, float beta) const {
-    Base::template epilogue<A, HasBias, HasC>(
-        d, ld, row0, col0, rows, cols, bias, c, alpha, beta,
-        int(threadIdx.x % 32), warpRow(), warpCol());
-  }
-  KGEN_DEVICE void store_f32(float *w, long ld, long row0, long col0,
-                             long rows, long cols) const {
-    Base::store_f32(w, ld, row0, col0, rows, cols, int(threadIdx.x % 32),
-                    warpRow(), warpCol());
-  }
-  KGEN_DEVICE void accumulate_f32(const float *w, long ld, long row0,
-                                  long col0, long rows, long cols) {
-    Base::accumulate_f32(w, ld, row0, col0, rows, cols, int(threadIdx.x % 32),
-                         warpRow(), warpCol());
+                           kgen::cuda::smem_u32(b), origin.row, origin.col,
+                           mapThread());
   }
 };
 

@@ -160,25 +160,13 @@ struct WgmmaPipeline {
 
 /// A consumer warpgroup's 64 x BN slice of the block's accumulator tile.
 template <int BN>
-struct WgmmaAccumulator : AccumulatorBase<kgen::cuda::WgmmaAccMap<BN>> {
-  using Base = AccumulatorBase<kgen::cuda::WgmmaAccMap<BN>>;
-  /// Rows of this thread's warpgroup within the tile (consumers: wg >= 1).
-  KGEN_DEVICE static long rows0() { return 64 * (long(threadIdx.x / 128) - 1); }
-
-  template <kgen::cuda::Act A, bool HasBias, bool HasC, class OutT,
-            class BiasT, class CT>
-  KGEN_DEVICE void epilogue(OutT *d, long ld, long row0, long col0,
-                            long rows, long cols, const BiasT *bias,
-                            const CT *c, float alpha, float beta) const {
-    Base::template epilogue<A, HasBias, HasC>(d, ld, row0, col0, rows, cols,
-                                              bias, c, alpha, beta,
-                                              int(threadIdx.x % 128), rows0(),
-                                              0);
-  }
-  KGEN_DEVICE void store_f32(float *w, long ld, long row0, long col0,
-                             long rows, long cols) const {
-    Base::store_f32(w, ld, row0, col0, rows, cols, int(threadIdx.x % 128),
-                    rows0(), 0);
+struct WgmmaAccumulator
+    : AccumulatorBase<kgen::cuda::WgmmaAccMap<BN>, WgmmaAccumulator<BN>> {
+  /// The map covers one warpgroup's 64 rows; warpgroup 0 produces, so
+  /// consumer warpgroup w >= 1 holds rows 64 (w - 1) of the tile.
+  KGEN_DEVICE static int mapThread() { return int(threadIdx.x % 128); }
+  KGEN_DEVICE static kgen::cuda::RowCol mapOrigin() {
+    return {64 * (int(threadIdx.x / 128) - 1), 0};
   }
 };
 
