@@ -36,4 +36,5 @@ tool_dirs = [config.kgen_tools_dir, config.llvm_tools_dir]
 for d in tool_dirs:
     llvm_config.with_environment("PATH", d, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["kgen-opt", "kgen-run", "kgen-translate", "kgen-bench"], tool_dirs)
+    ["kgen-opt", "kgen-run", "kgen-translate", "kgen-bench", "kgen-tune"],
+    tool_dirs)

@@ -1,0 +1,140 @@
+//===- Tuner.cpp - candidate strategies and their predicted cost ----------===//
+
+#include "passes/Tuner.h"
+
+#include "dialect/KgenTarget.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::kgen;
+
+namespace {
+struct Shape {
+  int64_t bm, bn, warpsM, warpsN;
+};
+
+/// Block tiles and warp grids per family (warps_m counts warps; wgmma's in
+/// whole warpgroups of 4 along M).
+SmallVector<Shape> tilesFor(InstructionFamily family) {
+  switch (family) {
+  case InstructionFamily::simt:
+    return {{64, 64, 2, 4}, {128, 64, 4, 4}, {32, 64, 2, 2}};
+  case InstructionFamily::mma_sync:
+    return {{128, 128, 2, 2}, {64, 128, 2, 2}, {128, 64, 2, 2},
+            {64, 64, 2, 2}, {128, 256, 2, 4}};
+  case InstructionFamily::wgmma:
+    return {{128, 256, 8, 1}, {128, 128, 8, 1}, {64, 256, 4, 1},
+            {64, 128, 4, 1}, {128, 64, 8, 1}, {64, 64, 4, 1}};
+  }
+  return {};
+}
+
+/// The K tile per family and element type: 128-byte rows for wgmma, the
+/// instruction's K multiples otherwise.
+SmallVector<int64_t> blockKsFor(InstructionFamily family, Type elem) {
+  int64_t bytes = elem.getIntOrFloatBitWidth() / 8;
+  if (family == InstructionFamily::wgmma)
+    return {128 / bytes};
+  if (family == InstructionFamily::simt)
+    return {8, 16};
+  return {32 / bytes * 1, 64 / bytes};
+}
+} // namespace
+
+SmallVector<GemmConfigAttr> mlir::kgen::enumerateGemmConfigs(GemmOp op,
+                                                             Target target) {
+  MLIRContext *ctx = op.getContext();
+  Type elem = op.getA().getType().getElementType();
+  SmallVector<InstructionFamily> families = {InstructionFamily::simt};
+  if (!elem.isF32() || target == Target::sm_90a)
+    families.push_back(InstructionFamily::mma_sync);
+  if (elem.isF32())
+    families.push_back(InstructionFamily::mma_sync); // tf32
+  if (target == Target::sm_90a && !elem.isF32())
+    families.push_back(InstructionFamily::wgmma);
+  llvm::sort(families);
+  families.erase(std::unique(families.begin(), families.end()), families.end());
+
+  SmallVector<GemmConfigAttr> out;
+  // Candidates are checked silently: most of the product is invalid.
+  ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+  for (InstructionFamily family : families) {
+    bool hopper = family == InstructionFamily::wgmma;
+    for (Shape t : tilesFor(family))
+      for (int64_t bk : blockKsFor(family, elem))
+        for (int64_t stages : {2, 3, 4, 5, 6})
+          for (int64_t split : {1, 2, 4})
+            for (int64_t group : {1, 8}) {
+              GemmConfigAttr c = GemmConfigAttr::getChecked(
+                  [&] { return emitError(op.getLoc()); }, ctx, target, family,
+                  t.bm, t.bn, bk, t.warpsM, t.warpsN, stages, hopper, hopper,
+                  /*cluster_m=*/int64_t{1}, /*cluster_n=*/int64_t{1}, split,
+                  group, /*epilogue_vector=*/int64_t{8}, ConfigSource::model,
+                  StringRef());
+              if (c && succeeded(verifyGemmConfig(op, c)))
+                out.push_back(c);
+            }
+  }
+  return out;
+}
+
+double mlir::kgen::predictGemmMs(GemmOp op, GemmConfigAttr c,
+                                 const MachineModel &machine) {
+  double m = double(op.getM()), n = double(op.getN()), k = double(op.getK());
+  double batch = double(op.getBatch());
+  double eb = op.getA().getType().getElementTypeBitWidth() / 8.0;
+  double ob = op.getD().getType().getElementTypeBitWidth() / 8.0;
+  double flops = 2 * batch * m * n * k;
+
+  // Share of the 16-bit tensor-core rate each family reaches at best.
+  double family = 0;
+  switch (c.getInstruction()) {
+  case InstructionFamily::wgmma:
+    family = eb == 1 ? 1.7 : 0.9; // fp8 runs at twice the 16-bit rate
+    break;
+  case InstructionFamily::mma_sync:
+    family = op.getA().getType().getElementType().isF32() ? 0.25 : 0.6;
+    break;
+  case InstructionFamily::simt:
+    family = 0.07;
+    break;
+  }
+  double bm = double(c.getBlockM()), bn = double(c.getBlockN());
+  double tileShare = std::pow(std::min(1.0, bm * bn / (128.0 * 256.0)), 0.2);
+  double tiles = batch * std::ceil(m / bm) * std::ceil(n / bn);
+  double blocks = tiles * double(c.getSplitK());
+  // Wave quantisation: the last wave of blocks runs on part of the SMs.
+  int64_t perSm = c.getWarpSpecialized() ? 1 : 2;
+  double slots = double(machine.smCount * perSm);
+  double waves = std::ceil(blocks / slots);
+  double quantisation = waves * slots / blocks;
+  // Padding of partial tiles does work on zeros.
+  double padding = std::ceil(m / bm) * bm / m * std::ceil(n / bn) * bn / n;
+  double computeMs = flops * padding * quantisation /
+                     (machine.matmulTflops * 1e12 * family * tileShare) * 1e3;
+
+  // Each tile reads its A and B strips; L2 catches most re-reads within a
+  // raster group.
+  double minBytes = batch * ((m * k + k * n) * eb + m * n * ob);
+  double tileBytes = tiles * (bm + bn) * k * eb + batch * m * n * ob;
+  double l2Miss = c.getRasterGroup() > 1 ? 0.1 : 0.25;
+  double bytes = minBytes + std::max(0.0, tileBytes - minBytes) * l2Miss;
+  double memoryMs = bytes / (machine.copyGBps * 1e9) * 1e3;
+
+  // Pipeline fill: the first stages - 1 tiles are exposed per block.
+  double kTiles = std::ceil(k / double(c.getBlockK()) / double(c.getSplitK()));
+  double fill = std::min(1.0, double(c.getStages() - 1) / std::max(1.0, kTiles));
+  double shallow = c.getStages() < 3 ? 1.15 : 1.0;
+  double ms = std::max(computeMs, memoryMs) * shallow * (1 + 0.1 * fill) +
+              machine.launchUs * 1e-3;
+  if (c.getSplitK() > 1) // partials written and read back, one more launch
+    ms += double(c.getSplitK()) * batch * m * n * 4 * 2 /
+              (machine.copyGBps * 1e9) * 1e3 +
+          machine.launchUs * 1e-3;
+  return ms;
+}
