@@ -29,3 +29,10 @@ func.func @main(%x: tensor<4096x4096xbf16>, %w: tensor<4096x4096xbf16>) -> tenso
   %d = kgen.gemm %x, %w {transpose_b} : tensor<4096x4096xbf16>, tensor<4096x4096xbf16> -> tensor<4096x4096xbf16>
   return %d : tensor<4096x4096xbf16>
 }
+// The cost model against the (synthetic) measurements, and its error.
+// RUN: kgen-tune %s --report --db %t/db.json | FileCheck %s --check-prefix=REPORT
+// REPORT: gemm 0: 1x4096x4096x4096
+// REPORT: wgmma 128x256x64 {{.*}} predicted {{.*}} ms  measured {{.*}} ms  error {{.*}}%  (NVIDIA H200)
+// REPORT: cost model error over 2 measured candidates: median {{[0-9.]+}}%, worst {{[0-9.]+}}%
+// RUN: not kgen-tune %s --report 2>&1 | FileCheck %s --check-prefix=NODB
+// NODB: kgen-tune: error: --report needs --db

@@ -6,6 +6,10 @@
 //     top N with their predicted time. With --packages, write the top N
 //     (single-kernel, split_k = 1) as kernel packages under DIR, compiled
 //     with NVRTC: candidates with spills or a stack frame are dropped.
+// kgen-tune FILE.mlir --report --db=DB.json
+//     For each kgen.gemm, every correct measured candidate of its database
+//     entries beside the cost model's prediction, and the model's relative
+//     error over them (median and worst): the model's quality, measured.
 // kgen-tune --import=RESULTS.json --db=DB.json
 //     Add every kgen result of a kgen-bench results file (the packages
 //     measured on a GPU: `kgen-bench run DIR/*/* --out RESULTS.json`) to a
@@ -38,6 +42,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cmath>
+
 using namespace mlir;
 namespace cl = llvm::cl;
 namespace rt = ::kgen::rt;
@@ -59,6 +65,11 @@ static cl::opt<std::string>
                   cl::cat(category));
 static cl::opt<std::string> dbPath("db", cl::desc("Tuning database file"),
                                    cl::cat(category));
+static cl::opt<bool>
+    report("report",
+           cl::desc("With --db: the cost model's prediction against every "
+                    "measured candidate of the module's gemms, and its error"),
+           cl::cat(category));
 
 namespace {
 using mlir::kgen::GemmConfigAttr;
@@ -139,6 +150,10 @@ bool packageCandidate(GemmOp gemm, GemmConfigAttr config, StringRef dir,
   return true;
 }
 
+void reportGemm(GemmOp gemm, const rt::TuningDb &db,
+                const mlir::kgen::MachineModel &machine,
+                SmallVectorImpl<double> &errors);
+
 int tuneModule() {
   DialectRegistry registry;
   mlir::kgen::registerKgenDialects(registry);
@@ -160,6 +175,33 @@ int tuneModule() {
     return fail("could not parse " + inputFile, 2);
 
   mlir::kgen::MachineModel machine;
+  if (report) {
+    if (dbPath.empty())
+      return fail("--report needs --db", 2);
+    rt::TuningDb db;
+    if (!rt::readTuningDb(dbPath, db, err))
+      return fail(err, 2);
+    SmallVector<double> errors;
+    int index = 0;
+    module->walk([&](GemmOp gemm) {
+      llvm::outs() << "gemm " << index++ << ": " << gemm.getBatch() << "x"
+                   << gemm.getM() << "x" << gemm.getN() << "x" << gemm.getK()
+                   << "\n";
+      reportGemm(gemm, db, machine, errors);
+    });
+    if (errors.empty()) {
+      llvm::outs() << "no measured candidate of these gemms in " << dbPath
+                   << "\n";
+      return 0;
+    }
+    llvm::sort(errors);
+    llvm::outs() << llvm::format("cost model error over %zu measured "
+                                 "candidates: median %.1f%%, worst %.1f%%\n",
+                                 errors.size(),
+                                 100 * errors[errors.size() / 2],
+                                 100 * errors.back());
+    return 0;
+  }
   int status = 0, index = 0;
   module->walk([&](GemmOp gemm) {
     SmallVector<GemmConfigAttr> configs =
@@ -206,6 +248,38 @@ int tuneModule() {
     ++index;
   });
   return status;
+}
+
+/// Prediction against measurement for every measured candidate of `gemm`.
+void reportGemm(GemmOp gemm, const rt::TuningDb &db,
+                const mlir::kgen::MachineModel &machine,
+                SmallVectorImpl<double> &errors) {
+  nlohmann::json op = mlir::kgen::toJson(mlir::kgen::gemmSignature(gemm));
+  for (const rt::TuningEntry &entry : db.entries) {
+    rt::TuningKey probe = entry.key;
+    probe.op = op;
+    if (!entry.key.sameOpAndTarget(probe))
+      continue;
+    for (const rt::TuningCandidate &c : entry.candidates) {
+      if (c.status != rt::RunStatus::Ok || !c.correct || !c.time)
+        continue;
+      ScopedDiagnosticHandler quiet(gemm.getContext(),
+                                    [](Diagnostic &) { return success(); });
+      GemmConfigAttr config = mlir::kgen::configFromJson(
+          c.config, gemm.getContext(), mlir::kgen::ConfigSource::measured, "");
+      if (!config)
+        continue;
+      double predicted = mlir::kgen::predictGemmMs(gemm, config, machine);
+      double measured = c.time->medianMs;
+      double error = std::fabs(predicted - measured) / measured;
+      errors.push_back(error);
+      llvm::outs() << llvm::format("  %-40s predicted %9.4f ms  measured "
+                                   "%9.4f ms  error %6.1f%%",
+                                   configSummary(config).c_str(), predicted,
+                                   measured, 100 * error)
+                   << "  (" << entry.key.device << ")\n";
+    }
+  }
 }
 
 int importIntoDb() {
