@@ -5,7 +5,8 @@
 #   3. run the reduced copy (examples/reduced/) on the CPU reference, fused
 #      and decomposed, on the same seeded random inputs, and check that both
 #      give identical results;
-#   4. choose a strategy for every GEMM (kgen-select-strategy, sm_90a), lower
+#   4. choose a strategy for every GEMM (kgen-select-strategy, sm_90a: from
+#      bench/results/tuning-db.json when it exists, else the heuristic), lower
 #      them to tile-level kernels and run those schedules block by block on
 #      the CPU against the reference ("CPU-checked"), listing each kernel;
 #   5. compile the full-size GEMMs to CUDA kernel packages for sm_90a
@@ -20,6 +21,11 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
 count_kgen_ops() { grep -cE '= kgen\.' "$1" || true; }
+
+# Strategies come from the committed tuning database when there is one
+# (measured on a GPU), else from the heuristic; the table says which.
+DB=""
+[ -f "$ROOT/bench/results/tuning-db.json" ] && DB=" db=$ROOT/bench/results/tuning-db.json"
 
 rows=()
 kernels=()
@@ -51,7 +57,7 @@ for full in "$ROOT"/examples/*.mlir; do
 
   # The schedules of the default sm_90a strategies, run on the CPU. Split-K
   # sums in another order than the reference: bf16 rounding tolerance.
-  "$BIN/kgen-opt" "$reduced" --kgen-select-strategy=target=sm_90a \
+  "$BIN/kgen-opt" "$reduced" --kgen-select-strategy="target=sm_90a$DB" \
     --kgen-lower-gemm-to-tiles -o "$WORK/$name.tiles.mlir"
   if "$BIN/kgen-run" "$WORK/$name.tiles.mlir" --seed 7 --tolerance 1e-2 \
        --compare-file "0:$WORK/$name.fused/result0.npy" > "$WORK/$name.tiles.cmp"; then
@@ -59,10 +65,11 @@ for full in "$ROOT"/examples/*.mlir; do
   else
     checked="SCHEDULE MISMATCH"
   fi
-  while read -r kernel; do
-    kernels+=("$name|$kernel|$checked")
-  done < <(sed -nE 's/^ *kgen\.kernel @([a-z0-9_]+) grid \[[0-9, ]+\] threads ([0-9]+) smem ([0-9]+).*instruction = ([a-z_]+), block_m = ([0-9]+), block_n = ([0-9]+), block_k = ([0-9]+), .*stages = ([0-9]+), .*split_k = ([0-9]+),.*/\1|\4 \5x\6x\7 s\8 k\9|\2|\3/p' \
-             "$WORK/$name.tiles.mlir")
+  while read -r line; do
+    row=$(sed -nE 's/^ *kgen\.kernel @([a-z0-9_]+) grid \[[0-9, ]+\] threads ([0-9]+) smem ([0-9]+).*instruction = ([a-z_]+), block_m = ([0-9]+), block_n = ([0-9]+), block_k = ([0-9]+), .*stages = ([0-9]+), .*split_k = ([0-9]+),.*/\1|\4 \5x\6x\7 s\8 k\9|\2|\3/p' <<<"$line")
+    source=$(sed -nE 's/.*source = ([a-z]+).*/\1/p' <<<"$line")
+    kernels+=("$name|$row|$source|$checked")
+  done < <(grep -E '^ *kgen\.kernel @' "$WORK/$name.tiles.mlir")
 
   # Full-size packages; the manifests carry ptxas's report.
   if "$BIN/kgen-opt" "$full" --kgen-pipeline="target=sm_90a output-dir=$WORK/packages/$name" \
@@ -88,11 +95,11 @@ for r in "${rows[@]}"; do
 done
 
 echo
-echo "GEMM kernels (default sm_90a strategies), schedules run on the CPU against the reference"
-printf '%-16s %-46s %-26s %7s %7s  %s\n' example kernel "family tile stages split" threads smem check
+echo "GEMM kernels (sm_90a strategies), schedules run on the CPU against the reference"
+printf '%-16s %-46s %-26s %7s %7s %-9s %s\n' example kernel "family tile stages split" threads smem "chosen by" check
 for r in "${kernels[@]}"; do
-  IFS='|' read -r name kernel config threads smem checked <<<"$r"
-  printf '%-16s %-46s %-26s %7s %7s  %s\n' "$name" "$kernel" "$config" "$threads" "$smem" "$checked"
+  IFS='|' read -r name kernel config threads smem source checked <<<"$r"
+  printf '%-16s %-46s %-26s %7s %7s %-9s %s\n' "$name" "$kernel" "$config" "$threads" "$smem" "$source" "$checked"
 done
 
 echo
