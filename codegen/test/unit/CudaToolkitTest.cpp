@@ -160,6 +160,7 @@ NvrtcResult compile(const std::string &src, const std::string &name,
       "--gpu-architecture=" + virt,
       "-std=c++17",
       "--include-path=" KGEN_CODEGEN_INCLUDE_DIR,
+      "--include-path=" KGEN_CODEGEN_KERNEL_DIR, // the kernels' shared header
       "--include-path=" KGEN_CUDA_INCLUDE_DIR,
       "--include-path=" KGEN_CUDA_INCLUDE_DIR "/cccl",
   };
