@@ -5,7 +5,7 @@
 # usage: bench/prepare-gemm-device-check.sh [TARGET] [M_LIST] [MODELS]
 #   TARGET   strategy target for kgen-select-strategy (default sm_90a:
 #            wgmma + TMA for 16-bit GEMMs; sm_80: mma.sync, which also runs on
-#            Hopper). Split-K choices (decode shapes) are not packaged yet.
+#            Hopper). Split-K choices (decode shapes) are two-kernel packages.
 #   M_LIST   comma-separated M values (default 4096,16)
 #   MODELS   comma-separated suite model names (default llama3-8b,llama3-70b)
 # Needs a build (scripts/dev.sh build): kgen-opt from build/bin.

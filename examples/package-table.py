@@ -11,13 +11,26 @@ import sys
 def row(example, manifest_path):
     with open(manifest_path, encoding="utf-8") as f:
         m = json.load(f)
-    c, r, op = m["config"], m.get("resources", {}), m["op"]
-    smem = m["launch"]["dynamic_smem_bytes"] + r.get("shared_bytes", 0)
-    spills = f'{r.get("spill_store_bytes", "?")}/{r.get("spill_load_bytes", "?")}'
+    c, op = m["config"], m["op"]
+    # Version 1: one kernel at the top level; version 2: "kernels". A
+    # package costs what its worst kernel does (spills add up).
+    kernels = m.get("kernels") or [m]
+    reports = [k.get("resources") for k in kernels]
+    if any(r is None for r in reports):
+        regs = smem = spills = stack = "?"
+    else:
+        regs = max(r["registers"] for r in reports)
+        smem = max(k["launch"]["dynamic_smem_bytes"] + r["shared_bytes"]
+                   for k, r in zip(kernels, reports))
+        spills = (f'{sum(r["spill_store_bytes"] for r in reports)}/'
+                  f'{sum(r["spill_load_bytes"] for r in reports)}')
+        stack = max(r["stack_bytes"] for r in reports)
     shape = f'{op["m"]}x{op["n"]}x{op["k"]}'
     tile = f'{c["instruction"]} {c["block_m"]}x{c["block_n"]}x{c["block_k"]} s{c["stages"]}'
+    if c.get("split_k", 1) > 1:
+        tile += f' k/{c["split_k"]}'
     return (f'{example:<16} {m["name"]:<36} {shape:<17} {tile:<23} '
-            f'{r.get("registers", "?"):>5} {smem:>7} {spills:>11} {r.get("stack_bytes", "?"):>6}')
+            f'{regs:>5} {smem:>7} {spills:>11} {stack:>6}')
 
 
 def main():

@@ -1,7 +1,8 @@
 //===- EmitPackages.cpp - write kernel packages ---------------------------===//
 //
 // Precondition: kgen.kernel ops from kgen-lower-gemm-to-tiles. Writes one
-// package folder per kernel; the module is left as it is.
+// package folder per op: its kernel and the kernels that continue it (the
+// split-K reduction), named after the first; the module is left as it is.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,6 +10,8 @@
 
 #include "codegen/emit/EmitCuda.h"
 
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Path.h"
 
 namespace mlir::kgen {
@@ -20,25 +23,65 @@ using namespace mlir;
 using namespace mlir::kgen;
 
 namespace {
+/// The kernels of one package, starting at `first`: then, while the last
+/// one's launch result is read by a launch of a kernel that has no op
+/// signature of its own (a continuation of the same op, such as a split-K
+/// reduction), that kernel.
+SmallVector<KernelOp> packageKernels(
+    KernelOp first, SymbolTable &symbols,
+    const llvm::StringMap<LaunchOp> &launchOf) {
+  SmallVector<KernelOp> kernels = {first};
+  while (true) {
+    auto it = launchOf.find(kernels.back().getSymName());
+    if (it == launchOf.end())
+      break;
+    KernelOp next;
+    for (Operation *user : it->second->getUsers()) {
+      auto launch = dyn_cast<LaunchOp>(user);
+      auto kernel = launch ? symbols.lookup<KernelOp>(launch.getKernel())
+                           : KernelOp();
+      if (kernel && !kernel.getSignatureAttr() &&
+          !llvm::is_contained(kernels, kernel))
+        next = kernel;
+    }
+    if (!next)
+      break;
+    kernels.push_back(next);
+  }
+  return kernels;
+}
+
 struct KgenEmitPackagesPass
     : mlir::kgen::impl::KgenEmitPackagesBase<KgenEmitPackagesPass> {
   using KgenEmitPackagesBase::KgenEmitPackagesBase;
 
   void runOnOperation() override {
-    for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
-      // A split-K gemm is two kernels (partials, then the reduction); a
-      // package holds one. Said, and skipped, until the format holds both.
-      if (GemmConfigAttr config = kernel.getConfigAttr();
-          config && config.getSplitK() > 1) {
-        if (!kernel.getSymName().ends_with("_splitk_reduce"))
-          kernel.emitWarning("not packaged: split-K gemms need two kernels "
-                             "in one package, which packages cannot hold "
-                             "yet (kgen-translate prints both)");
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    llvm::StringMap<LaunchOp> launchOf;
+    module.walk([&](LaunchOp launch) {
+      launchOf.try_emplace(launch.getKernel(), launch);
+    });
+    // Kernels of ops first (they take their continuations along), then any
+    // kernel left, alone.
+    SmallVector<KernelOp> order;
+    for (KernelOp kernel : module.getOps<KernelOp>())
+      if (kernel.getSignatureAttr())
+        order.push_back(kernel);
+    for (KernelOp kernel : module.getOps<KernelOp>())
+      if (!kernel.getSignatureAttr())
+        order.push_back(kernel);
+    llvm::DenseSet<Operation *> packaged;
+    for (KernelOp kernel : order) {
+      if (packaged.contains(kernel))
         continue;
-      }
+      SmallVector<KernelOp> kernels =
+          packageKernels(kernel, symbols, launchOf);
+      for (KernelOp k : kernels)
+        packaged.insert(k);
       llvm::SmallString<256> dir(outputDir);
       llvm::sys::path::append(dir, kernel.getSymName());
-      if (failed(emitPackage(kernel, dir)))
+      if (failed(emitPackage(kernels, dir)))
         return signalPassFailure();
     }
     markAllAnalysesPreserved();

@@ -588,58 +588,110 @@ LogicalResult mlir::kgen::emitCuda(KernelOp kernel, llvm::raw_ostream &os,
   return KernelPrinter(kernel, os, info ? *info : scratch).print();
 }
 
-LogicalResult mlir::kgen::emitPackage(KernelOp kernel, StringRef dir) {
+namespace {
+/// Adds `p` to the package's parameters, or checks it against the one of
+/// that name another kernel already added; returns its index.
+FailureOr<size_t> addParam(KernelOp kernel, rt::KernelPackage &pkg,
+                           const rt::KernelParam &p) {
+  std::optional<size_t> at = pkg.findParam(p.name);
+  if (!at) {
+    pkg.params.push_back(p);
+    return pkg.params.size() - 1;
+  }
+  const rt::KernelParam &q = pkg.params[*at];
+  if (q.kind != p.kind || q.dtype != p.dtype || q.shape != p.shape ||
+      q.tmaTensor != p.tmaTensor || q.tmaBox != p.tmaBox)
+    return kernel.emitOpError()
+           << "parameter " << p.name
+           << " differs from the one of that name in an earlier kernel of "
+              "the package";
+  return *at;
+}
+} // namespace
+
+LogicalResult mlir::kgen::emitPackage(ArrayRef<KernelOp> kernels,
+                                      StringRef dir) {
+  assert(!kernels.empty() && "a package has at least one kernel");
+  KernelOp first = kernels.front();
+  GemmConfigAttr config = first.getConfigAttr();
+  if (!config)
+    return first.emitOpError("has no config: the emitter needs the family");
+  rt::KernelPackage pkg;
+  pkg.name = first.getSymName().str();
+  pkg.target = stringifyTarget(config.getTarget()).str();
+  pkg.sourceFile = "kernel.cu";
   std::string emitted;
   llvm::raw_string_ostream os(emitted);
-  EmittedKernel info;
-  if (failed(emitCuda(kernel, os, &info)))
-    return failure();
+  // A tensor some kernel writes and a later one reads is a workspace.
+  llvm::StringSet<> written;
+  for (KernelOp kernel : kernels) {
+    EmittedKernel info;
+    if (!emitted.empty())
+      os << "\n";
+    if (failed(emitCuda(kernel, os, &info)))
+      return failure();
+    rt::PackageKernel k;
+    k.entry = kernel.getSymName().str();
+    ArrayRef<int64_t> grid = kernel.getGrid();
+    k.launch.grid = {uint32_t(grid[0]), uint32_t(grid[1]), uint32_t(grid[2])};
+    k.launch.block = {uint32_t(kernel.getThreads()), 1, 1};
+    k.launch.cluster = {1, 1, 1};
+    k.launch.dynamicSmemBytes = uint32_t(info.dynamicSmemBytes);
+    ArrayAttr paramNames = *kernel.getParamNames();
+    size_t firstOutput = kernel.getParams().size() - kernel.getNumOutputs();
+    for (auto [i, param] : llvm::enumerate(kernel.getParams())) {
+      auto t = cast<MemRefType>(param.getType());
+      FailureOr<rt::ElemType> elem = runtimeType(t.getElementType());
+      if (failed(elem))
+        return kernel.emitOpError() << "parameter " << i
+                                    << " has no runtime element type";
+      rt::KernelParam p;
+      p.name = cast<StringAttr>(paramNames[i]).str();
+      p.kind = rt::ParamKind::Tensor;
+      p.dtype = *elem;
+      p.shape.assign(t.getShape().begin(), t.getShape().end());
+      bool isOutput = i >= firstOutput;
+      p.role = isOutput ? rt::ParamRole::Output : rt::ParamRole::Input;
+      FailureOr<size_t> index = addParam(kernel, pkg, p);
+      if (failed(index))
+        return failure();
+      if (isOutput)
+        written.insert(p.name);
+      else if (written.contains(p.name))
+        pkg.params[*index].role = rt::ParamRole::Workspace;
+      k.args.push_back(*index);
+    }
+    for (const EmittedKernel::Tma &tma : info.tmaParams) {
+      rt::KernelParam p;
+      p.name = tma.name;
+      p.kind = rt::ParamKind::TmaDescriptor;
+      p.tmaTensor = tma.tensor;
+      p.tmaBox = {tma.boxOuter, tma.boxInner};
+      p.tmaSwizzleBytes = 128;
+      FailureOr<size_t> index = addParam(kernel, pkg, p);
+      if (failed(index))
+        return failure();
+      k.args.push_back(*index);
+    }
+    pkg.kernels.push_back(std::move(k));
+  }
   llvm::StringSet<> seen;
   std::string err;
   FailureOr<std::string> source = inlineKgenHeaders(emitted, seen, err);
   if (failed(source))
-    return kernel.emitOpError() << "cannot inline the tile primitives: " << err;
-  GemmConfigAttr config = kernel.getConfigAttr();
-  rt::KernelPackage pkg;
-  pkg.name = kernel.getSymName().str();
-  pkg.entry = pkg.name;
-  pkg.target = stringifyTarget(config.getTarget()).str();
-  pkg.sourceFile = "kernel.cu";
+    return first.emitOpError() << "cannot inline the tile primitives: " << err;
   pkg.source = *source;
-  ArrayRef<int64_t> grid = kernel.getGrid();
-  pkg.launch.grid = {uint32_t(grid[0]), uint32_t(grid[1]), uint32_t(grid[2])};
-  pkg.launch.block = {uint32_t(kernel.getThreads()), 1, 1};
-  pkg.launch.cluster = {1, 1, 1};
-  pkg.launch.dynamicSmemBytes = uint32_t(info.dynamicSmemBytes);
-  ArrayAttr paramNames = *kernel.getParamNames();
-  size_t firstOutput = kernel.getParams().size() - kernel.getNumOutputs();
+  // The fewest bytes the op moves: its operands once, no workspace.
   double bytes = 0;
-  for (auto [i, param] : llvm::enumerate(kernel.getParams())) {
-    auto t = cast<MemRefType>(param.getType());
-    FailureOr<rt::ElemType> elem = runtimeType(t.getElementType());
-    if (failed(elem))
-      return kernel.emitOpError() << "parameter " << i
-                                  << " has no runtime element type";
-    rt::KernelParam p;
-    p.name = cast<StringAttr>(paramNames[i]).str();
-    p.kind = rt::ParamKind::Tensor;
-    p.dtype = *elem;
-    p.shape.assign(t.getShape().begin(), t.getShape().end());
-    p.role = i < firstOutput ? rt::ParamRole::Input : rt::ParamRole::Output;
-    pkg.params.push_back(p);
-    bytes += double(t.getNumElements()) * (t.getElementTypeBitWidth() / 8);
-  }
-  for (const EmittedKernel::Tma &tma : info.tmaParams) {
-    rt::KernelParam p;
-    p.name = tma.name;
-    p.kind = rt::ParamKind::TmaDescriptor;
-    p.tmaTensor = tma.tensor;
-    p.tmaBox = {tma.boxOuter, tma.boxInner};
-    p.tmaSwizzleBytes = 128;
-    pkg.params.push_back(p);
-  }
+  for (const rt::KernelParam &p : pkg.params)
+    if (p.kind == rt::ParamKind::Tensor && p.role != rt::ParamRole::Workspace) {
+      double count = 1;
+      for (int64_t d : p.shape)
+        count *= double(d);
+      bytes += count * double(rt::elemTypeBytes(p.dtype));
+    }
   // The op signature and the config, as JSON.
-  DictionaryAttr signature = kernel.getSignatureAttr();
+  DictionaryAttr signature = first.getSignatureAttr();
   nlohmann::json op =
       signature ? toJson(signature) : nlohmann::json::object();
   pkg.op = op;
@@ -650,18 +702,19 @@ LogicalResult mlir::kgen::emitPackage(KernelOp kernel, StringRef dir) {
   pkg.bytes = bytes;
 #if KGEN_HAVE_NVRTC
   // The resource report of ptxas for the target: registers, shared memory,
-  // stack and spills, what performance checks read before any GPU run.
+  // stack and spills of every kernel, what performance checks read before
+  // any GPU run.
   rt::CompileOptions compile;
   compile.arch = pkg.target;
   rt::CompileResult compiled;
-  if (!rt::compileCuda(pkg.source, pkg.name, pkg.entry, compile, compiled,
-                       err))
-    return kernel.emitOpError() << "the emitted CUDA does not compile with "
-                                   "NVRTC for "
-                                << pkg.target << ":\n" << err;
-  pkg.resources = compiled.resources;
+  if (!rt::compilePackage(pkg, compile, compiled, err))
+    return first.emitOpError() << "the emitted CUDA does not compile with "
+                                  "NVRTC for "
+                               << pkg.target << ":\n" << err;
+  for (auto [k, usage] : llvm::zip(pkg.kernels, compiled.perKernel))
+    k.resources = usage;
 #endif
   if (!rt::writePackage(dir.str(), pkg, err))
-    return kernel.emitOpError() << "cannot write the package: " << err;
+    return first.emitOpError() << "cannot write the package: " << err;
   return success();
 }

@@ -35,10 +35,14 @@ struct EmittedKernel {
 LogicalResult emitCuda(KernelOp kernel, llvm::raw_ostream &os,
                        EmittedKernel *info = nullptr);
 
-/// Writes the kernel package of `kernel` into `dir` (kernel.cu and
-/// manifest.json, docs/kernel-package.md): emitCuda plus the launch, the
-/// parameters, the op signature, the config, FLOPs and bytes.
-LogicalResult emitPackage(KernelOp kernel, llvm::StringRef dir);
+/// Writes the kernel package of `kernels` into `dir` (kernel.cu and
+/// manifest.json, docs/kernel-package.md): emitCuda of each, in one source,
+/// plus their launches, the parameters, the op signature and config of the
+/// first, FLOPs and bytes. The kernels run in order; parameters of one name
+/// are one tensor, and a tensor a kernel writes and a later one reads is a
+/// workspace (split-K partial sums). Precondition: kernels is not empty.
+LogicalResult emitPackage(llvm::ArrayRef<KernelOp> kernels,
+                          llvm::StringRef dir);
 } // namespace mlir::kgen
 
 #endif // KGEN_CODEGEN_EMITCUDA_H

@@ -258,4 +258,28 @@ bool compileCuda(const std::string &source, const std::string &name,
   return true;
 }
 
+bool compilePackage(const KernelPackage &pkg, const CompileOptions &options,
+                    CompileResult &result, std::string &err) {
+  if (pkg.kernels.empty()) {
+    err = pkg.name + ": the package has no kernel";
+    return false;
+  }
+  if (!compileCuda(pkg.source, pkg.sourceFile, pkg.kernels.front().entry,
+                   options, result, err))
+    return false;
+  result.perKernel.clear();
+  for (const PackageKernel &kernel : pkg.kernels) {
+    ResourceUsage usage;
+    if (!parsePtxasReport(result.log, kernel.entry, usage)) {
+      err = pkg.sourceFile + ": the ptxas report has no kernel '" +
+            kernel.entry + "' (is it an extern \"C\" __global__ function of "
+            "that name?)";
+      return false;
+    }
+    result.perKernel.push_back(usage);
+  }
+  result.resources = worstOf(result.perKernel);
+  return true;
+}
+
 } // namespace kgen::rt

@@ -41,6 +41,7 @@ constexpr size_t kMaxTmaRank = 5;      // cuTensorMapEncodeTiled
 constexpr int64_t kMaxTmaBoxDim = 256; // cuTensorMapEncodeTiled
 constexpr int kMaxRegisters = 255;
 constexpr int64_t kMaxResourceBytes = int64_t{1} << 40;
+constexpr size_t kMaxKernels = 16;
 
 //===----------------------------------------------------------------------===//
 // Names and enums
@@ -83,6 +84,8 @@ const char *roleName(ParamRole role) {
     return "output";
   case ParamRole::InOut:
     return "inout";
+  case ParamRole::Workspace:
+    return "workspace";
   }
   return "?";
 }
@@ -151,10 +154,11 @@ bool readNameField(const json &obj, const std::string &path, const char *key,
 
 /// launch.<key>: three dimensions, the first in [1, maxX], the others in
 /// [1, maxYZ].
-bool readDims(const json &launch, const char *key, int64_t maxX,
-              int64_t maxYZ, std::array<uint32_t, 3> &out, std::string &err) {
-  const std::string path = fieldPath("launch", key);
-  const json *j = require(launch, "launch", key, err);
+bool readDims(const json &launch, const std::string &launchPath,
+              const char *key, int64_t maxX, int64_t maxYZ,
+              std::array<uint32_t, 3> &out, std::string &err) {
+  const std::string path = fieldPath(launchPath, key);
+  const json *j = require(launch, launchPath, key, err);
   std::vector<int64_t> dims;
   if (!j || !readIntArray(*j, path, 3, 3, 1, maxX, dims, err))
     return false;
@@ -169,35 +173,39 @@ bool readDims(const json &launch, const char *key, int64_t maxX,
   return true;
 }
 
-bool readLaunch(const json &manifest, LaunchConfig &launch, std::string &err) {
-  const json *j = require(manifest, "", "launch", err);
+/// The member "launch" of `parent` (at `parentPath`).
+bool readLaunch(const json &parent, const std::string &parentPath,
+                LaunchConfig &launch, std::string &err) {
+  const std::string path = fieldPath(parentPath, "launch");
+  const json *j = require(parent, parentPath, "launch", err);
   if (!j)
     return false;
   if (!j->is_object())
-    return typeError("launch", "an object", *j, err);
+    return typeError(path, "an object", *j, err);
   int64_t smem = 0;
-  const json *smemField = require(*j, "launch", "dynamic_smem_bytes", err);
-  if (!readDims(*j, "grid", kMaxGridX, kMaxGridYZ, launch.grid, err) ||
-      !readDims(*j, "block", kMaxBlockXY, kMaxBlockXY, launch.block, err) ||
-      !readDims(*j, "cluster", kMaxClusterBlocks, kMaxClusterBlocks,
+  const json *smemField = require(*j, path, "dynamic_smem_bytes", err);
+  if (!readDims(*j, path, "grid", kMaxGridX, kMaxGridYZ, launch.grid, err) ||
+      !readDims(*j, path, "block", kMaxBlockXY, kMaxBlockXY, launch.block,
+                err) ||
+      !readDims(*j, path, "cluster", kMaxClusterBlocks, kMaxClusterBlocks,
                 launch.cluster, err) ||
       !smemField ||
-      !readInt(*smemField, "launch.dynamic_smem_bytes", 0,
+      !readInt(*smemField, fieldPath(path, "dynamic_smem_bytes"), 0,
                kMaxDynamicSmemBytes, smem, err))
     return false;
   launch.dynamicSmemBytes = static_cast<uint32_t>(smem);
   const auto &b = launch.block;
   if (b[2] > kMaxBlockZ ||
       int64_t{b[0]} * b[1] * b[2] > kMaxBlockThreads)
-    return fieldError("launch.block",
+    return fieldError(fieldPath(path, "block"),
                       "more than 1024 threads or a z dimension above 64", err);
   const auto &c = launch.cluster;
   if (int64_t{c[0]} * c[1] * c[2] > kMaxClusterBlocks)
-    return fieldError("launch.cluster", "more than 16 blocks in a cluster",
-                      err);
+    return fieldError(fieldPath(path, "cluster"),
+                      "more than 16 blocks in a cluster", err);
   for (size_t i = 0; i < 3; ++i)
     if (launch.grid[i] % c[i] != 0)
-      return fieldError("launch.grid",
+      return fieldError(fieldPath(path, "grid"),
                         "dimension " + std::to_string(i) +
                             " is not a multiple of the cluster's",
                         err);
@@ -216,13 +224,14 @@ bool readTensorParam(const json &j, const std::string &path, KernelParam &p,
   int64_t count;
   if (!checkedNumElements(p.shape, maxElements, count, err))
     return fieldError(fieldPath(path, "shape"), err, err);
-  const char *const roles[] = {"input", "output", "inout"};
+  const char *const roles[] = {"input", "output", "inout", "workspace"};
   if (!readNameField(j, path, "role", roles, role, err))
     return false;
   p.dtype = *parseElemType(dtype);
   p.role = role == "input"    ? ParamRole::Input
            : role == "output" ? ParamRole::Output
-                              : ParamRole::InOut;
+           : role == "inout"  ? ParamRole::InOut
+                              : ParamRole::Workspace;
   return true;
 }
 
@@ -485,9 +494,9 @@ bool readOp(const json &manifest, KernelPackage &pkg, std::string &err) {
 // The whole manifest
 //===----------------------------------------------------------------------===//
 
-bool readHeaderFields(const json &m, KernelPackage &pkg, std::string &err) {
+bool readHeaderFields(const json &m, KernelPackage &pkg, int64_t &version,
+                      std::string &err) {
   std::string schema;
-  int64_t version;
   if (!readStringField(m, "", "schema", schema, err))
     return false;
   if (schema != kPackageSchema)
@@ -500,16 +509,15 @@ bool readHeaderFields(const json &m, KernelPackage &pkg, std::string &err) {
                                 std::numeric_limits<int64_t>::max(), version,
                                 err))
     return false;
-  if (version != kPackageVersion)
+  if (version != 1 && version != kPackageVersion)
     return fieldError("version",
-                      "expected " + std::to_string(kPackageVersion) +
+                      "expected 1 or " + std::to_string(kPackageVersion) +
                           " (what this reader understands), got " +
                           std::to_string(version),
                       err);
   if (!readStringField(m, "", "name", pkg.name, err) ||
       !readStringField(m, "", "source", pkg.sourceFile, err) ||
       !readStringField(m, "", "source_sha256", pkg.sourceSha256, err) ||
-      !readStringField(m, "", "entry", pkg.entry, err) ||
       !readStringField(m, "", "target", pkg.target, err))
     return false;
   if (pkg.name.empty())
@@ -521,10 +529,6 @@ bool readHeaderFields(const json &m, KernelPackage &pkg, std::string &err) {
                       err);
   if (!isSha256Hex(pkg.sourceSha256))
     return fieldError("source_sha256", "expected 64 lowercase hex digits",
-                      err);
-  if (!isIdentifier(pkg.entry))
-    return fieldError("entry", "expected a C identifier, got " +
-                                   describe(json(pkg.entry)),
                       err);
   if (!isTargetName(pkg.target))
     return fieldError("target",
@@ -546,13 +550,94 @@ bool readWorkFields(const json &m, KernelPackage &pkg, std::string &err) {
   pkg.config = isAbsent(m, "config") ? json() : *member(m, "config");
   if (!pkg.config.is_null() && !pkg.config.is_object())
     return typeError("config", "an object or null", pkg.config, err);
-  pkg.resources.reset();
-  if (isAbsent(m, "resources"))
+  return true;
+}
+
+/// The entry, launch and optional resources of one kernel: the members of
+/// `obj` (at `path`, "" for a version 1 manifest's top level).
+bool readKernelFields(const json &obj, const std::string &path,
+                      PackageKernel &kernel, std::string &err) {
+  if (!readStringField(obj, path, "entry", kernel.entry, err) ||
+      !readLaunch(obj, path, kernel.launch, err))
+    return false;
+  if (!isIdentifier(kernel.entry))
+    return fieldError(fieldPath(path, "entry"),
+                      "expected a C identifier, got " +
+                          describe(json(kernel.entry)),
+                      err);
+  kernel.resources.reset();
+  if (isAbsent(obj, "resources"))
     return true;
   ResourceUsage usage;
-  if (!fromJson(*member(m, "resources"), usage, err))
+  if (!fromJson(*member(obj, "resources"), usage, err)) {
+    // fromJson's messages start with "resources".
+    err = path.empty() ? err : path + "." + err;
     return false;
-  pkg.resources = usage;
+  }
+  kernel.resources = usage;
+  return true;
+}
+
+/// Version 1: one kernel at the top level taking every parameter in order.
+/// Version 2: "kernels", each naming its arguments; every parameter is some
+/// kernel's argument and no kernel names one twice.
+bool readKernels(const json &m, int64_t version, KernelPackage &pkg,
+                 std::string &err) {
+  pkg.kernels.clear();
+  if (version == 1) {
+    PackageKernel kernel;
+    if (!readKernelFields(m, "", kernel, err))
+      return false;
+    for (size_t i = 0; i < pkg.params.size(); ++i)
+      kernel.args.push_back(i);
+    pkg.kernels.push_back(std::move(kernel));
+    return true;
+  }
+  const json *j = require(m, "", "kernels", err);
+  if (!j)
+    return false;
+  if (!j->is_array() || j->empty() || j->size() > kMaxKernels)
+    return typeError("kernels", "an array of 1 to 16 kernels", *j, err);
+  std::set<std::string> entries;
+  std::vector<bool> used(pkg.params.size(), false);
+  for (size_t k = 0; k < j->size(); ++k) {
+    const std::string path = indexPath("kernels", k);
+    const json &obj = (*j)[k];
+    if (!obj.is_object())
+      return typeError(path, "an object", obj, err);
+    PackageKernel kernel;
+    if (!readKernelFields(obj, path, kernel, err))
+      return false;
+    if (!entries.insert(kernel.entry).second)
+      return fieldError(fieldPath(path, "entry"),
+                        "duplicate entry " + kernel.entry, err);
+    const json *args = require(obj, path, "args", err);
+    if (!args)
+      return false;
+    const std::string argsPath = fieldPath(path, "args");
+    if (!args->is_array())
+      return typeError(argsPath, "an array of parameter names", *args, err);
+    std::set<size_t> seen;
+    for (size_t a = 0; a < args->size(); ++a) {
+      std::string name;
+      if (!readString((*args)[a], indexPath(argsPath, a), name, err))
+        return false;
+      const std::optional<size_t> index = pkg.findParam(name);
+      if (!index)
+        return fieldError(indexPath(argsPath, a),
+                          "names no parameter: " + describe(json(name)), err);
+      if (!seen.insert(*index).second)
+        return fieldError(indexPath(argsPath, a),
+                          "passes " + name + " twice", err);
+      kernel.args.push_back(*index);
+      used[*index] = true;
+    }
+    pkg.kernels.push_back(std::move(kernel));
+  }
+  for (size_t i = 0; i < used.size(); ++i)
+    if (!used[i])
+      return fieldError(indexPath("params", i),
+                        pkg.params[i].name + " is no kernel's argument", err);
   return true;
 }
 
@@ -561,8 +646,10 @@ bool readManifest(const json &m, KernelPackage &pkg, int64_t maxElements,
                   std::string &err) {
   if (!m.is_object())
     return typeError("(top level)", "an object", m, err);
-  return readHeaderFields(m, pkg, err) && readLaunch(m, pkg.launch, err) &&
-         readParams(m, pkg, maxElements, err) && readOp(m, pkg, err) &&
+  int64_t version = 0;
+  return readHeaderFields(m, pkg, version, err) &&
+         readParams(m, pkg, maxElements, err) &&
+         readKernels(m, version, pkg, err) && readOp(m, pkg, err) &&
          readWorkFields(m, pkg, err);
 }
 
@@ -598,32 +685,44 @@ json paramToJson(const KernelParam &p) {
   return j;
 }
 
+json kernelToJson(const KernelPackage &pkg, const PackageKernel &kernel) {
+  const LaunchConfig &l = kernel.launch;
+  json args = json::array();
+  for (size_t i : kernel.args)
+    args.push_back(i < pkg.params.size() ? pkg.params[i].name : "?");
+  json j = {{"entry", kernel.entry},
+            {"launch",
+             {{"grid", l.grid},
+              {"block", l.block},
+              {"cluster", l.cluster},
+              {"dynamic_smem_bytes", l.dynamicSmemBytes}}},
+            {"args", std::move(args)}};
+  if (kernel.resources)
+    j["resources"] = toJson(*kernel.resources);
+  return j;
+}
+
 json manifestToJson(const KernelPackage &pkg, const std::string &sha256) {
   json params = json::array();
   for (const KernelParam &p : pkg.params)
     params.push_back(paramToJson(p));
-  const LaunchConfig &l = pkg.launch;
+  json kernels = json::array();
+  for (const PackageKernel &kernel : pkg.kernels)
+    kernels.push_back(kernelToJson(pkg, kernel));
   json m = {
       {"schema", kPackageSchema},
       {"version", kPackageVersion},
       {"name", pkg.name},
       {"source", pkg.sourceFile},
       {"source_sha256", sha256},
-      {"entry", pkg.entry},
       {"target", pkg.target},
-      {"launch",
-       {{"grid", l.grid},
-        {"block", l.block},
-        {"cluster", l.cluster},
-        {"dynamic_smem_bytes", l.dynamicSmemBytes}}},
+      {"kernels", std::move(kernels)},
       {"params", std::move(params)},
       {"op", pkg.op},
       {"config", pkg.config},
       {"flops", pkg.flops},
       {"bytes", pkg.bytes},
   };
-  if (pkg.resources)
-    m["resources"] = toJson(*pkg.resources);
   return m;
 }
 
@@ -723,6 +822,19 @@ bool writePackage(const std::string &dir, const KernelPackage &pkg,
     return false;
   }
   return true;
+}
+
+ResourceUsage worstOf(const std::vector<ResourceUsage> &usages) {
+  ResourceUsage w;
+  for (const ResourceUsage &u : usages) {
+    w.registers = std::max(w.registers, u.registers);
+    w.sharedBytes = std::max(w.sharedBytes, u.sharedBytes);
+    w.stackBytes = std::max(w.stackBytes, u.stackBytes);
+    w.constantBytes = std::max(w.constantBytes, u.constantBytes);
+    w.spillStoreBytes += u.spillStoreBytes;
+    w.spillLoadBytes += u.spillLoadBytes;
+  }
+  return w;
 }
 
 json toJson(const ResourceUsage &usage) {

@@ -69,7 +69,7 @@ protected:
       options.cacheDir = cacheDir;
     CompileResult result;
     std::string err;
-    EXPECT_TRUE(compileCuda(gemm.source, gemm.sourceFile, gemm.entry, options,
+    EXPECT_TRUE(compileCuda(gemm.source, gemm.sourceFile, gemm.kernels.at(0).entry, options,
                             result, err))
         << err;
     return result;
@@ -119,7 +119,7 @@ TEST_F(NvrtcTest, CompilesTheFaultingPackage) {
   CompileOptions options;
   options.arch = faulting.target;
   CompileResult r;
-  ASSERT_TRUE(compileCuda(faulting.source, faulting.sourceFile, faulting.entry,
+  ASSERT_TRUE(compileCuda(faulting.source, faulting.sourceFile, faulting.kernels.at(0).entry,
                           options, r, err))
       << err;
   EXPECT_TRUE(isElf(r.cubin));
@@ -166,7 +166,7 @@ TEST_F(NvrtcTest, SecondCompileHitsTheCache) {
   options.extraOptions = {"-DKGEN_UNUSED=1"};
   CompileResult other;
   std::string err;
-  ASSERT_TRUE(compileCuda(gemm.source, gemm.sourceFile, gemm.entry, options,
+  ASSERT_TRUE(compileCuda(gemm.source, gemm.sourceFile, gemm.kernels.at(0).entry, options,
                           other, err))
       << err;
   EXPECT_FALSE(other.fromCache);
@@ -237,12 +237,12 @@ TEST_F(NvrtcTest, RefusesMissingEntriesAndVirtualArchitectures) {
       << err;
 
   options.arch = "compute_90a";
-  EXPECT_FALSE(compileCuda(gemm.source, "kernel.cu", gemm.entry, options, r,
+  EXPECT_FALSE(compileCuda(gemm.source, "kernel.cu", gemm.kernels.at(0).entry, options, r,
                            err));
   EXPECT_NE(err.find("not a real architecture"), std::string::npos) << err;
 
   options.arch = "sm_1";
-  EXPECT_FALSE(compileCuda(gemm.source, "kernel.cu", gemm.entry, options, r,
+  EXPECT_FALSE(compileCuda(gemm.source, "kernel.cu", gemm.kernels.at(0).entry, options, r,
                            err));
   EXPECT_NE(err.find("NVRTC"), std::string::npos) << err;
 }

@@ -34,15 +34,20 @@ std::string readText(const std::string &path) {
 json docExampleManifest() {
   return json::parse(R"({
     "schema": "kgen.kernel-package",
-    "version": 1,
+    "version": 2,
     "name": "gemm_bf16_m4096_n4096_k4096",
     "source": "kernel.cu",
-    "entry": "kgen_gemm_bf16_m4096_n4096_k4096",
     "target": "sm_90a",
-    "launch": {
-      "grid": [32, 32, 1], "block": [384, 1, 1], "cluster": [1, 1, 1],
-      "dynamic_smem_bytes": 196608
-    },
+    "kernels": [{
+      "entry": "kgen_gemm_bf16_m4096_n4096_k4096",
+      "launch": {
+        "grid": [32, 32, 1], "block": [384, 1, 1], "cluster": [1, 1, 1],
+        "dynamic_smem_bytes": 196608
+      },
+      "args": ["A", "B", "D", "alpha", "tma_a"],
+      "resources": {"registers": 168, "shared_bytes": 196608, "stack_bytes": 0,
+                    "spill_store_bytes": 0, "spill_load_bytes": 0}
+    }],
     "params": [
       {"name": "A", "kind": "tensor", "dtype": "bf16", "shape": [4096, 4096], "role": "input"},
       {"name": "B", "kind": "tensor", "dtype": "bf16", "shape": [4096, 4096], "role": "input"},
@@ -59,10 +64,21 @@ json docExampleManifest() {
     },
     "config": {"source": "default", "block_m": 128, "block_n": 256, "block_k": 64},
     "flops": 137438953472,
-    "bytes": 100663296,
-    "resources": {"registers": 168, "shared_bytes": 196608, "stack_bytes": 0,
-                  "spill_store_bytes": 0, "spill_load_bytes": 0}
+    "bytes": 100663296
   })");
+}
+
+/// The same package as a version 1 manifest: the one kernel's fields at the
+/// top level, every parameter passed in order.
+json toVersion1(json manifest) {
+  json kernel = manifest["kernels"][0];
+  manifest.erase("kernels");
+  manifest["version"] = 1;
+  manifest["entry"] = kernel["entry"];
+  manifest["launch"] = kernel["launch"];
+  if (kernel.contains("resources"))
+    manifest["resources"] = kernel["resources"];
+  return manifest;
 }
 
 const char *const kExampleSource =
@@ -105,7 +121,10 @@ TEST_F(PackageTest, LoadsTheNaiveGemmPackage) {
   std::string err;
   ASSERT_TRUE(loadPackage(kNaiveGemm, pkg, err)) << err;
   EXPECT_EQ(pkg.dir, kNaiveGemm);
-  EXPECT_EQ(pkg.entry, "kgen_naive_gemm_f32");
+  // A version 1 manifest: one kernel taking every parameter in order.
+  ASSERT_EQ(pkg.kernels.size(), 1u);
+  EXPECT_EQ(pkg.kernels[0].entry, "kgen_naive_gemm_f32");
+  EXPECT_EQ(pkg.kernels[0].args, (std::vector<size_t>{0, 1, 2, 3}));
   EXPECT_EQ(pkg.target, "sm_80");
   EXPECT_EQ(pkg.sourceFile, "kernel.cu");
   EXPECT_EQ(pkg.source, readText(kNaiveGemm + "/kernel.cu"));
@@ -130,7 +149,7 @@ TEST_F(PackageTest, LoadsTheNaiveGemmPackage) {
   EXPECT_EQ(pkg.findParam("nothing"), std::nullopt);
 
   // One thread per output element: the grid covers D exactly.
-  const LaunchConfig &l = pkg.launch;
+  const LaunchConfig &l = pkg.kernels[0].launch;
   EXPECT_EQ(int64_t{l.grid[0]} * l.block[0], N);
   EXPECT_EQ(int64_t{l.grid[1]} * l.block[1], M);
   EXPECT_EQ(l.grid[2] * l.block[2], 1u);
@@ -144,14 +163,14 @@ TEST_F(PackageTest, LoadsTheNaiveGemmPackage) {
   EXPECT_EQ(pkg.flops, 2.0 * M * N * K);
   EXPECT_EQ(pkg.bytes, 4.0 * (M * K + K * N + M * N));
   EXPECT_TRUE(pkg.config.is_object());
-  EXPECT_FALSE(pkg.resources.has_value());
+  EXPECT_FALSE(pkg.kernels[0].resources.has_value());
 }
 
 TEST_F(PackageTest, LoadsTheFaultingPackage) {
   KernelPackage pkg;
   std::string err;
   ASSERT_TRUE(loadPackage(kFaulting, pkg, err)) << err;
-  EXPECT_EQ(pkg.entry, "kgen_faulting_kernel");
+  EXPECT_EQ(pkg.kernels.at(0).entry, "kgen_faulting_kernel");
   EXPECT_NE(pkg.source.find("nullptr"), std::string::npos);
 }
 
@@ -168,25 +187,49 @@ TEST_F(PackageTest, AcceptsTheDocumentedExample) {
   EXPECT_EQ(tma.tmaBox, (std::vector<int64_t>{64, 64}));
   EXPECT_EQ(tma.tmaSwizzleBytes, 128);
   EXPECT_EQ(pkg.params[0].dtype, ElemType::BF16);
-  EXPECT_EQ(pkg.launch.dynamicSmemBytes, 196608u);
-  ASSERT_TRUE(pkg.resources.has_value());
-  EXPECT_EQ(pkg.resources->registers, 168);
-  EXPECT_EQ(pkg.resources->sharedBytes, 196608);
-  EXPECT_EQ(pkg.resources->constantBytes, 0); // optional, absent
+  ASSERT_EQ(pkg.kernels.size(), 1u);
+  const PackageKernel &kernel = pkg.kernels[0];
+  EXPECT_EQ(kernel.args, (std::vector<size_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(kernel.launch.dynamicSmemBytes, 196608u);
+  ASSERT_TRUE(kernel.resources.has_value());
+  EXPECT_EQ(kernel.resources->registers, 168);
+  EXPECT_EQ(kernel.resources->sharedBytes, 196608);
+  EXPECT_EQ(kernel.resources->constantBytes, 0); // optional, absent
+
+  // The same package in the version 1 form reads the same.
+  KernelPackage v1;
+  ASSERT_TRUE(loadPackage(writeRawPackage("v1", toVersion1(docExampleManifest())),
+                          v1, err))
+      << err;
+  ASSERT_EQ(v1.kernels.size(), 1u);
+  EXPECT_EQ(v1.kernels[0].entry, kernel.entry);
+  EXPECT_EQ(v1.kernels[0].args, kernel.args);
+  EXPECT_EQ(v1.kernels[0].launch.grid, kernel.launch.grid);
+  ASSERT_TRUE(v1.kernels[0].resources.has_value());
+  EXPECT_EQ(toJson(*v1.kernels[0].resources), toJson(*kernel.resources));
 }
 
 /// Every field of two packages, compared.
 void expectSamePackage(const KernelPackage &a, const KernelPackage &b) {
   EXPECT_EQ(a.name, b.name);
-  EXPECT_EQ(a.entry, b.entry);
   EXPECT_EQ(a.target, b.target);
   EXPECT_EQ(a.sourceFile, b.sourceFile);
   EXPECT_EQ(a.source, b.source);
   EXPECT_EQ(a.sourceSha256, b.sourceSha256);
-  EXPECT_EQ(a.launch.grid, b.launch.grid);
-  EXPECT_EQ(a.launch.block, b.launch.block);
-  EXPECT_EQ(a.launch.cluster, b.launch.cluster);
-  EXPECT_EQ(a.launch.dynamicSmemBytes, b.launch.dynamicSmemBytes);
+  ASSERT_EQ(a.kernels.size(), b.kernels.size());
+  for (size_t k = 0; k < a.kernels.size(); ++k) {
+    const PackageKernel &x = a.kernels[k], &y = b.kernels[k];
+    EXPECT_EQ(x.entry, y.entry);
+    EXPECT_EQ(x.args, y.args);
+    EXPECT_EQ(x.launch.grid, y.launch.grid);
+    EXPECT_EQ(x.launch.block, y.launch.block);
+    EXPECT_EQ(x.launch.cluster, y.launch.cluster);
+    EXPECT_EQ(x.launch.dynamicSmemBytes, y.launch.dynamicSmemBytes);
+    ASSERT_EQ(x.resources.has_value(), y.resources.has_value());
+    if (x.resources) {
+      EXPECT_EQ(toJson(*x.resources), toJson(*y.resources));
+    }
+  }
   ASSERT_EQ(a.params.size(), b.params.size());
   for (size_t i = 0; i < a.params.size(); ++i) {
     const KernelParam &p = a.params[i], &q = b.params[i];
@@ -204,10 +247,6 @@ void expectSamePackage(const KernelPackage &a, const KernelPackage &b) {
   EXPECT_EQ(a.config, b.config);
   EXPECT_EQ(a.flops, b.flops);
   EXPECT_EQ(a.bytes, b.bytes);
-  ASSERT_EQ(a.resources.has_value(), b.resources.has_value());
-  if (a.resources) {
-    EXPECT_EQ(toJson(*a.resources), toJson(*b.resources));
-  }
 }
 
 KernelParam scalar(const char *name, ElemType dtype, double value) {
@@ -223,9 +262,10 @@ TEST_F(PackageTest, WriteThenLoadRoundTrips) {
   KernelPackage original;
   std::string err;
   ASSERT_TRUE(loadPackage(kNaiveGemm, original, err)) << err;
-  original.resources = ResourceUsage{40, 1024, 16, 8, 4, 372};
-  original.launch.cluster = {1, 2, 1};
-  original.launch.grid = {3, 4, 1};
+  PackageKernel &kernel = original.kernels.at(0);
+  kernel.resources = ResourceUsage{40, 1024, 16, 8, 4, 372};
+  kernel.launch.cluster = {1, 2, 1};
+  kernel.launch.grid = {3, 4, 1};
   original.params.push_back(scalar("count", ElemType::I64, -(int64_t{1} << 40)));
   original.params.push_back(scalar("n", ElemType::I32, 48));
   KernelParam tma;
@@ -235,6 +275,8 @@ TEST_F(PackageTest, WriteThenLoadRoundTrips) {
   tma.tmaBox = {8, 16};
   tma.tmaSwizzleBytes = 64;
   original.params.push_back(tma);
+  // The kernel takes them in another order than the parameters list them.
+  kernel.args = {6, 0, 1, 2, 3, 4, 5};
   original.params[3].value = 0.1; // not exact in binary: must survive
   original.config = {{"block_m", 16}, {"note", "round trip"}};
 
@@ -323,13 +365,22 @@ TEST_F(PackageTest, RefusesMalformedFields) {
   const Mutation mutations[] = {
       {"/schema", "kgen.results", "schema: expected \"kgen.kernel-package\""},
       {"/schema", removed, "schema: missing"},
-      {"/version", 2, "version: expected 1 (what this reader understands), got 2"},
+      {"/version", 3, "version: expected 1 or 2 (what this reader understands), got 3"},
       {"/version", "1", "version: expected an integer"},
       {"/version", 1.5, "version: expected an integer"},
       {"/name", 5, "name: expected a string, got 5"},
       {"/name", "", "name: is empty"},
-      {"/entry", removed, "entry: missing"},
-      {"/entry", "not an identifier", "entry: expected a C identifier"},
+      {"/kernels", removed, "kernels: missing"},
+      {"/kernels", json::array(), "kernels: expected an array of 1 to 16 kernels"},
+      {"/kernels/0", "main", "kernels[0]: expected an object"},
+      {"/kernels/0/entry", removed, "kernels[0].entry: missing"},
+      {"/kernels/0/entry", "not an identifier", "kernels[0].entry: expected a C identifier"},
+      {"/kernels/0/args", removed, "kernels[0].args: missing"},
+      {"/kernels/0/args", "A", "kernels[0].args: expected an array"},
+      {"/kernels/0/args/0", 0, "kernels[0].args[0]: expected a string"},
+      {"/kernels/0/args/0", "Z", "kernels[0].args[0]: names no parameter: \"Z\""},
+      {"/kernels/0/args/1", "A", "kernels[0].args[1]: passes A twice"},
+      {"/kernels/0/args", json::array({"A", "B", "D", "alpha"}), "params[4]: tma_a is no kernel's argument"},
       {"/target", "compute_90a", "target: expected a real architecture"},
       {"/target", "sm_", "target"},
       {"/source", "../kernel.cu", "source: expected a file name"},
@@ -339,20 +390,20 @@ TEST_F(PackageTest, RefusesMalformedFields) {
       {"/source_sha256", "abc", "source_sha256: expected 64 lowercase hex"},
       {"/source_sha256", std::string(64, '0'),
        "source_sha256: kernel.cu hashes to"},
-      {"/launch", "big", "launch: expected an object"},
-      {"/launch/grid/0", 0, "launch.grid[0]: expected an integer in [1, "},
-      {"/launch/grid/1", 70000, "launch.grid[1]: expected an integer in [1, 65535]"},
-      {"/launch/grid", json::array({1, 1}), "launch.grid: expected 3 to 3 elements"},
-      {"/launch/grid", "32", "launch.grid: expected an array"},
-      {"/launch/block/0", 2048, "launch.block[0]"},
-      {"/launch/block", json::array({64, 64, 1}), "launch.block: more than 1024 threads"},
-      {"/launch/block/2", -1, "launch.block[2]"},
-      {"/launch/cluster", removed, "launch.cluster: missing"},
-      {"/launch/cluster", json::array({3, 1, 1}), "launch.grid: dimension 0 is not a multiple"},
-      {"/launch/cluster", json::array({4, 8, 1}), "launch.cluster: more than 16 blocks"},
-      {"/launch/dynamic_smem_bytes", -1, "launch.dynamic_smem_bytes"},
-      {"/launch/dynamic_smem_bytes", 1e12, "launch.dynamic_smem_bytes"},
-      {"/launch/dynamic_smem_bytes", int64_t{1} << 40, "launch.dynamic_smem_bytes"},
+      {"/kernels/0/launch", "big", "kernels[0].launch: expected an object"},
+      {"/kernels/0/launch/grid/0", 0, "kernels[0].launch.grid[0]: expected an integer in [1, "},
+      {"/kernels/0/launch/grid/1", 70000, "kernels[0].launch.grid[1]: expected an integer in [1, 65535]"},
+      {"/kernels/0/launch/grid", json::array({1, 1}), "kernels[0].launch.grid: expected 3 to 3 elements"},
+      {"/kernels/0/launch/grid", "32", "kernels[0].launch.grid: expected an array"},
+      {"/kernels/0/launch/block/0", 2048, "kernels[0].launch.block[0]"},
+      {"/kernels/0/launch/block", json::array({64, 64, 1}), "kernels[0].launch.block: more than 1024 threads"},
+      {"/kernels/0/launch/block/2", -1, "kernels[0].launch.block[2]"},
+      {"/kernels/0/launch/cluster", removed, "kernels[0].launch.cluster: missing"},
+      {"/kernels/0/launch/cluster", json::array({3, 1, 1}), "kernels[0].launch.grid: dimension 0 is not a multiple"},
+      {"/kernels/0/launch/cluster", json::array({4, 8, 1}), "kernels[0].launch.cluster: more than 16 blocks"},
+      {"/kernels/0/launch/dynamic_smem_bytes", -1, "kernels[0].launch.dynamic_smem_bytes"},
+      {"/kernels/0/launch/dynamic_smem_bytes", 1e12, "kernels[0].launch.dynamic_smem_bytes"},
+      {"/kernels/0/launch/dynamic_smem_bytes", int64_t{1} << 40, "kernels[0].launch.dynamic_smem_bytes"},
       {"/params", json::object(), "params: expected an array"},
       {"/params/0", 3, "params[0]: expected an object"},
       {"/params/0/kind", "matrix", "params[0].kind: unknown value \"matrix\""},
@@ -396,9 +447,9 @@ TEST_F(PackageTest, RefusesMalformedFields) {
       {"/flops", "many", "flops: expected a number"},
       {"/bytes", removed, "bytes: missing"},
       {"/config", 5, "config: expected an object or null"},
-      {"/resources/registers", -3, "resources.registers: expected an integer in [0, 255]"},
-      {"/resources/spill_load_bytes", removed, "resources.spill_load_bytes: missing"},
-      {"/resources", "none", "resources: expected an object"},
+      {"/kernels/0/resources/registers", -3, "kernels[0].resources.registers: expected an integer in [0, 255]"},
+      {"/kernels/0/resources/spill_load_bytes", removed, "kernels[0].resources.spill_load_bytes: missing"},
+      {"/kernels/0/resources", "none", "kernels[0].resources: expected an object"},
   };
   for (const Mutation &m : mutations) {
     json manifest = docExampleManifest();
@@ -415,7 +466,8 @@ TEST_F(PackageTest, RefusesMalformedFields) {
 
 TEST_F(PackageTest, AcceptsOptionalAndOpaqueFields) {
   json manifest = docExampleManifest();
-  manifest.erase("resources");
+  manifest["kernels"][0].erase("resources");
+  manifest["kernels"][0]["args"].push_back("bias");
   manifest.erase("config");
   manifest["op"].erase("dtype_c");                     // absent is null
   manifest["op"]["dtype_bias"] = "bf16";
@@ -426,7 +478,7 @@ TEST_F(PackageTest, AcceptsOptionalAndOpaqueFields) {
   KernelPackage pkg;
   std::string err;
   ASSERT_TRUE(loadPackage(writeRawPackage("opt", manifest), pkg, err)) << err;
-  EXPECT_FALSE(pkg.resources.has_value());
+  EXPECT_FALSE(pkg.kernels[0].resources.has_value());
   EXPECT_TRUE(pkg.config.is_null());
 
   // Opaque op kinds are kept as they are.
@@ -434,6 +486,64 @@ TEST_F(PackageTest, AcceptsOptionalAndOpaqueFields) {
   manifest["op"] = {{"kind", "attention"}, {"heads", 16}};
   ASSERT_TRUE(loadPackage(writeRawPackage("attn", manifest), pkg, err)) << err;
   EXPECT_EQ(pkg.op["heads"], 16);
+}
+
+/// A split-K gemm as a package: partial sums into a workspace, then a
+/// reduction that applies the epilogue.
+json twoKernelManifest() {
+  json m = docExampleManifest();
+  m["params"] = json::parse(R"([
+    {"name": "A", "kind": "tensor", "dtype": "bf16", "shape": [4096, 4096], "role": "input"},
+    {"name": "B", "kind": "tensor", "dtype": "bf16", "shape": [4096, 4096], "role": "input"},
+    {"name": "W", "kind": "tensor", "dtype": "f32", "shape": [4, 1, 4096, 4096], "role": "workspace"},
+    {"name": "D", "kind": "tensor", "dtype": "bf16", "shape": [4096, 4096], "role": "output"}
+  ])");
+  json main = m["kernels"][0];
+  main["entry"] = "kgen_partials";
+  main["args"] = {"A", "B", "W"};
+  json reduce = main;
+  reduce["entry"] = "kgen_reduce";
+  reduce["args"] = {"W", "D"};
+  reduce["launch"]["dynamic_smem_bytes"] = 0;
+  m["kernels"] = {main, reduce};
+  return m;
+}
+
+TEST_F(PackageTest, HoldsSeveralKernelsAndAWorkspace) {
+  KernelPackage pkg;
+  std::string err;
+  ASSERT_TRUE(loadPackage(writeRawPackage("two", twoKernelManifest()), pkg, err))
+      << err;
+  ASSERT_EQ(pkg.kernels.size(), 2u);
+  EXPECT_EQ(pkg.kernels[0].entry, "kgen_partials");
+  EXPECT_EQ(pkg.kernels[0].args, (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(pkg.kernels[1].entry, "kgen_reduce");
+  EXPECT_EQ(pkg.kernels[1].args, (std::vector<size_t>{2, 3}));
+  EXPECT_EQ(pkg.params[2].role, ParamRole::Workspace);
+
+  const std::string out = dir + "/written";
+  ASSERT_TRUE(writePackage(out, pkg, err)) << err;
+  KernelPackage back;
+  ASSERT_TRUE(loadPackage(out, back, err)) << err;
+  expectSamePackage(pkg, back);
+
+  json dup = twoKernelManifest();
+  dup["kernels"][1]["entry"] = "kgen_partials";
+  EXPECT_NE(expectRefused(writeRawPackage("dup", dup))
+                .find("kernels[1].entry: duplicate entry kgen_partials"),
+            std::string::npos);
+}
+
+TEST(ResourceUsageTest, WorstOfTakesMaximaAndSumsSpills) {
+  const ResourceUsage a{168, 1024, 0, 8, 4, 372}, b{40, 0, 16, 0, 12, 400};
+  const ResourceUsage w = worstOf({a, b});
+  EXPECT_EQ(w.registers, 168);
+  EXPECT_EQ(w.sharedBytes, 1024);
+  EXPECT_EQ(w.stackBytes, 16);
+  EXPECT_EQ(w.spillStoreBytes, 8);
+  EXPECT_EQ(w.spillLoadBytes, 16);
+  EXPECT_EQ(w.constantBytes, 400);
+  EXPECT_EQ(toJson(worstOf({})), toJson(ResourceUsage{}));
 }
 
 TEST_F(PackageTest, RefusesBadSources) {

@@ -190,8 +190,10 @@ int compileMode(const CliOptions &cli) {
     CompileRow row;
     row.name = pkg.name;
     row.target = options.arch;
-    row.dynamicSmemBytes = pkg.launch.dynamicSmemBytes;
-    row.ok = compileCuda(pkg.source, pkg.sourceFile, pkg.entry, options, compiled, err);
+    for (const PackageKernel &kernel : pkg.kernels)
+      row.dynamicSmemBytes =
+          std::max(row.dynamicSmemBytes, kernel.launch.dynamicSmemBytes);
+    row.ok = compilePackage(pkg, options, compiled, err);
     row.resources = compiled.resources;
     row.compileMs = compiled.compileMs;
     row.cacheHit = compiled.fromCache;
@@ -235,8 +237,7 @@ bool preparePackage(const KernelPackage &pkg, const DeviceInfo &device,
   CompileOptions compile;
   compile.arch = *arch;
   compile.cacheDir = cacheDir;
-  if (!compileCuda(pkg.source, pkg.sourceFile, pkg.entry, compile,
-                   prepared.kernel, err)) {
+  if (!compilePackage(pkg, compile, prepared.kernel, err)) {
     kernel.status = RunStatus::CompileFailed;
     kernel.reason = err;
     return false;

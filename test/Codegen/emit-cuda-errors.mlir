@@ -35,14 +35,3 @@ func.func @fp8_mn_major(%a: tensor<64x128xf8E4M3FN>, %b: tensor<128x64xf8E4M3FN>
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = mma_sync, block_m = 64, block_n = 64, block_k = 64, warps_m = 2, warps_n = 2, stages = 2, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<64x128xf8E4M3FN>, tensor<128x64xf8E4M3FN> -> tensor<64x64xbf16>
   return %d : tensor<64x64xbf16>
 }
-
-// -----
-
-// Split-K needs two kernels; a package holds one (kgen-translate prints both):
-// skipped with a warning, once per gemm.
-// PKG: warning: not packaged: split-K gemms need two kernels in one package, which packages cannot hold yet (kgen-translate prints both)
-// PKG-NOT: warning: not packaged
-func.func @split_k(%a: tensor<30x512xbf16>, %b: tensor<512x64xbf16>) -> tensor<30x64xf32> {
-  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 32, block_k = 32, warps_m = 1, warps_n = 2, stages = 3, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 2, raster_group = 8, epilogue_vector = 4, source = user>} : tensor<30x512xbf16>, tensor<512x64xbf16> -> tensor<30x64xf32>
-  return %d : tensor<30x64xf32>
-}

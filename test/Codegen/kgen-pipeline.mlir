@@ -1,4 +1,4 @@
-// kgen-opt --kgen-pipeline: select -> lower -> emit, one package per kernel,
+// kgen-opt --kgen-pipeline: select -> lower -> emit, one package per gemm,
 // which the runtime loads, validates and compiles with NVRTC (no GPU):
 // registers reported, no stack frame, no spills.
 // REQUIRES: kgen-bench
@@ -26,12 +26,14 @@
 // MANIFEST: "config": {
 // MANIFEST: "instruction": "mma_sync",
 // MANIFEST: "source": "default",
-// MANIFEST: "entry": "kgen_gemm_bf16_m100_n200_k64",
-// MANIFEST: "op": {
-// MANIFEST: "activation": "silu",
-// MANIFEST: "kind": "gemm",
-// MANIFEST: "m": 100,
-// MANIFEST: "transpose_b": true
+// MANIFEST: "kernels": [
+// MANIFEST-NEXT: {
+// MANIFEST-NEXT: "args": [
+// MANIFEST-NEXT: "A",
+// MANIFEST-NEXT: "B",
+// MANIFEST-NEXT: "D"
+// MANIFEST-NEXT: ],
+// MANIFEST-NEXT: "entry": "kgen_gemm_bf16_m100_n200_k64",
 // MANIFEST: "resources": {
 // MANIFEST-NEXT: "constant_bytes":
 // MANIFEST-NEXT: "registers": {{[1-9][0-9]*}},
@@ -39,9 +41,15 @@
 // MANIFEST-NEXT: "spill_load_bytes": 0,
 // MANIFEST-NEXT: "spill_store_bytes": 0,
 // MANIFEST-NEXT: "stack_bytes": 0
+// MANIFEST: "op": {
+// MANIFEST: "activation": "silu",
+// MANIFEST: "kind": "gemm",
+// MANIFEST: "m": 100,
+// MANIFEST: "transpose_b": true
 // MANIFEST: "source": "kernel.cu",
 // MANIFEST: "source_sha256": "{{[0-9a-f]+}}",
 // MANIFEST: "target": "sm_80",
+// MANIFEST: "version": 2
 // CHECK: name {{.*}} regs
 // CHECK-DAG: kgen_gemm_bf16_m100_n200_k64 sm_80 {{[0-9]+}} 0+65536 0 0/0
 // CHECK-DAG: kgen_gemm_f32_m17_n33_k9 sm_80 {{[0-9]+}} 0+{{[0-9]+}} 0 0/0

@@ -138,11 +138,14 @@ bool packageCandidate(GemmOp gemm, GemmConfigAttr config, StringRef dir,
       why = err;
       return false;
     }
-    if (pkg.resources && (pkg.resources->spillStoreBytes > 0 ||
-                          pkg.resources->stackBytes > 0)) {
+    std::vector<rt::ResourceUsage> usages;
+    for (const rt::PackageKernel &kernel : pkg.kernels)
+      if (kernel.resources)
+        usages.push_back(*kernel.resources);
+    rt::ResourceUsage worst = rt::worstOf(usages);
+    if (worst.spillStoreBytes > 0 || worst.stackBytes > 0) {
       why = llvm::formatv("ptxas: {0} bytes stack, {1} bytes spilled",
-                          pkg.resources->stackBytes,
-                          pkg.resources->spillStoreBytes)
+                          worst.stackBytes, worst.spillStoreBytes)
                 .str();
       return false;
     }

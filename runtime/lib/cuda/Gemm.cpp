@@ -175,8 +175,9 @@ bool checkTensor(const KernelPackage &pkg, const char *name,
           ", the op says " + elemTypeName(type) + " " + formatShape(shape);
     return false;
   }
-  const bool roleOk = read ? param.role != ParamRole::Output
-                           : param.role != ParamRole::Input;
+  const bool roleOk =
+      param.role == ParamRole::InOut ||
+      param.role == (read ? ParamRole::Input : ParamRole::Output);
   if (!roleOk) {
     err = "package " + pkg.name + ": parameter '" + name + "' must be " +
           (read ? "read (input or inout)" : "written (output or inout)");

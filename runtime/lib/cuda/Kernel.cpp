@@ -188,14 +188,14 @@ bool encodeTensorMap(const TmaGeometry &geometry, CUtensorMapDataType type,
   return true;
 }
 
-bool KernelArgs::build(const KernelPackage &pkg,
+bool KernelArgs::build(const KernelPackage &pkg, const PackageKernel &kernel,
                        const std::vector<void *> &tensors, std::string &err) {
-  const size_t count = pkg.params.size();
+  const size_t count = kernel.args.size();
   words_.assign(count, 0);
   maps_.assign(count, CUtensorMap{});
   pointers_.assign(count, nullptr);
   for (size_t i = 0; i < count; ++i) {
-    const KernelParam &param = pkg.params[i];
+    const KernelParam &param = pkg.params[kernel.args[i]];
     switch (param.kind) {
     case ParamKind::Tensor:
       words_[i] = argWord(tensors[i]);

@@ -117,8 +117,9 @@ bool PackageRun::allocate(std::string &err) {
     Arena &arena = arenas_[i];
     if (!allocateArena(tensorBytes(param), sets_, arena, err))
       return false;
-    if (param.role == ParamRole::Output) {
-      // All-ones bytes are NaN in every float type kgen writes.
+    if (param.role == ParamRole::Output || param.role == ParamRole::Workspace) {
+      // All-ones bytes are NaN in every float type kgen writes: a kernel
+      // reading a workspace element no kernel before it wrote shows.
       KGEN_CUDA_TRY(cudaMemset(arena.slot(0), 0xFF, arena.tensorBytes), err);
     } else {
       host_[i] = makeRandom(param.dtype, param.shape, mixSeed(o_.seed, i));
@@ -232,24 +233,38 @@ KernelResult PackageRun::runKernel() {
     return result;
   }
   std::string err;
-  LoadedKernel kernel;
-  if (!kernel.load(p_.kernel.cubin, pkg_.entry, pkg_.launch, err)) {
-    markFailed(result, "loading the cubin: " + err);
-    return result;
-  }
-  std::vector<KernelArgs> args(static_cast<size_t>(sets_));
+  // The package's kernels, launched in order on one stream: one timed
+  // launch is the whole sequence.
+  const size_t count = pkg_.kernels.size();
+  std::vector<LoadedKernel> kernels(count);
+  for (size_t k = 0; k < count; ++k)
+    if (!kernels[k].load(p_.kernel.cubin, pkg_.kernels[k].entry,
+                         pkg_.kernels[k].launch, err)) {
+      markFailed(result, "loading the cubin: " + err);
+      return result;
+    }
+  // args[set][k]: kernel k's arguments over copy `set` of the tensors.
+  std::vector<std::vector<KernelArgs>> args(static_cast<size_t>(sets_));
   for (int set = 0; set < sets_; ++set) {
     std::vector<void *> tensors(pkg_.params.size(), nullptr);
     for (size_t i = 0; i < pkg_.params.size(); ++i)
       if (pkg_.params[i].kind == ParamKind::Tensor)
         tensors[i] = arenas_[i].slot(set);
-    if (!args[static_cast<size_t>(set)].build(pkg_, tensors, err)) {
-      markFailed(result, "kernel arguments: " + err);
-      return result;
-    }
+    std::vector<KernelArgs> &setArgs = args[static_cast<size_t>(set)];
+    setArgs.resize(count);
+    for (size_t k = 0; k < count; ++k)
+      if (!setArgs[k].build(pkg_, pkg_.kernels[k], tensors, err)) {
+        markFailed(result, "kernel arguments of " + pkg_.kernels[k].entry +
+                               ": " + err);
+        return result;
+      }
   }
   const LaunchFn launch = [&](int set, cudaStream_t stream, std::string &e) {
-    return kernel.launch(args[static_cast<size_t>(set)].data(), stream, e);
+    std::vector<KernelArgs> &setArgs = args[static_cast<size_t>(set)];
+    for (size_t k = 0; k < count; ++k)
+      if (!kernels[k].launch(setArgs[k].data(), stream, e))
+        return false;
+    return true;
   };
   if (!launch(0, s_.stream(), err) || !s_.sync("the checked run", err)) {
     markFailed(result, err);

@@ -24,6 +24,8 @@ struct CompileResult {
   std::vector<char> cubin;
   std::string log;             // NVRTC program log, with the ptxas report
   ResourceUsage resources;     // parsed from the log for the entry kernel
+                               // (compilePackage: the worst of its kernels)
+  std::vector<ResourceUsage> perKernel; // compilePackage: each kernel's
   std::string cacheKey;        // sha256 of source, name, arch, options, NVRTC version
   bool fromCache = false;
   double compileMs = 0;
@@ -45,6 +47,13 @@ std::vector<std::string> defaultCudaIncludeDirs();
 bool compileCuda(const std::string &source, const std::string &name,
                  const std::string &entry, const CompileOptions &options,
                  CompileResult &result, std::string &err);
+
+/// compileCuda for a package: its source, named by its source file, with
+/// the report of every kernel of the package in result.perKernel and their
+/// worst case (worstOf) in result.resources. False when it does not compile
+/// or the report lacks one of the kernels.
+bool compilePackage(const KernelPackage &pkg, const CompileOptions &options,
+                    CompileResult &result, std::string &err);
 
 } // namespace kgen::rt
 

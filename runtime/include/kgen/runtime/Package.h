@@ -20,7 +20,9 @@
 
 namespace kgen::rt {
 
-constexpr int kPackageVersion = 1;
+/// The version written. Version 1 manifests (one kernel: top-level entry,
+/// launch and resources, every parameter passed in order) are still read.
+constexpr int kPackageVersion = 2;
 
 /// ptxas's resource report for one kernel.
 struct ResourceUsage {
@@ -40,7 +42,10 @@ struct LaunchConfig {
 };
 
 enum class ParamKind { Tensor, Scalar, TmaDescriptor };
-enum class ParamRole { Input, Output, InOut };
+/// Workspace tensors hold intermediates between a package's kernels (split-K
+/// partial sums): the runtime allocates them, poisons them with NaN, and
+/// neither fills nor compares them.
+enum class ParamRole { Input, Output, InOut, Workspace };
 
 struct KernelParam {
   std::string name;
@@ -54,21 +59,28 @@ struct KernelParam {
   int tmaSwizzleBytes = 0;            // TmaDescriptor: 0, 32, 64 or 128
 };
 
+/// One kernel of a package: launched in `kernels` order on one stream, each
+/// after the previous one finished.
+struct PackageKernel {
+  std::string entry;         // extern "C" __global__ function
+  LaunchConfig launch;
+  std::vector<size_t> args;  // its parameters, as indices into params
+  std::optional<ResourceUsage> resources; // ptxas's report, when known
+};
+
 struct KernelPackage {
   std::string dir;           // folder holding manifest.json
   std::string name;
-  std::string entry;         // extern "C" __global__ function
   std::string target;        // "sm_80", "sm_90a", ...
   std::string sourceFile;    // relative to dir
   std::string source;        // the CUDA source text
   std::string sourceSha256;
-  LaunchConfig launch;
-  std::vector<KernelParam> params;
+  std::vector<PackageKernel> kernels; // at least one
+  std::vector<KernelParam> params;    // every kernel's, each once
   nlohmann::json op;         // op signature; op["kind"] is a string
   nlohmann::json config;     // lowering strategy, opaque here
   double flops = 0;
   double bytes = 0;
-  std::optional<ResourceUsage> resources;
 
   /// Index of the parameter named `name`, if any.
   std::optional<size_t> findParam(const std::string &name) const;
@@ -77,8 +89,9 @@ struct KernelPackage {
 /// Reads `dir`/manifest.json and the source it names, and validates them:
 /// schema and version, required fields and their types, dtype names, non-
 /// negative shapes within `maxElements` each, launch dimensions >= 1, unique
-/// parameter names, TMA descriptors naming a tensor parameter, a source file
-/// inside the folder whose SHA-256 matches. On failure returns false with a
+/// parameter names, TMA descriptors naming a tensor parameter, kernels with
+/// distinct entries whose arguments name parameters (each parameter used by
+/// some kernel), a source file inside the folder whose SHA-256 matches. On failure returns false with a
 /// one-line message naming the file and the field.
 bool loadPackage(const std::string &dir, KernelPackage &out, std::string &err,
                  int64_t maxElements = int64_t{1} << 32);
@@ -88,6 +101,11 @@ bool loadPackage(const std::string &dir, KernelPackage &out, std::string &err,
 /// tests.
 bool writePackage(const std::string &dir, const KernelPackage &pkg,
                   std::string &err);
+
+/// The worst of several kernels' reports: the most registers, shared memory,
+/// stack and constant bytes, the sum of the spills. What a package costs
+/// when any of its kernels matters.
+ResourceUsage worstOf(const std::vector<ResourceUsage> &usages);
 
 /// JSON forms of ResourceUsage (the "resources" object of manifests and
 /// results).

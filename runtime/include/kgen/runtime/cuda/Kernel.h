@@ -57,15 +57,17 @@ bool encodeTensorMap(const TmaGeometry &geometry, CUtensorMapDataType type,
                      int swizzleBytes, void *base, CUtensorMap &map,
                      std::string &err);
 
-/// The argument values of one launch, in parameter order: a device pointer
-/// per tensor, the value per scalar, a CUtensorMap per TMA descriptor.
+/// The argument values of one launch of `kernel`, in its argument order: a
+/// device pointer per tensor, the value per scalar, a CUtensorMap per TMA
+/// descriptor.
 class KernelArgs {
 public:
   /// `tensors[i]` is the device buffer of parameter i when it is a tensor
   /// (ignored otherwise). TMA descriptors are encoded over the buffer of the
-  /// tensor they name. Precondition: tensors.size() == pkg.params.size().
-  bool build(const KernelPackage &pkg, const std::vector<void *> &tensors,
-             std::string &err);
+  /// tensor they name. Preconditions: tensors.size() == pkg.params.size(),
+  /// `kernel` is one of pkg.kernels.
+  bool build(const KernelPackage &pkg, const PackageKernel &kernel,
+             const std::vector<void *> &tensors, std::string &err);
   /// The kernelParams array for cudaLaunchKernelEx. Valid while this object
   /// lives and is not rebuilt.
   void **data() { return pointers_.data(); }
