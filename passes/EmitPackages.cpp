@@ -81,7 +81,7 @@ struct KgenEmitPackagesPass
         packaged.insert(k);
       llvm::SmallString<256> dir(outputDir);
       llvm::sys::path::append(dir, kernel.getSymName());
-      if (failed(emitPackage(kernels, dir)))
+      if (failed(emitPackage(kernels, dir, compile)))
         return signalPassFailure();
     }
     markAllAnalysesPreserved();

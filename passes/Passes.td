@@ -110,18 +110,24 @@ def KgenLowerTilesToLoops : Pass<"kgen-lower-tiles-to-loops", "::mlir::ModuleOp"
 def KgenEmitPackages : Pass<"kgen-emit-packages", "::mlir::ModuleOp"> {
   let summary = "Write every kgen.kernel as a kernel package (.cu + manifest.json)";
   let description = [{
-    For each `kgen.kernel` of the module, writes `<output-dir>/<kernel>/`
+    For each op lowered to `kgen.kernel`s, writes `<output-dir>/<kernel>/`
     with `kernel.cu` (codegen/emit/EmitCuda.cpp) and `manifest.json`
-    (docs/kernel-package.md), atomically. With the CUDA toolkit, each kernel
-    is compiled with NVRTC for its target and ptxas's report (registers,
-    shared memory, stack, spills) goes into the manifest's `resources`. The
-    IR is not changed. Fails on kernels the emitter cannot print yet, or
-    whose CUDA does not compile, naming what is wrong. Split-K gemms (two
-    kernels) are skipped with a warning: a package holds one kernel.
+    (docs/kernel-package.md), atomically, named after the op's first kernel.
+    A split-K gemm is one package of two kernels: the partial products into
+    a workspace, then the reduction (a kernel with no op signature whose
+    launch reads another kernel's result continues that kernel's package).
+    With the CUDA toolkit and `compile` on, each package is compiled with
+    NVRTC for its target and ptxas's report per kernel (registers, shared
+    memory, stack, spills) goes into the manifest. The IR is not changed.
+    Fails on kernels the emitter cannot print yet, or whose CUDA does not
+    compile, naming what is wrong.
   }];
   let options = [
     Option<"outputDir", "output-dir", "std::string", /*default=*/"\"kgen-packages\"",
-           "Folder that receives one package folder per kernel">
+           "Folder that receives one package folder per op">,
+    Option<"compile", "compile", "bool", /*default=*/"true",
+           "Compile each package with NVRTC and record ptxas's report "
+           "(off: the caller compiles, e.g. kgen-tune in parallel)">
   ];
 }
 

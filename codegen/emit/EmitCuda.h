@@ -40,9 +40,11 @@ LogicalResult emitCuda(KernelOp kernel, llvm::raw_ostream &os,
 /// plus their launches, the parameters, the op signature and config of the
 /// first, FLOPs and bytes. The kernels run in order; parameters of one name
 /// are one tensor, and a tensor a kernel writes and a later one reads is a
-/// workspace (split-K partial sums). Precondition: kernels is not empty.
+/// workspace (split-K partial sums). With `compile` (and NVRTC in the
+/// build), the source is compiled for the target and each kernel's ptxas
+/// report recorded. Precondition: kernels is not empty.
 LogicalResult emitPackage(llvm::ArrayRef<KernelOp> kernels,
-                          llvm::StringRef dir);
+                          llvm::StringRef dir, bool compile = true);
 } // namespace mlir::kgen
 
 #endif // KGEN_CODEGEN_EMITCUDA_H

@@ -4,8 +4,19 @@
 //     For each kgen.gemm: enumerate the gemm_configs that can work, rank
 //     them by the analytical cost model (passes/Tuner.cpp) and print the
 //     top N with their predicted time. With --packages, write the top N
-//     (single-kernel, split_k = 1) as kernel packages under DIR, compiled
+//     as kernel packages under DIR, compiled
 //     with NVRTC: candidates with spills or a stack frame are dropped.
+// kgen-tune FILE.mlir --measure --db=DB.json [--max-candidates=N]
+//           [--max-seconds=S] [--jobs=J] [--finalists=F] [--rounds=R]
+//           [--work-dir=DIR] [--bench=PATH] [--cache=DIR] [--ceilings=C]
+//     For each kgen.gemm: the default config and the model's best, up to N
+//     candidates (default 15% of the space), compiled in parallel and
+//     measured with kgen-bench within S seconds per gemm; the best F are
+//     measured again in R interleaved rounds and compared paired, so drift
+//     does not pick the winner; every measured candidate goes into DB
+//     (merged with what it holds). Prints progress, then per gemm the tuned
+//     config's speed-up over the default. Exit 3 when kgen-bench finds no
+//     GPU (nothing measured, DB untouched).
 // kgen-tune FILE.mlir --report --db=DB.json
 //     For each kgen.gemm, every correct measured candidate of its database
 //     entries beside the cost model's prediction, and the model's relative
@@ -14,11 +25,12 @@
 //     Add every kgen result of a kgen-bench results file (the packages
 //     measured on a GPU: `kgen-bench run DIR/*/* --out RESULTS.json`) to a
 //     tuning database, which kgen-select-strategy{db=...} reads.
-// Exit codes: 0 ok, 1 a step failed, 2 bad input or options.
+// Exit codes: 0 ok, 1 a step failed, 2 bad input or options, 3 no GPU.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tools/Register.h"
+#include "tools/kgen-tune/Measure.h"
 
 #include "codegen/emit/EmitCuda.h"
 #include "codegen/emit/GemmJson.h"
@@ -66,6 +78,52 @@ static cl::opt<std::string>
 static cl::opt<std::string> dbPath("db", cl::desc("Tuning database file"),
                                    cl::cat(category));
 static cl::opt<bool>
+    measure("measure",
+            cl::desc("Measure candidates with kgen-bench and add them to --db"),
+            cl::cat(category));
+static cl::opt<unsigned>
+    maxCandidates("max-candidates",
+                  cl::desc("--measure: candidates measured per gemm (0: 15% "
+                           "of the space)"),
+                  cl::init(0), cl::cat(category));
+static cl::opt<double>
+    maxSeconds("max-seconds",
+               cl::desc("--measure: seconds per gemm, compiling and "
+                        "measuring"),
+               cl::init(60), cl::cat(category));
+static cl::opt<unsigned> jobs("jobs",
+                              cl::desc("--measure: parallel compiles (0: "
+                                       "one per hardware thread)"),
+                              cl::init(0), cl::cat(category));
+static cl::opt<unsigned>
+    finalists("finalists",
+              cl::desc("--measure: candidates measured again"), cl::init(3),
+              cl::cat(category));
+static cl::opt<unsigned> rounds("rounds",
+                                cl::desc("--measure: interleaved rounds of "
+                                         "re-measurement"),
+                                cl::init(3), cl::cat(category));
+static cl::opt<std::string>
+    workDir("work-dir",
+            cl::desc("--measure: folder for packages and results (default "
+                     "kgen-tune-work)"),
+            cl::init("kgen-tune-work"), cl::cat(category));
+static cl::opt<std::string>
+    benchPath("bench",
+              cl::desc("--measure: kgen-bench to run (default: the one "
+                       "beside kgen-tune)"),
+              cl::cat(category));
+static cl::opt<std::string> cacheDir("cache",
+                                     cl::desc("--measure: NVRTC cache folder"),
+                                     cl::cat(category));
+static cl::opt<std::string>
+    ceilingsPath("ceilings",
+                 cl::desc("--measure: kgen-bench ceilings file"),
+                 cl::cat(category));
+static cl::opt<unsigned long long>
+    seed("seed", cl::desc("--measure: seed of the random inputs"),
+         cl::init(1), cl::cat(category));
+static cl::opt<bool>
     report("report",
            cl::desc("With --db: the cost model's prediction against every "
                     "measured candidate of the module's gemms, and its error"),
@@ -81,54 +139,13 @@ int fail(const llvm::Twine &msg, int code = 1) {
   return code;
 }
 
-std::string configSummary(GemmConfigAttr c) {
-  return llvm::formatv("{0} {1}x{2}x{3} w{4}x{5} s{6} k{7} r{8}",
-                       stringifyInstructionFamily(c.getInstruction()),
-                       c.getBlockM(), c.getBlockN(), c.getBlockK(),
-                       c.getWarpsM(), c.getWarpsN(), c.getStages(),
-                       c.getSplitK(), c.getRasterGroup())
-      .str();
-}
-
-/// `gemm` alone in a new module, as `func @main`, with `config`.
-OwningOpRef<ModuleOp> isolate(GemmOp gemm, GemmConfigAttr config) {
-  OpBuilder b(gemm.getContext());
-  Location loc = gemm.getLoc();
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  b.setInsertionPointToEnd(module->getBody());
-  auto func = func::FuncOp::create(
-      b, loc, "main",
-      b.getFunctionType(gemm->getOperandTypes(), gemm->getResultTypes()));
-  Block *entry = func.addEntryBlock();
-  b.setInsertionPointToEnd(entry);
-  IRMapping map;
-  map.map(gemm->getOperands(), entry->getArguments());
-  auto clone = cast<GemmOp>(b.clone(*gemm, map));
-  clone.setConfigAttr(config);
-  func::ReturnOp::create(b, loc, clone->getResults());
-  return module;
-}
-
 /// Lowers and packages one candidate into `dir`; false (with the reason)
 /// when it fails or ptxas reports a stack frame or spills.
 bool packageCandidate(GemmOp gemm, GemmConfigAttr config, StringRef dir,
                       std::string &why) {
-  OwningOpRef<ModuleOp> module = isolate(gemm, config);
-  std::string diagnostics;
-  llvm::raw_string_ostream diagStream(diagnostics);
-  ScopedDiagnosticHandler handler(gemm.getContext(), [&](Diagnostic &d) {
-    diagStream << d << "; ";
-    return success();
-  });
-  PassManager pm(gemm.getContext());
-  pm.addPass(mlir::kgen::createKgenLowerGemmToTiles());
-  mlir::kgen::KgenEmitPackagesOptions emit;
-  emit.outputDir = dir.str();
-  pm.addPass(mlir::kgen::createKgenEmitPackages(emit));
-  if (failed(pm.run(*module))) {
-    why = diagnostics;
+  if (!::kgen::tune::emitCandidate(gemm, config, dir.str(), /*compile=*/true,
+                                   why))
     return false;
-  }
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
        it.increment(ec)) {
@@ -157,6 +174,81 @@ void reportGemm(GemmOp gemm, const rt::TuningDb &db,
                 const mlir::kgen::MachineModel &machine,
                 SmallVectorImpl<double> &errors);
 
+/// --measure: the measured search of every gemm of `module`, then the
+/// database written (merged with the file's entries) and a closing table.
+int measureModule(ModuleOp module, mlir::kgen::Target target,
+                  const mlir::kgen::MachineModel &machine) {
+  if (dbPath.empty())
+    return fail("--measure needs --db", 2);
+  if (maxSeconds <= 0)
+    return fail("--max-seconds must be positive", 2);
+  std::string err;
+  rt::TuningDb db;
+  if (llvm::sys::fs::exists(dbPath) && !rt::readTuningDb(dbPath, db, err))
+    return fail(err + " (not overwritten)", 2);
+  ::kgen::tune::MeasureOptions o;
+  o.target = target;
+  o.workDir = workDir;
+  o.benchPath = benchPath;
+  if (o.benchPath.empty()) {
+    // kgen-bench beside this executable.
+    std::string self = llvm::sys::fs::getMainExecutable(
+        "kgen-tune", reinterpret_cast<void *>(&fail));
+    llvm::SmallString<256> path(llvm::sys::path::parent_path(self));
+    llvm::sys::path::append(path, "kgen-bench");
+    o.benchPath = path.str().str();
+  }
+  if (!llvm::sys::fs::can_execute(o.benchPath))
+    return fail("cannot run " + o.benchPath + " (--bench)", 2);
+  o.cacheDir = cacheDir;
+  o.ceilingsPath = ceilingsPath;
+  o.maxCandidates = maxCandidates;
+  o.maxSeconds = maxSeconds;
+  o.jobs = jobs;
+  o.finalists = finalists;
+  o.rounds = rounds;
+  o.seed = seed;
+  SmallVector<GemmOp> gemms;
+  module.walk([&](GemmOp gemm) { gemms.push_back(gemm); });
+  if (gemms.empty())
+    return fail("no kgen.gemm in " + inputFile, 2);
+  SmallVector<::kgen::tune::GemmSearchSummary> summaries(gemms.size());
+  int status = 0;
+  for (auto [index, gemm] : llvm::enumerate(gemms)) {
+    ::kgen::tune::SearchStatus s = ::kgen::tune::searchGemm(
+        gemm, int(index), o, machine, db, summaries[index]);
+    if (s == ::kgen::tune::SearchStatus::NoDevice)
+      return fail("kgen-bench found no CUDA device: nothing measured, " +
+                      dbPath + " left as it was (the candidate packages are "
+                               "under " +
+                      workDir + ")",
+                  3);
+    if (s == ::kgen::tune::SearchStatus::Failed)
+      status = 1;
+  }
+  if (!rt::writeTuningDb(dbPath, db, err))
+    return fail(err);
+  llvm::outs() << "\ngemm  space  measured     s   default ms     tuned ms  "
+                  "speed-up  tuned config\n";
+  for (auto [index, s] : llvm::enumerate(summaries)) {
+    auto ms = [](std::optional<double> v) {
+      return v ? llvm::formatv("{0,11:F4}", *v).str() : std::string(11, '-');
+    };
+    std::string speedup = s.defaultMs && s.bestMs
+                              ? llvm::formatv("{0,8:F3}x", *s.defaultMs / *s.bestMs)
+                                    .str()
+                              : std::string(9, '-');
+    llvm::outs() << llvm::formatv("{0,4}  {1,5}  {2,8}  {3,4:F0}  {4}  {5}  "
+                                  "{6}  {7}\n",
+                                  index, s.space, s.measured, s.seconds,
+                                  ms(s.defaultMs), ms(s.bestMs), speedup,
+                                  s.bestConfig);
+  }
+  llvm::outs() << "kgen-tune: " << dbPath << ": " << db.entries.size()
+               << " entries\n";
+  return status;
+}
+
 int tuneModule() {
   DialectRegistry registry;
   mlir::kgen::registerKgenDialects(registry);
@@ -178,6 +270,8 @@ int tuneModule() {
     return fail("could not parse " + inputFile, 2);
 
   mlir::kgen::MachineModel machine;
+  if (measure)
+    return measureModule(*module, *target, machine);
   if (report) {
     if (dbPath.empty())
       return fail("--report needs --db", 2);
@@ -225,21 +319,19 @@ int tuneModule() {
         break;
       std::string note;
       if (!packagesDir.empty()) {
-        if (c.getSplitK() > 1)
-          continue; // a package holds one kernel
         llvm::SmallString<256> dir(packagesDir);
         llvm::sys::path::append(dir, "gemm" + std::to_string(index),
                                 "c" + std::to_string(kept));
         std::string why;
         if (!packageCandidate(gemm, c, dir, why)) {
-          llvm::outs() << "  dropped  " << configSummary(c) << ": " << why
+          llvm::outs() << "  dropped  " << ::kgen::tune::configSummary(c) << ": " << why
                        << "\n";
           continue;
         }
         note = "  -> " + dir.str().str();
       }
       llvm::outs() << llvm::format("  %2u  %-40s %9.4f ms %8.1f TFLOP/s",
-                                   kept, configSummary(c).c_str(), ms,
+                                   kept, ::kgen::tune::configSummary(c).c_str(), ms,
                                    flops / (ms * 1e-3) / 1e12)
                    << note << "\n";
       ++kept;
@@ -278,7 +370,7 @@ void reportGemm(GemmOp gemm, const rt::TuningDb &db,
       errors.push_back(error);
       llvm::outs() << llvm::format("  %-40s predicted %9.4f ms  measured "
                                    "%9.4f ms  error %6.1f%%",
-                                   configSummary(config).c_str(), predicted,
+                                   ::kgen::tune::configSummary(config).c_str(), predicted,
                                    measured, 100 * error)
                    << "  (" << entry.key.device << ")\n";
     }
@@ -300,16 +392,7 @@ int importIntoDb() {
     if (r.implementation != "kgen" || !r.op.is_object() ||
         !r.config.is_object())
       continue;
-    rt::TuningKey key;
-    key.op = r.op;
-    auto target = r.config.find("target");
-    key.arch = target != r.config.end() && target->is_string()
-                   ? target->get<std::string>()
-                   : "";
-    key.smCount = results.device.smCount;
-    key.device = results.device.name;
-    key.cudaVersion = results.device.runtimeVersion;
-    key.emitterVersion = mlir::kgen::kEmitterVersion;
+    rt::TuningKey key = ::kgen::tune::keyFor(r, results.device);
     rt::TuningCandidate c;
     c.config = r.config;
     c.status = r.status;

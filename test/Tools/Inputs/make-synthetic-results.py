@@ -9,6 +9,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import synthetic  # noqa: E402
+
 
 def main():
     pkg_dir, out = sys.argv[1], sys.argv[2]
@@ -28,12 +31,7 @@ def main():
     results.append(dict(results[0], name="faulted", status="faulted", time=None, rel_error=None,
                         reason="an illegal memory access was encountered (synthetic)"))
     results.append(dict(results[0], name="cublaslt", implementation="cublaslt", config=None))
-    doc = {"schema": "kgen.results", "version": 1, "created_at": "2026-11-29T00:00:00Z",
-           "commit": "synthetic", "host": "synthetic",
-           "device": {"name": "NVIDIA H200", "sm_count": 132, "cc_major": 9, "cc_minor": 0,
-                      "sm_clock_khz": 0, "mem_clock_khz": 0, "l2_bytes": 0, "memory_bytes": 0,
-                      "driver_version": "13.0", "runtime_version": "13.0"},
-           "ceilings": None, "results": results}
+    doc = synthetic.results_doc(results, "2026-11-29T00:00:00Z")
     json.dump(doc, open(out, "w"), indent=1)
 
 

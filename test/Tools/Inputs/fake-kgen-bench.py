@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""SYNTHETIC stand-in for `kgen-bench run` (made up for tests: host
+"synthetic"), so that kgen-tune's measured search runs without a GPU.
+
+usage: fake-kgen-bench.py run PKG_DIR... --out F.json [kgen-bench options]
+
+Each package's "true" time is a fixed function of its config (a hash of the
+strategy: 1.00 to 1.06 ms, so several candidates lie within a few percent).
+Every invocation of this script is one "run" of the machine and multiplies
+all its times by a drift factor (0.94 to 1.06, by invocation number), as
+clocks and temperature do between runs; each kernel's median also carries
++-1% noise of its own. The cuBLASLt baseline "measured" beside each kernel
+drifts with its run. Environment:
+  FAKE_BENCH_STATE    folder for the invocation counter and log.txt, which
+                      gets a line per package: invocation, name, true ms,
+                      strategy
+  FAKE_BENCH_NO_DEVICE  when set: behave as on a machine without a GPU
+  FAKE_BENCH_WRONG    a package name whose output is wrong
+"""
+import hashlib
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import synthetic  # noqa: E402
+
+
+def strategy(config):
+    keys = ["instruction", "block_m", "block_n", "block_k", "warps_m", "warps_n",
+            "stages", "split_k", "raster_group"]
+    return " ".join(f"{k}={config.get(k)}" for k in keys)
+
+
+def true_ms(config):
+    h = int(hashlib.sha256(strategy(config).encode()).hexdigest(), 16)
+    return 1.0 + 0.01 * (h % 7)
+
+
+def drift(invocation):
+    return 1.0 + 0.06 * (((invocation * 3) % 5) - 2) / 2
+
+
+def noise(invocation, name):
+    """Run-to-run noise of one kernel's median, within +-1%: what the
+    baseline beside it does not cancel."""
+    h = int(hashlib.sha256(f"{invocation} {name}".encode()).hexdigest(), 16)
+    return 1.0 + 0.01 * ((h % 5) - 2) / 2
+
+
+def main():
+    args = sys.argv[1:]
+    if not args or args[0] != "run":
+        print("fake-kgen-bench: only `run` is faked", file=sys.stderr)
+        return 2
+    if os.environ.get("FAKE_BENCH_NO_DEVICE"):
+        print("kgen-bench: no CUDA device", file=sys.stderr)
+        return 3
+    dirs, out, i = [], None, 1
+    while i < len(args):
+        if args[i] == "--out":
+            out = args[i + 1]
+            i += 2
+        elif args[i].startswith("--"):
+            i += 2
+        else:
+            dirs.append(args[i])
+            i += 1
+    state = os.environ["FAKE_BENCH_STATE"]
+    os.makedirs(state, exist_ok=True)
+    counter = os.path.join(state, "invocations")
+    invocation = int(open(counter).read()) if os.path.exists(counter) else 0
+    open(counter, "w").write(str(invocation + 1))
+
+    results = []
+    with open(os.path.join(state, "log.txt"), "a") as log:
+        for d in dirs:
+            m = json.load(open(os.path.join(d, "manifest.json")))
+            truth = true_ms(m["config"])
+            ms = truth * drift(invocation) * noise(invocation, m["name"])
+            wrong = m["name"] == os.environ.get("FAKE_BENCH_WRONG")
+            log.write(f'{invocation} {m["name"]} {truth:.4f} {strategy(m["config"])}\n')
+            base = {"op": m["op"], "reason": "", "tflops": 0, "gbps": 0,
+                    "fraction_of_matmul_ceiling": 0, "fraction_of_copy_ceiling": 0,
+                    "resources": None, "speedup_over_baseline": 0}
+            results.append(dict(base, name="cublaslt/" + m["name"], implementation="cublaslt",
+                                config=None, status="ok", baseline="",
+                                time={"median_ms": 1.02 * drift(invocation), "q1_ms": 1.0,
+                                      "q3_ms": 1.04, "min_ms": 1.0, "max_ms": 1.1,
+                                      "samples": 10},
+                                rel_error=0.0))
+            results.append(dict(base, name=m["name"], implementation="kgen", config=m["config"],
+                                status="wrong" if wrong else "ok",
+                                reason="max error 1e3 (synthetic)" if wrong else "",
+                                baseline="cublaslt/" + m["name"],
+                                time=None if wrong else {
+                                    "median_ms": ms, "q1_ms": ms * 0.995, "q3_ms": ms * 1.005,
+                                    "min_ms": ms * 0.99, "max_ms": ms * 1.01, "samples": 10},
+                                rel_error=0.5 if wrong else 0.003))
+    doc = synthetic.results_doc(results, "2026-12-01T00:00:00Z")
+    json.dump(doc, open(out, "w"), indent=1)
+    return 1 if any(r["status"] != "ok" for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+// kgen-tune --measure: the default config and the cost model's best,
+// compiled in parallel, measured in batches by a kgen-bench, the best few
+// measured again in interleaved rounds, all into a tuning database that
+// kgen-select-strategy reads. The bench here is a SYNTHETIC stand-in
+// (Inputs/fake-kgen-bench.py: made-up times with drift between runs and
+// noise), so the search itself is tested without a GPU.
+// REQUIRES: kgen-bench
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: env FAKE_BENCH_STATE=%t/bench kgen-tune %s --measure --db %t/db.json --work-dir %t/work --bench %S/Inputs/fake-kgen-bench.py --cache %t/cache --max-candidates 6 --jobs 2 | FileCheck %s
+// CHECK: gemm 0: 1x512x2048x1024 bf16: {{[0-9]+}} valid configs; measuring 6 ({{[0-9]+}}% of the space): the default and the model's best
+// CHECK-NEXT: compiled 6 packages in {{.*}} s on 2 threads; 0 dropped
+// CHECK-NEXT: [1/6] wgmma {{.*}} ms  (model {{.*}} ms)  cuBLASLt {{.*}} ms  (default)
+// CHECK: [6/6] wgmma
+// CHECK-NEXT: re-measured the best 3 in 3 more interleaved rounds; paired scores (1 = the runs' median), on time over cuBLASLt in the same process:
+// CHECK-COUNT-3: {{^    wgmma .* -> .* ms   runs:( [0-9.]+){4}$}}
+// CHECK: gemm  space  measured     s   default ms     tuned ms  speed-up  tuned config
+// CHECK-NEXT: {{^ +0 +[0-9]+ +6 .* [0-9.]+x  wgmma }}
+// CHECK-NEXT: kgen-tune: {{.*}}db.json: 1 entries
+
+// Batches of 4, then three rounds of the three finalists, each in another
+// order; the database's best is the truly fastest measured candidate.
+// RUN: %python %S/Inputs/check-tuned.py %t/db.json %t/bench | FileCheck %s --check-prefix=TRUTH
+// TRUTH: candidates in the database: 6, correct 6
+// TRUTH-NEXT: run 0: gemm0_c0 gemm0_c1 gemm0_c2 gemm0_c3
+// TRUTH-NEXT: run 1: gemm0_c4 gemm0_c5
+// TRUTH-NEXT: run 2: [[B:gemm0_c[0-9]]] [[C:gemm0_c[0-9]]] [[A:gemm0_c[0-9]]]
+// TRUTH-NEXT: run 3: [[C]] [[A]] [[B]]
+// TRUTH-NEXT: run 4: [[A]] [[B]] [[C]]
+// TRUTH-NEXT: tuned choice {{.*}}: OK
+
+// The database decides the strategy, and says so.
+// RUN: kgen-opt %s --kgen-select-strategy="target=sm_90a db=%t/db.json" | FileCheck %s --check-prefix=SELECT
+// SELECT: source = measured, entry = "{{.*}}db.json: 512x2048x1024 on NVIDIA H200"
+
+// A second search adds to the database; a wrong kernel is kept as such and
+// never chosen.
+// RUN: env FAKE_BENCH_STATE=%t/bench2 FAKE_BENCH_WRONG=gemm0_c1 kgen-tune %s --measure --db %t/db.json --work-dir %t/work --bench %S/Inputs/fake-kgen-bench.py --cache %t/cache --max-candidates 3 --rounds 1 | FileCheck %s --check-prefix=WRONG
+// WRONG: [2/3] wgmma {{.*}} wrong: max error 1e3 (synthetic)
+// RUN: %python -c "import json; c = json.load(open('%t/db.json'))['entries'][0]['candidates']; print(len(c), sum(not x['correct'] for x in c))" | FileCheck %s --check-prefix=WRONGDB
+// WRONGDB: 9 1
+
+// No GPU: nothing measured, the database left as it was, exit 3.
+// RUN: cp %t/db.json %t/db-before.json
+// RUN: env FAKE_BENCH_STATE=%t/bench3 FAKE_BENCH_NO_DEVICE=1 kgen-tune %s --measure --db %t/db.json --work-dir %t/work --bench %S/Inputs/fake-kgen-bench.py --cache %t/cache --max-candidates 2 > %t/nodev.out 2>&1 || echo "exit $?" >> %t/nodev.out
+// RUN: FileCheck %s --check-prefix=NODEV < %t/nodev.out
+// NODEV: kgen-tune: error: kgen-bench found no CUDA device: nothing measured, {{.*}}db.json left as it was
+// NODEV: exit 3
+// RUN: cmp %t/db.json %t/db-before.json
+
+// The time budget stops the measurement between batches.
+// RUN: env FAKE_BENCH_STATE=%t/bench4 not kgen-tune %s --measure --db %t/db4.json --work-dir %t/work --bench %S/Inputs/fake-kgen-bench.py --cache %t/cache --max-candidates 2 --max-seconds 0.001 | FileCheck %s --check-prefix=BUDGET
+// BUDGET: time budget of 0.001 s spent: 0 of 2 candidates measured
+// BUDGET: no candidate ran correctly
+
+// Bad options and files: exit 2, the database not overwritten.
+// RUN: not kgen-tune %s --measure 2>&1 | FileCheck %s --check-prefix=NODB
+// NODB: kgen-tune: error: --measure needs --db
+// RUN: not kgen-tune %s --measure --db %t/db.json --bench %t/no-such-bench 2>&1 | FileCheck %s --check-prefix=NOBENCH
+// NOBENCH: kgen-tune: error: cannot run {{.*}}no-such-bench (--bench)
+// RUN: echo '{"schema": "kgen.tuning-db", "version": 1, "entries": [' > %t/corrupt.json
+// RUN: not kgen-tune %s --measure --db %t/corrupt.json --bench %S/Inputs/fake-kgen-bench.py 2>&1 | FileCheck %s --check-prefix=CORRUPT
+// CORRUPT: kgen-tune: error: {{.*}}corrupt.json: {{.*}} (not overwritten)
+
+func.func @main(%x: tensor<512x1024xbf16>, %w: tensor<2048x1024xbf16>) -> tensor<512x2048xbf16> {
+  %y = kgen.gemm %x, %w {transpose_b} : tensor<512x1024xbf16>, tensor<2048x1024xbf16> -> tensor<512x2048xbf16>
+  return %y : tensor<512x2048xbf16>
+}

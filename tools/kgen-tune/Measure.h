@@ -1,0 +1,82 @@
+//===- Measure.h - kgen-tune's measured search ------------------*- C++ -*-===//
+//
+// For one kgen.gemm: the default heuristic's config and the cost model's
+// best-ranked ones, as packages compiled in parallel, measured with
+// kgen-bench in child processes within a budget of candidates and seconds,
+// the best few measured again in interleaved rounds, everything added to a
+// tuning database. The arithmetic of the search is kgen/runtime/Search.h.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KGEN_TOOLS_KGEN_TUNE_MEASURE_H
+#define KGEN_TOOLS_KGEN_TUNE_MEASURE_H
+
+#include "dialect/KgenOps.h"
+#include "kgen/runtime/TuningDb.h"
+#include "passes/Tuner.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace kgen::tune {
+
+struct MeasureOptions {
+  mlir::kgen::Target target = mlir::kgen::Target::sm_90a;
+  std::string workDir;        // packages and results files go under it
+  std::string benchPath;      // kgen-bench (or a stand-in with its CLI)
+  std::string cacheDir;       // NVRTC cache shared with kgen-bench
+  std::string ceilingsPath;   // optional, passed on to kgen-bench
+  size_t maxCandidates = 0;   // 0: kDefaultMeasuredShare of the space
+  double maxSeconds = 60;     // per gemm, compile and measure together
+  unsigned jobs = 0;          // parallel compiles; 0: hardware threads
+  unsigned finalists = 3;     // re-measured in interleaved rounds
+  unsigned rounds = 3;
+  double finalistWindow = 1.10; // finalists lie within this of the best
+  uint64_t seed = 1;
+};
+
+/// What one gemm's search found, for the closing table.
+struct GemmSearchSummary {
+  size_t space = 0;          // valid configs
+  size_t measured = 0;       // candidates kgen-bench timed
+  double seconds = 0;
+  std::optional<double> defaultMs, bestMs; // drift-corrected medians
+  std::string bestConfig;    // configSummary of the winner
+};
+
+enum class SearchStatus { Ok, NoDevice, Failed };
+
+/// Runs the measured search of `gemm` (the `index`-th of its module) and
+/// adds every measured candidate to `db`. Prints progress on stdout. On
+/// NoDevice nothing was measured (kgen-bench found no GPU); on Failed the
+/// reason was printed.
+SearchStatus searchGemm(mlir::kgen::GemmOp gemm, int index,
+                        const MeasureOptions &options,
+                        const mlir::kgen::MachineModel &machine,
+                        ::kgen::rt::TuningDb &db, GemmSearchSummary &summary);
+
+/// `gemm` alone in a new module, as `func @main`, with `config`.
+mlir::OwningOpRef<mlir::ModuleOp> isolateGemm(mlir::kgen::GemmOp gemm,
+                                              mlir::kgen::GemmConfigAttr config);
+
+/// Lowers `gemm` with `config` and writes its package under `dir`
+/// (kgen-lower-gemm-to-tiles, kgen-emit-packages{compile}); false with the
+/// diagnostics in `why`.
+bool emitCandidate(mlir::kgen::GemmOp gemm, mlir::kgen::GemmConfigAttr config,
+                   const std::string &dir, bool compile, std::string &why);
+
+/// "wgmma 128x256x64 w8x1 s4 k1 r8": a config on one line.
+std::string configSummary(mlir::kgen::GemmConfigAttr config);
+
+/// The database key of a kgen result measured on `device` (what
+/// kgen-select-strategy matches): op, arch, SM count, device name, CUDA
+/// runtime version, emitter version.
+::kgen::rt::TuningKey keyFor(const ::kgen::rt::KernelResult &result,
+                             const ::kgen::rt::DeviceInfo &device);
+
+} // namespace kgen::tune
+
+#endif // KGEN_TOOLS_KGEN_TUNE_MEASURE_H
