@@ -1,5 +1,11 @@
 #!/usr/bin/env bash
-# The kgen main job, first version: for each example in examples/,
+# The kgen main job. With a GPU, first:
+#   0. tune the examples' full-size GEMMs (kgen-tune --measure: candidates
+#      measured with kgen-bench, the winners into BUILD_DIR/tuning-db.json),
+#      printing each tuned config's speed-up over the default heuristic;
+#      everything below then uses those measured choices.
+# Then (without a GPU, from the committed bench/results/tuning-db.json when
+# it exists, else the heuristic), for each example in examples/,
 #   1. parse and verify it at full size and list its kgen ops with their work;
 #   2. decompose it (kgen-decompose-moe) and count the resulting kgen ops;
 #   3. run the reduced copy (examples/reduced/) on the CPU reference, fused
@@ -10,27 +16,44 @@
 #      them to tile-level kernels and run those schedules block by block on
 #      the CPU against the reference ("CPU-checked"), listing each kernel;
 #   5. compile the full-size GEMMs to CUDA kernel packages for sm_90a
-#      (kgen-pipeline: wgmma + TMA, warp-specialised) and list ptxas's
-#      registers, shared memory and spills per kernel.
+#      (kgen-pipeline: wgmma + TMA, warp-specialised, with the same
+#      databases) and list per kernel who chose its config and ptxas's
+#      registers, shared memory and spills.
 # Usage: examples/main-job.sh [BUILD_DIR]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BIN=${1:-$ROOT/build}/bin
+BUILD=${1:-$ROOT/build}
+BIN=$BUILD/bin
 WORK=$(mktemp -d)
+status=0
 trap 'rm -rf "$WORK"' EXIT
 
 count_kgen_ops() { grep -cE '= kgen\.' "$1" || true; }
 
-# Strategies come from the committed tuning database when there is one
-# (measured on a GPU), else from the heuristic; the table says which.
+# Strategies come from this machine's measurements (a GPU here: tuned
+# now), then the committed tuning database, else the heuristic; the tables
+# say which.
+DBS=()
+if "$BIN/kgen-bench" ceilings --out "$WORK/ceilings.json" 2> "$WORK/ceilings.log"; then
+  echo "== a GPU: tuning the examples' GEMMs (kgen-tune --measure, 30 s per GEMM at most)"
+  for full in "$ROOT"/examples/*.mlir; do
+    "$BIN/kgen-tune" "$full" --measure --db "$BUILD/tuning-db.json" \
+      --ceilings "$WORK/ceilings.json" --work-dir "$WORK/tune" \
+      --cache "$WORK/nvrtc-cache" --max-seconds 30 | sed 's/^/  /' || status=1
+  done
+  DBS+=("$BUILD/tuning-db.json")
+else
+  echo "== no GPU here ($(tail -n 1 "$WORK/ceilings.log")): nothing tuned; strategies from" \
+       "bench/results/tuning-db.json where it has them, else the default heuristic"
+fi
+[ -f "$ROOT/bench/results/tuning-db.json" ] && DBS+=("$ROOT/bench/results/tuning-db.json")
 DB=""
-[ -f "$ROOT/bench/results/tuning-db.json" ] && DB=" db=$ROOT/bench/results/tuning-db.json"
+((${#DBS[@]})) && DB=" db=$(IFS=,; echo "${DBS[*]}")"
 
 rows=()
 kernels=()
 packages=""
-status=0
 for full in "$ROOT"/examples/*.mlir; do
   name=$(basename "$full" .mlir)
   reduced="$ROOT/examples/reduced/$name.mlir"
@@ -72,7 +95,7 @@ for full in "$ROOT"/examples/*.mlir; do
   done < <(grep -E '^ *kgen\.kernel @' "$WORK/$name.tiles.mlir")
 
   # Full-size packages; the manifests carry ptxas's report.
-  if "$BIN/kgen-opt" "$full" --kgen-pipeline="target=sm_90a output-dir=$WORK/packages/$name" \
+  if "$BIN/kgen-opt" "$full" --kgen-pipeline="target=sm_90a output-dir=$WORK/packages/$name$DB" \
        -o /dev/null 2> "$WORK/$name.pipeline.log"; then
     table=$(python3 "$ROOT/examples/package-table.py" "$name" "$WORK/packages/$name"/*/)
     [ -n "$table" ] && packages+="$table"$'\n'
@@ -104,7 +127,7 @@ done
 
 echo
 echo "CUDA kernel packages of the full-size GEMMs (sm_90a), ptxas's report via NVRTC"
-printf '%-16s %-36s %-17s %-23s %5s %7s %11s %6s\n' example kernel "M x N x K" "family tile stages" regs smem "spill st/ld" stack
+printf '%-16s %-36s %-17s %-23s %-9s %5s %7s %11s %6s\n' example kernel "M x N x K" "family tile stages" "chosen by" regs smem "spill st/ld" stack
 printf '%s' "$packages"
 for r in "${rows[@]}" "${kernels[@]}"; do
   [[ $r == *DIFFERENT || $r == *MISMATCH ]] && exit 1

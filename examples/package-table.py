@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Prints one line per kernel package: shape, config and ptxas's report.
+"""Prints one line per kernel package: shape, config, who chose it (the
+config's source) and ptxas's report.
 
 usage: package-table.py EXAMPLE PACKAGE_DIR...   (folders holding manifest.json)
 """
@@ -29,7 +30,7 @@ def row(example, manifest_path):
     tile = f'{c["instruction"]} {c["block_m"]}x{c["block_n"]}x{c["block_k"]} s{c["stages"]}'
     if c.get("split_k", 1) > 1:
         tile += f' k/{c["split_k"]}'
-    return (f'{example:<16} {m["name"]:<36} {shape:<17} {tile:<23} '
+    return (f'{example:<16} {m["name"]:<36} {shape:<17} {tile:<23} {c["source"]:<9} '
             f'{regs:>5} {smem:>7} {spills:>11} {stack:>6}')
 
 

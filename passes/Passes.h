@@ -25,10 +25,11 @@ namespace mlir::kgen {
 /// tools/Register.h); fails, printing why, otherwise.
 LogicalResult buildReferencePipeline(OpPassManager &pm);
 
-/// fuse-epilogue -> select-strategy{target} -> lower-gemm-to-tiles ->
+/// fuse-epilogue -> select-strategy{target db} -> lower-gemm-to-tiles ->
 /// emit-packages{output-dir}.
 void buildKgenPipeline(OpPassManager &pm, StringRef target,
-                       StringRef outputDir);
+                       StringRef outputDir,
+                       ArrayRef<std::string> databases = {});
 
 /// Registers `kgen-reference-pipeline` (buildReferencePipeline) and
 /// `kgen-pipeline` (buildKgenPipeline).

@@ -45,14 +45,20 @@ struct KgenPipelineOptions : PassPipelineOptions<KgenPipelineOptions> {
       *this, "output-dir",
       llvm::cl::desc("Folder receiving one kernel package per kernel"),
       llvm::cl::init("kgen-packages")};
+  ListOption<std::string> databases{
+      *this, "db",
+      llvm::cl::desc("Tuning databases for kgen-select-strategy, searched "
+                     "in order")};
 };
 } // namespace
 
 void mlir::kgen::buildKgenPipeline(OpPassManager &pm, StringRef target,
-                                   StringRef outputDir) {
+                                   StringRef outputDir,
+                                   ArrayRef<std::string> databases) {
   pm.addPass(createKgenFuseEpilogue());
   KgenSelectStrategyOptions select;
   select.target = target.str();
+  select.databases = llvm::to_vector(databases);
   pm.addPass(createKgenSelectStrategy(select));
   pm.addPass(createKgenLowerGemmToTiles());
   KgenEmitPackagesOptions emit;
@@ -67,7 +73,8 @@ void mlir::kgen::registerKgenPipelines() {
       "epilogues, select a strategy for the target, lower to tile-level "
       "kernels, emit .cu + manifest.json",
       [](OpPassManager &pm, const KgenPipelineOptions &options) {
-        buildKgenPipeline(pm, options.target, options.outputDir);
+        buildKgenPipeline(pm, options.target, options.outputDir,
+                          options.databases);
       });
   PassPipelineRegistration<>(
       "kgen-reference-pipeline",

@@ -83,12 +83,34 @@ SmallVector<GemmConfigAttr> mlir::kgen::enumerateGemmConfigs(GemmOp op,
   return out;
 }
 
-double mlir::kgen::predictGemmMs(GemmOp op, GemmConfigAttr c,
-                                 const MachineModel &machine) {
-  double m = double(op.getM()), n = double(op.getN()), k = double(op.getK());
-  double batch = double(op.getBatch());
-  double eb = op.getA().getType().getElementTypeBitWidth() / 8.0;
-  double ob = op.getD().getType().getElementTypeBitWidth() / 8.0;
+unsigned mlir::kgen::familyIndex(InstructionFamily family) {
+  switch (family) {
+  case InstructionFamily::simt:
+    return 0;
+  case InstructionFamily::mma_sync:
+    return 1;
+  case InstructionFamily::wgmma:
+    return 2;
+  }
+  return 0;
+}
+
+GemmProblem GemmProblem::of(GemmOp op) {
+  GemmProblem p;
+  p.batch = double(op.getBatch());
+  p.m = double(op.getM());
+  p.n = double(op.getN());
+  p.k = double(op.getK());
+  p.aBytes = op.getA().getType().getElementTypeBitWidth() / 8.0;
+  p.dBytes = op.getD().getType().getElementTypeBitWidth() / 8.0;
+  p.f32 = op.getA().getType().getElementType().isF32();
+  return p;
+}
+
+GemmCost mlir::kgen::predictGemmCost(const GemmProblem &p, GemmConfigAttr c,
+                                     const MachineModel &machine) {
+  double m = p.m, n = p.n, k = p.k, batch = p.batch;
+  double eb = p.aBytes, ob = p.dBytes;
   double flops = 2 * batch * m * n * k;
 
   // Share of the 16-bit tensor-core rate each family reaches at best.
@@ -98,7 +120,7 @@ double mlir::kgen::predictGemmMs(GemmOp op, GemmConfigAttr c,
     family = eb == 1 ? 1.7 : 0.9; // fp8 runs at twice the 16-bit rate
     break;
   case InstructionFamily::mma_sync:
-    family = op.getA().getType().getElementType().isF32() ? 0.25 : 0.6;
+    family = p.f32 ? 0.25 : 0.6;
     break;
   case InstructionFamily::simt:
     family = 0.07;
@@ -115,8 +137,10 @@ double mlir::kgen::predictGemmMs(GemmOp op, GemmConfigAttr c,
   double quantisation = waves * slots / blocks;
   // Padding of partial tiles does work on zeros.
   double padding = std::ceil(m / bm) * bm / m * std::ceil(n / bn) * bn / n;
-  double computeMs = flops * padding * quantisation /
-                     (machine.matmulTflops * 1e12 * family * tileShare) * 1e3;
+  GemmCost cost;
+  cost.computeMs = flops * padding * quantisation /
+                   (machine.matmulTflops * 1e12 * family * tileShare) * 1e3 *
+                   machine.computeScale[familyIndex(c.getInstruction())];
 
   // Each tile reads its A and B strips; L2 catches most re-reads within a
   // raster group.
@@ -124,17 +148,64 @@ double mlir::kgen::predictGemmMs(GemmOp op, GemmConfigAttr c,
   double tileBytes = tiles * (bm + bn) * k * eb + batch * m * n * ob;
   double l2Miss = c.getRasterGroup() > 1 ? 0.1 : 0.25;
   double bytes = minBytes + std::max(0.0, tileBytes - minBytes) * l2Miss;
-  double memoryMs = bytes / (machine.copyGBps * 1e9) * 1e3;
+  cost.memoryMs =
+      bytes / (machine.copyGBps * 1e9) * 1e3 * machine.memoryScale;
 
   // Pipeline fill: the first stages - 1 tiles are exposed per block.
   double kTiles = std::ceil(k / double(c.getBlockK()) / double(c.getSplitK()));
   double fill = std::min(1.0, double(c.getStages() - 1) / std::max(1.0, kTiles));
   double shallow = c.getStages() < 3 ? 1.15 : 1.0;
-  double ms = std::max(computeMs, memoryMs) * shallow * (1 + 0.1 * fill) +
-              machine.launchUs * 1e-3;
+  cost.pipeline = shallow * (1 + 0.1 * fill);
+  cost.overheadMs = machine.launchUs * 1e-3;
   if (c.getSplitK() > 1) // partials written and read back, one more launch
-    ms += double(c.getSplitK()) * batch * m * n * 4 * 2 /
-              (machine.copyGBps * 1e9) * 1e3 +
-          machine.launchUs * 1e-3;
-  return ms;
+    cost.overheadMs += double(c.getSplitK()) * batch * m * n * 4 * 2 /
+                           (machine.copyGBps * 1e9) * 1e3 +
+                       machine.launchUs * 1e-3;
+  cost.ms = std::max(cost.computeMs, cost.memoryMs) * cost.pipeline +
+            cost.overheadMs;
+  return cost;
+}
+
+double mlir::kgen::predictGemmMs(GemmOp op, GemmConfigAttr c,
+                                 const MachineModel &machine) {
+  return predictGemmCost(GemmProblem::of(op), c, machine).ms;
+}
+
+namespace {
+double medianOf(SmallVector<double> v) {
+  llvm::sort(v);
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+} // namespace
+
+MachineModel mlir::kgen::fitMachineModel(ArrayRef<GemmMeasurement> measured,
+                                         MachineModel start) {
+  constexpr int kIterations = 8;
+  constexpr double kMinScale = 0.02, kMaxScale = 50;
+  MachineModel model = start;
+  for (int it = 0; it < kIterations; ++it) {
+    // ratios[0..2]: compute-bound measurements per family; [3]: memory.
+    SmallVector<double> ratios[4];
+    for (const GemmMeasurement &g : measured) {
+      if (!(g.ms > 0) || !g.config)
+        continue;
+      GemmCost cost = predictGemmCost(g.problem, g.config, model);
+      double work = (g.ms - cost.overheadMs) / cost.pipeline;
+      if (!(work > 0))
+        continue; // all overhead: says nothing about the rates
+      unsigned f = familyIndex(g.config.getInstruction());
+      if (cost.computeBound())
+        ratios[f].push_back(work / (cost.computeMs / model.computeScale[f]));
+      else
+        ratios[3].push_back(work / (cost.memoryMs / model.memoryScale));
+    }
+    for (unsigned f = 0; f < 3; ++f)
+      if (!ratios[f].empty())
+        model.computeScale[f] =
+            std::clamp(medianOf(ratios[f]), kMinScale, kMaxScale);
+    if (!ratios[3].empty())
+      model.memoryScale = std::clamp(medianOf(ratios[3]), kMinScale, kMaxScale);
+  }
+  return model;
 }

@@ -7,7 +7,9 @@
 // REQUIRES: kgen-bench
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: env FAKE_BENCH_STATE=%t/bench kgen-tune %s --measure --db %t/db.json --work-dir %t/work --bench %S/Inputs/fake-kgen-bench.py --cache %t/cache --max-candidates 6 --jobs 2 | FileCheck %s
-// CHECK: gemm 0: 1x512x2048x1024 bf16: {{[0-9]+}} valid configs; measuring 6 ({{[0-9]+}}% of the space): the default and the model's best
+// The GPU's ceilings first (the roofline of the model; no GPU: stop here).
+// CHECK: ceilings: 600 TFLOP/s matmul, 3500 GB/s copy, 132 SMs ({{.*}}ceilings.json)
+// CHECK-NEXT: gemm 0: 1x512x2048x1024 bf16: {{[0-9]+}} valid configs; measuring 6 ({{[0-9]+}}% of the space): the default and the model's best
 // CHECK-NEXT: compiled 6 packages in {{.*}} s on 2 threads; 0 dropped
 // CHECK-NEXT: [1/6] wgmma {{.*}} ms  (model {{.*}} ms)  cuBLASLt {{.*}} ms  (default)
 // CHECK: [6/6] wgmma
@@ -31,6 +33,28 @@
 // The database decides the strategy, and says so.
 // RUN: kgen-opt %s --kgen-select-strategy="target=sm_90a db=%t/db.json" | FileCheck %s --check-prefix=SELECT
 // SELECT: source = measured, entry = "{{.*}}db.json: 512x2048x1024 on NVIDIA H200"
+// And the pipeline recompiles the gemm with it.
+// RUN: kgen-opt %s --kgen-pipeline="target=sm_90a output-dir=%t/tuned db=%t/db.json" -o /dev/null
+// RUN: FileCheck %s --check-prefix=TUNED < %t/tuned/kgen_gemm_bf16_m512_n2048_k1024/manifest.json
+// TUNED: "source": "measured",
+
+// The cost model fitted to those measurements, its error before and after
+// (in-sample and held out), written to a model file that ranks with.
+// RUN: kgen-tune %s --report --db %t/db.json --fit --model-out %t/model.json | FileCheck %s --check-prefix=FIT
+// FIT: cost model error over 6 measured candidates: median {{[0-9.]+}}%, worst {{[0-9.]+}}%
+// FIT-NEXT: fitted on 6 measured candidates: compute scale simt 1.000, mma_sync 1.000, wgmma {{[0-9.]+}}; memory scale {{[0-9.]+}}
+// FIT-NEXT: after the fit, in-sample: median {{[0-9.]+}}%, worst {{[0-9.]+}}%
+// FIT-NEXT: after the fit, held out (2-fold): median {{[0-9.]+}}% and {{[0-9.]+}}%, worst {{[0-9.]+}}%
+// FIT-NEXT: kgen-tune: wrote the fitted model to {{.*}}model.json
+// RUN: kgen-tune %s --model %t/model.json --top 1 | FileCheck %s --check-prefix=MODEL
+// MODEL: {{^ +0 +wgmma .* ms .* TFLOP/s$}}
+// RUN: echo '{"schema": "kgen.cost-model", "version": 1, "matmul_tflops": -5}' > %t/bad-model.json
+// RUN: not kgen-tune %s --model %t/bad-model.json 2>&1 | FileCheck %s --check-prefix=BADMODEL
+// BADMODEL: kgen-tune: error: {{.*}}bad-model.json: matmul_tflops: expected a positive number
+// RUN: not kgen-tune %s --model %t/missing-model.json 2>&1 | FileCheck %s --check-prefix=NOMODEL
+// NOMODEL: kgen-tune: error: {{.*}}missing-model.json
+// RUN: not kgen-tune %s --fit 2>&1 | FileCheck %s --check-prefix=FITALONE
+// FITALONE: kgen-tune: error: --fit goes with --report
 
 // A second search adds to the database; a wrong kernel is kept as such and
 // never chosen.

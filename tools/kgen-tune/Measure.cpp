@@ -564,6 +564,42 @@ bool emitCandidate(GemmOp gemm, GemmConfigAttr config, const std::string &dir,
   return false;
 }
 
+SearchStatus measureCeilings(const MeasureOptions &o, const std::string &path,
+                             std::string &err) {
+  std::vector<std::string> args = {o.benchPath, "ceilings", "--out", path,
+                                   "--timeout", "120"};
+  SmallVector<StringRef> argRefs(args.begin(), args.end());
+  bool failedToStart = false;
+  int code = llvm::sys::ExecuteAndWait(o.benchPath, argRefs, std::nullopt, {},
+                                       /*SecondsToWait=*/300, 0, &err,
+                                       &failedToStart);
+  if (code == kBenchNoDevice)
+    return SearchStatus::NoDevice;
+  if (failedToStart || code != 0) {
+    err = o.benchPath + " ceilings failed (exit " + std::to_string(code) +
+          ")" + (err.empty() ? "" : ": " + err);
+    return SearchStatus::Failed;
+  }
+  return SearchStatus::Ok;
+}
+
+bool applyCeilings(const std::string &path, mlir::kgen::MachineModel &model,
+                   std::string &err) {
+  rt::ResultsFile file;
+  if (!rt::readResults(path, file, err))
+    return false;
+  if (!file.ceilings || !(file.ceilings->matmulTflops > 0) ||
+      !(file.ceilings->copyGBps > 0)) {
+    err = path + ": holds no ceilings (write it with `kgen-bench ceilings`)";
+    return false;
+  }
+  model.matmulTflops = file.ceilings->matmulTflops;
+  model.copyGBps = file.ceilings->copyGBps;
+  if (file.device.smCount > 0)
+    model.smCount = file.device.smCount;
+  return true;
+}
+
 std::string configSummary(GemmConfigAttr c) {
   return llvm::formatv("{0} {1}x{2}x{3} w{4}x{5} s{6} k{7} r{8}",
                        mlir::kgen::stringifyInstructionFamily(c.getInstruction()),

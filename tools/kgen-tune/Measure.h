@@ -62,6 +62,17 @@ SearchStatus searchGemm(mlir::kgen::GemmOp gemm, int index,
 mlir::OwningOpRef<mlir::ModuleOp> isolateGemm(mlir::kgen::GemmOp gemm,
                                               mlir::kgen::GemmConfigAttr config);
 
+/// Runs `kgen-bench ceilings --out path`: NoDevice without a GPU, Failed
+/// (with `err`) when it fails otherwise.
+SearchStatus measureCeilings(const MeasureOptions &options,
+                             const std::string &path, std::string &err);
+
+/// Sets the model's matmul and copy rates and SM count from a ceilings
+/// file (a kgen-bench results file holding ceilings); false with a message
+/// naming the file when it cannot.
+bool applyCeilings(const std::string &path, mlir::kgen::MachineModel &model,
+                   std::string &err);
+
 /// Lowers `gemm` with `config` and writes its package under `dir`
 /// (kgen-lower-gemm-to-tiles, kgen-emit-packages{compile}); false with the
 /// diagnostics in `why`.

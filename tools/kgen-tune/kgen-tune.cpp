@@ -21,6 +21,11 @@
 //     For each kgen.gemm, every correct measured candidate of its database
 //     entries beside the cost model's prediction, and the model's relative
 //     error over them (median and worst): the model's quality, measured.
+// kgen-tune FILE.mlir --report --db=DB.json --fit [--model-out=M.json]
+//     Also fits the cost model's scales (per-family compute, memory) to
+//     those measurements and prints the error after the fit, in-sample and
+//     held out (fitted on half, judged on the other half); --model-out
+//     writes the fitted model, which --model=M.json then ranks with.
 // kgen-tune --import=RESULTS.json --db=DB.json
 //     Add every kgen result of a kgen-bench results file (the packages
 //     measured on a GPU: `kgen-bench run DIR/*/* --out RESULTS.json`) to a
@@ -30,6 +35,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/Register.h"
+#include "tools/kgen-tune/CostModelFile.h"
 #include "tools/kgen-tune/Measure.h"
 
 #include "codegen/emit/EmitCuda.h"
@@ -124,6 +130,19 @@ static cl::opt<unsigned long long>
     seed("seed", cl::desc("--measure: seed of the random inputs"),
          cl::init(1), cl::cat(category));
 static cl::opt<bool>
+    fit("fit",
+        cl::desc("With --report: fit the cost model's scales to the measured "
+                 "candidates, and show its error after the fit"),
+        cl::cat(category));
+static cl::opt<std::string>
+    modelPath("model",
+              cl::desc("Cost model file (from --fit --model-out) to rank "
+                       "and predict with"),
+              cl::cat(category));
+static cl::opt<std::string>
+    modelOut("model-out", cl::desc("With --fit: write the fitted model here"),
+             cl::cat(category));
+static cl::opt<bool>
     report("report",
            cl::desc("With --db: the cost model's prediction against every "
                     "measured candidate of the module's gemms, and its error"),
@@ -172,7 +191,95 @@ bool packageCandidate(GemmOp gemm, GemmConfigAttr config, StringRef dir,
 
 void reportGemm(GemmOp gemm, const rt::TuningDb &db,
                 const mlir::kgen::MachineModel &machine,
-                SmallVectorImpl<double> &errors);
+                SmallVectorImpl<mlir::kgen::GemmMeasurement> &measured);
+
+/// Median and worst relative error of `model` over `measured`; false when
+/// there is none.
+bool modelError(ArrayRef<mlir::kgen::GemmMeasurement> measured,
+                const mlir::kgen::MachineModel &model, double &median,
+                double &worst) {
+  SmallVector<double> errors;
+  for (const mlir::kgen::GemmMeasurement &g : measured) {
+    double predicted =
+        mlir::kgen::predictGemmCost(g.problem, g.config, model).ms;
+    errors.push_back(std::fabs(predicted - g.ms) / g.ms);
+  }
+  if (errors.empty())
+    return false;
+  llvm::sort(errors);
+  median = errors[errors.size() / 2];
+  worst = errors.back();
+  return true;
+}
+
+/// --report [--fit]: prediction against measurement for every measured
+/// candidate of the module's gemms, the model's error, and with --fit the
+/// fitted scales and their error, in-sample and held out.
+int reportModule(ModuleOp module, const mlir::kgen::MachineModel &machine) {
+  if (dbPath.empty())
+    return fail("--report needs --db", 2);
+  std::string err;
+  rt::TuningDb db;
+  if (!rt::readTuningDb(dbPath, db, err))
+    return fail(err, 2);
+  SmallVector<mlir::kgen::GemmMeasurement> measured;
+  int index = 0;
+  module.walk([&](GemmOp gemm) {
+    llvm::outs() << "gemm " << index++ << ": " << gemm.getBatch() << "x"
+                 << gemm.getM() << "x" << gemm.getN() << "x" << gemm.getK()
+                 << "\n";
+    reportGemm(gemm, db, machine, measured);
+  });
+  double median = 0, worst = 0;
+  if (!modelError(measured, machine, median, worst)) {
+    llvm::outs() << "no measured candidate of these gemms in " << dbPath
+                 << "\n";
+    return 0;
+  }
+  llvm::outs() << llvm::format("cost model error over %zu measured "
+                               "candidates: median %.1f%%, worst %.1f%%\n",
+                               measured.size(), 100 * median, 100 * worst);
+  if (!fit)
+    return 0;
+  mlir::kgen::MachineModel fitted =
+      mlir::kgen::fitMachineModel(measured, machine);
+  llvm::outs() << "fitted on " << measured.size() << " measured candidates: "
+               << llvm::format("compute scale simt %.3f, mma_sync %.3f, "
+                               "wgmma %.3f; memory scale %.3f\n",
+                               fitted.computeScale[0], fitted.computeScale[1],
+                               fitted.computeScale[2], fitted.memoryScale);
+  modelError(measured, fitted, median, worst);
+  llvm::outs() << llvm::format("  after the fit, in-sample: median %.1f%%, "
+                               "worst %.1f%%\n",
+                               100 * median, 100 * worst);
+  // Held out: fitted on every other measurement, judged on the rest, both
+  // ways: what the fit does for candidates it has not seen.
+  SmallVector<mlir::kgen::GemmMeasurement> half[2];
+  for (auto [i, g] : llvm::enumerate(measured))
+    half[i % 2].push_back(g);
+  if (!half[0].empty() && !half[1].empty()) {
+    SmallVector<double> heldOut;
+    for (int h = 0; h < 2; ++h) {
+      mlir::kgen::MachineModel m =
+          mlir::kgen::fitMachineModel(half[h], machine);
+      double med, bad;
+      modelError(half[1 - h], m, med, bad);
+      heldOut.append({med, bad});
+    }
+    llvm::outs() << llvm::format("  after the fit, held out (2-fold): median "
+                                 "%.1f%% and %.1f%%, worst %.1f%%\n",
+                                 100 * heldOut[0], 100 * heldOut[2],
+                                 100 * std::max(heldOut[1], heldOut[3]));
+  }
+  if (!modelOut.empty()) {
+    if (!::kgen::tune::writeCostModel(modelOut, fitted, measured.size(), err))
+      return fail(err);
+    llvm::outs() << "kgen-tune: wrote the fitted model to " << modelOut
+                 << "\n";
+  }
+  return 0;
+}
+
 
 /// --measure: the measured search of every gemm of `module`, then the
 /// database written (merged with the file's entries) and a closing table.
@@ -202,6 +309,29 @@ int measureModule(ModuleOp module, mlir::kgen::Target target,
     return fail("cannot run " + o.benchPath + " (--bench)", 2);
   o.cacheDir = cacheDir;
   o.ceilingsPath = ceilingsPath;
+  // The roofline against this GPU's measured ceilings; measuring them first
+  // also finds out, before any compile, whether there is a GPU at all.
+  mlir::kgen::MachineModel model = machine;
+  if (o.ceilingsPath.empty()) {
+    (void)llvm::sys::fs::create_directories(o.workDir);
+    o.ceilingsPath = o.workDir + "/ceilings.json";
+    switch (::kgen::tune::measureCeilings(o, o.ceilingsPath, err)) {
+    case ::kgen::tune::SearchStatus::NoDevice:
+      return fail("kgen-bench found no CUDA device: nothing measured, " +
+                      dbPath + " left as it was",
+                  3);
+    case ::kgen::tune::SearchStatus::Failed:
+      return fail(err);
+    case ::kgen::tune::SearchStatus::Ok:
+      break;
+    }
+  }
+  if (!::kgen::tune::applyCeilings(o.ceilingsPath, model, err))
+    return fail(err, 2);
+  llvm::outs() << llvm::formatv("ceilings: {0:F0} TFLOP/s matmul, {1:F0} GB/s "
+                                "copy, {2} SMs ({3})\n",
+                                model.matmulTflops, model.copyGBps,
+                                model.smCount, o.ceilingsPath);
   o.maxCandidates = maxCandidates;
   o.maxSeconds = maxSeconds;
   o.jobs = jobs;
@@ -216,12 +346,10 @@ int measureModule(ModuleOp module, mlir::kgen::Target target,
   int status = 0;
   for (auto [index, gemm] : llvm::enumerate(gemms)) {
     ::kgen::tune::SearchStatus s = ::kgen::tune::searchGemm(
-        gemm, int(index), o, machine, db, summaries[index]);
+        gemm, int(index), o, model, db, summaries[index]);
     if (s == ::kgen::tune::SearchStatus::NoDevice)
       return fail("kgen-bench found no CUDA device: nothing measured, " +
-                      dbPath + " left as it was (the candidate packages are "
-                               "under " +
-                      workDir + ")",
+                      dbPath + " left as it was",
                   3);
     if (s == ::kgen::tune::SearchStatus::Failed)
       status = 1;
@@ -270,35 +398,14 @@ int tuneModule() {
     return fail("could not parse " + inputFile, 2);
 
   mlir::kgen::MachineModel machine;
+  if (!modelPath.empty() && !::kgen::tune::readCostModel(modelPath, machine, err))
+    return fail(err, 2);
   if (measure)
     return measureModule(*module, *target, machine);
-  if (report) {
-    if (dbPath.empty())
-      return fail("--report needs --db", 2);
-    rt::TuningDb db;
-    if (!rt::readTuningDb(dbPath, db, err))
-      return fail(err, 2);
-    SmallVector<double> errors;
-    int index = 0;
-    module->walk([&](GemmOp gemm) {
-      llvm::outs() << "gemm " << index++ << ": " << gemm.getBatch() << "x"
-                   << gemm.getM() << "x" << gemm.getN() << "x" << gemm.getK()
-                   << "\n";
-      reportGemm(gemm, db, machine, errors);
-    });
-    if (errors.empty()) {
-      llvm::outs() << "no measured candidate of these gemms in " << dbPath
-                   << "\n";
-      return 0;
-    }
-    llvm::sort(errors);
-    llvm::outs() << llvm::format("cost model error over %zu measured "
-                                 "candidates: median %.1f%%, worst %.1f%%\n",
-                                 errors.size(),
-                                 100 * errors[errors.size() / 2],
-                                 100 * errors.back());
-    return 0;
-  }
+  if (fit && !report)
+    return fail("--fit goes with --report", 2);
+  if (report)
+    return reportModule(*module, machine);
   int status = 0, index = 0;
   module->walk([&](GemmOp gemm) {
     SmallVector<GemmConfigAttr> configs =
@@ -348,7 +455,7 @@ int tuneModule() {
 /// Prediction against measurement for every measured candidate of `gemm`.
 void reportGemm(GemmOp gemm, const rt::TuningDb &db,
                 const mlir::kgen::MachineModel &machine,
-                SmallVectorImpl<double> &errors) {
+                SmallVectorImpl<mlir::kgen::GemmMeasurement> &measured) {
   nlohmann::json op = mlir::kgen::toJson(mlir::kgen::gemmSignature(gemm));
   for (const rt::TuningEntry &entry : db.entries) {
     rt::TuningKey probe = entry.key;
@@ -365,13 +472,13 @@ void reportGemm(GemmOp gemm, const rt::TuningDb &db,
       if (!config)
         continue;
       double predicted = mlir::kgen::predictGemmMs(gemm, config, machine);
-      double measured = c.time->medianMs;
-      double error = std::fabs(predicted - measured) / measured;
-      errors.push_back(error);
+      double ms = c.time->medianMs;
+      double error = std::fabs(predicted - ms) / ms;
+      measured.push_back({mlir::kgen::GemmProblem::of(gemm), config, ms});
       llvm::outs() << llvm::format("  %-40s predicted %9.4f ms  measured "
                                    "%9.4f ms  error %6.1f%%",
                                    ::kgen::tune::configSummary(config).c_str(), predicted,
-                                   measured, 100 * error)
+                                   ms, 100 * error)
                    << "  (" << entry.key.device << ")\n";
     }
   }

@@ -34,7 +34,7 @@ def main():
     for invocation in sorted(runs):
         print(f"run {invocation}: {' '.join(runs[invocation])}")
     verdict = "OK" if chosen <= fastest * (1 + tolerance) else "WRONG"
-    print(f"tuned choice true {chosen:.4f} ms, fastest measured {fastest:.4f} ms: {verdict}")
+    print(f"tuned choice true {chosen:.6g} ms, fastest measured {fastest:.6g} ms: {verdict}")
     return 0 if verdict == "OK" else 1
 
 

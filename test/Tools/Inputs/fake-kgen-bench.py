@@ -3,9 +3,11 @@
 "synthetic"), so that kgen-tune's measured search runs without a GPU.
 
 usage: fake-kgen-bench.py run PKG_DIR... --out F.json [kgen-bench options]
+       fake-kgen-bench.py ceilings --out C.json [kgen-bench options]
 
-Each package's "true" time is a fixed function of its config (a hash of the
-strategy: 1.00 to 1.06 ms, so several candidates lie within a few percent).
+Each package's "true" time is a fixed function of its op and config: a
+plausible time for the op times 1.00 to 1.06 by a hash of the strategy, so
+several candidates lie within a few percent.
 Every invocation of this script is one "run" of the machine and multiplies
 all its times by a drift factor (0.94 to 1.06, by invocation number), as
 clocks and temperature do between runs; each kernel's median also carries
@@ -32,9 +34,20 @@ def strategy(config):
     return " ".join(f"{k}={config.get(k)}" for k in keys)
 
 
-def true_ms(config):
+def base_ms(op):
+    """A plausible time for the op: the larger of 600 TFLOP/s and 3.5 TB/s,
+    plus 4 us."""
+    m, n, k, batch = op["m"], op["n"], op["k"], op["batch"]
+    flops = 2.0 * batch * m * n * k
+    size = {"f32": 4, "f16": 2, "bf16": 2, "f8E4M3FN": 1}
+    nbytes = batch * ((m * k + k * n) * size[op["dtype_a"]] + m * n * size[op["dtype_d"]])
+    return max(flops / 600e12, nbytes / 3.5e12) * 1e3 + 0.004
+
+
+def true_ms(config, op):
+    """base_ms times 1.00 to 1.06 by a hash of the strategy."""
     h = int(hashlib.sha256(strategy(config).encode()).hexdigest(), 16)
-    return 1.0 + 0.01 * (h % 7)
+    return base_ms(op) * (1.0 + 0.01 * (h % 7))
 
 
 def drift(invocation):
@@ -50,12 +63,19 @@ def noise(invocation, name):
 
 def main():
     args = sys.argv[1:]
-    if not args or args[0] != "run":
-        print("fake-kgen-bench: only `run` is faked", file=sys.stderr)
+    if not args or args[0] not in ("run", "ceilings"):
+        print("fake-kgen-bench: only `run` and `ceilings` are faked", file=sys.stderr)
         return 2
     if os.environ.get("FAKE_BENCH_NO_DEVICE"):
         print("kgen-bench: no CUDA device", file=sys.stderr)
         return 3
+    if args[0] == "ceilings":
+        out = args[args.index("--out") + 1]
+        doc = synthetic.results_doc([], "2026-12-01T00:00:00Z")
+        doc["ceilings"] = {"copy_gbps": 3500.0, "matmul_tflops": 600.0,
+                           "matmul_what": "bf16 8192x8192x8192 (synthetic)"}
+        json.dump(doc, open(out, "w"), indent=1)
+        return 0
     dirs, out, i = [], None, 1
     while i < len(args):
         if args[i] == "--out":
@@ -76,17 +96,18 @@ def main():
     with open(os.path.join(state, "log.txt"), "a") as log:
         for d in dirs:
             m = json.load(open(os.path.join(d, "manifest.json")))
-            truth = true_ms(m["config"])
+            truth = true_ms(m["config"], m["op"])
             ms = truth * drift(invocation) * noise(invocation, m["name"])
             wrong = m["name"] == os.environ.get("FAKE_BENCH_WRONG")
-            log.write(f'{invocation} {m["name"]} {truth:.4f} {strategy(m["config"])}\n')
+            baseline = 1.02 * base_ms(m["op"]) * drift(invocation)
+            log.write(f'{invocation} {m["name"]} {truth:.6g} {strategy(m["config"])}\n')
             base = {"op": m["op"], "reason": "", "tflops": 0, "gbps": 0,
                     "fraction_of_matmul_ceiling": 0, "fraction_of_copy_ceiling": 0,
                     "resources": None, "speedup_over_baseline": 0}
             results.append(dict(base, name="cublaslt/" + m["name"], implementation="cublaslt",
                                 config=None, status="ok", baseline="",
-                                time={"median_ms": 1.02 * drift(invocation), "q1_ms": 1.0,
-                                      "q3_ms": 1.04, "min_ms": 1.0, "max_ms": 1.1,
+                                time={"median_ms": baseline, "q1_ms": baseline,
+                                      "q3_ms": baseline, "min_ms": baseline, "max_ms": baseline,
                                       "samples": 10},
                                 rel_error=0.0))
             results.append(dict(base, name=m["name"], implementation="kgen", config=m["config"],
