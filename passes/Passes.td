@@ -52,9 +52,15 @@ def KgenSelectStrategy : Pass<"kgen-select-strategy", "::mlir::ModuleOp"> {
     - `nearest`: no exact entry, but one for the same op at other sizes
       (m, n, k, batch), same target and toolchain: the nearest such shape's
       best config, if it is valid for this op;
-    - `default`: the built-in heuristic of Strategy.cpp.
+    - `model`: with databases (`db`) or a fitted cost model (`model`, from
+      `kgen-tune --report --fit --model-out`) but no usable measurement,
+      the config the cost model (passes/Tuner.h) predicts fastest among
+      every verifier-valid one; `entry` names the model;
+    - `default`: the built-in heuristic of Strategy.cpp, when neither a
+      database nor a model is given.
     An entry measured with another toolchain (CUDA version or emitter
-    version) is stale: it is not used, and a remark says so. A database
+    version) is stale: it is not used (the cost model decides), and a
+    remark says so. A database
     file that cannot be read (missing, corrupt, another schema version)
     gives a warning naming it and is skipped. A config already in the IR
     (written by hand or by an earlier run) is kept. Lowering passes only
@@ -66,7 +72,10 @@ def KgenSelectStrategy : Pass<"kgen-select-strategy", "::mlir::ModuleOp"> {
     ListOption<"databases", "db", "std::string",
                "Tuning databases (JSON), searched in order">,
     Option<"device", "device", "std::string", /*default=*/"\"\"",
-           "Device name database entries must match (empty: any)">
+           "Device name database entries must match (empty: any)">,
+    Option<"model", "model", "std::string", /*default=*/"\"\"",
+           "Fitted cost model file (kgen-tune --model-out) for ops without "
+           "measurements">
   ];
   let dependentDialects = ["::mlir::kgen::KgenDialect"];
 }

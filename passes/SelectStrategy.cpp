@@ -2,13 +2,16 @@
 //
 // Precondition: verified kgen ops. Postcondition: every kgen.gemm carries a
 // config; existing configs are untouched. Measured configs come from tuning
-// databases (runtime/include/kgen/runtime/TuningDb.h); otherwise the
+// databases (runtime/include/kgen/runtime/TuningDb.h); otherwise the cost
+// model of Tuner.h (when databases or a fitted model are given) or the
 // heuristic of Strategy.cpp decides. See Passes.td for the rules.
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/CostModelFile.h"
 #include "passes/Passes.h"
 #include "passes/Strategy.h"
+#include "passes/Tuner.h"
 
 #include "codegen/emit/EmitCuda.h"
 #include "codegen/emit/GemmJson.h"
@@ -90,10 +93,49 @@ struct KgenSelectStrategyPass
       }
       dbs.push_back(std::move(named));
     }
+    // The cost model decides what measurements do not: fitted from a file,
+    // or the first guesses when only databases are given.
+    useModel = !databases.empty() || !model.empty();
+    modelLabel = "cost model";
+    if (!model.empty()) {
+      std::string err;
+      if (!readCostModel(model, machine, err)) {
+        getOperation()->emitError() << "kgen-select-strategy: " << err;
+        return signalPassFailure();
+      }
+      modelLabel = "cost model " + model;
+    }
     getOperation()->walk([&](GemmOp op) {
       if (!op.getConfigAttr())
         op.setConfigAttr(choose(op, *parsed, dbs));
     });
+  }
+
+  bool useModel = false;
+  MachineModel machine;
+  std::string modelLabel;
+
+  /// The config the cost model predicts fastest for `op`, if any is valid.
+  GemmConfigAttr modelChoice(GemmOp op, Target t) {
+    GemmConfigAttr best;
+    double bestMs = INFINITY;
+    for (GemmConfigAttr c : enumerateGemmConfigs(op, t)) {
+      double ms = predictGemmMs(op, c, machine);
+      if (ms < bestMs) {
+        best = c;
+        bestMs = ms;
+      }
+    }
+    if (!best)
+      return {};
+    return GemmConfigAttr::get(
+        op.getContext(), best.getTarget(), best.getInstruction(),
+        best.getBlockM(), best.getBlockN(), best.getBlockK(), best.getWarpsM(),
+        best.getWarpsN(), best.getStages(), best.getTma(),
+        best.getWarpSpecialized(), best.getClusterM(), best.getClusterN(),
+        best.getSplitK(), best.getRasterGroup(), best.getEpilogueVector(),
+        ConfigSource::model,
+        llvm::formatv("{0}: {1:F4} ms predicted", modelLabel, bestMs).str());
   }
 
   /// The key a measurement of `op` on this target and toolchain has.
@@ -169,12 +211,15 @@ struct KgenSelectStrategyPass
       }
     if (nearest)
       return nearest;
+    GemmConfigAttr modelled = useModel ? modelChoice(op, t) : GemmConfigAttr();
     if (stale)
       op.emitRemark() << "tuning entries for this gemm were measured with "
                          "another toolchain (now CUDA "
                       << KGEN_CUDA_VERSION << ", emitter " << kEmitterVersion
-                      << "): stale, using the default strategy";
-    return defaultGemmConfig(op, t);
+                      << "): stale, "
+                      << (modelled ? "the cost model decides"
+                                   : "using the default strategy");
+    return modelled ? modelled : defaultGemmConfig(op, t);
   }
 };
 } // namespace

@@ -5,11 +5,20 @@
 // CHECK-DAG: warning: kgen-select-strategy: skipping tuning database: {{.*}}corrupt-tuning-db.json
 // CHECK-DAG: warning: kgen-select-strategy: skipping tuning database: {{.*}}synthetic-tuning-db-v2.json{{.*}}version 2
 // CHECK-DAG: warning: kgen-select-strategy: skipping tuning database: {{.*}}.missing.json
-// CHECK: source = default>
+// Databases were asked for, none could be read: the cost model decides.
+// CHECK: source = model, entry = "cost model: {{[0-9.]+}} ms predicted">
+// A fitted model file names itself; a bad one is an error.
+// RUN: kgen-opt %s --kgen-select-strategy="target=sm_90a model=%S/Inputs/synthetic-cost-model.json" 2>&1 | FileCheck %s --check-prefix=MODEL
+// MODEL: source = model, entry = "cost model {{.*}}synthetic-cost-model.json: {{[0-9.]+}} ms predicted">
+// RUN: not kgen-opt %s --kgen-select-strategy="target=sm_90a model=%t.missing-model.json" 2>&1 | FileCheck %s --check-prefix=BADMODEL
+// BADMODEL: error: kgen-select-strategy: {{.*}}missing-model.json
+// Neither databases nor a model: the heuristic.
+// RUN: kgen-opt %s --kgen-select-strategy="target=sm_90a" 2>&1 | FileCheck %s --check-prefix=DEFAULT
+// DEFAULT: source = default>
 
 func.func @stale_only(%a: tensor<8192x8192xbf16>, %b: tensor<8192x8192xbf16>) -> tensor<8192x8192xbf16> {
   // Only an entry measured with CUDA 12.4 (synthetic-tuning-db-stale.json).
-  // expected-remark @+1 {{tuning entries for this gemm were measured with another toolchain}}
+  // expected-remark @+1 {{stale, the cost model decides}}
   %d = kgen.gemm %a, %b {transpose_b} : tensor<8192x8192xbf16>, tensor<8192x8192xbf16> -> tensor<8192x8192xbf16>
   return %d : tensor<8192x8192xbf16>
 }

@@ -35,7 +35,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/Register.h"
-#include "tools/kgen-tune/CostModelFile.h"
+#include "passes/CostModelFile.h"
 #include "tools/kgen-tune/Measure.h"
 
 #include "codegen/emit/EmitCuda.h"
@@ -272,7 +272,7 @@ int reportModule(ModuleOp module, const mlir::kgen::MachineModel &machine) {
                                  100 * std::max(heldOut[1], heldOut[3]));
   }
   if (!modelOut.empty()) {
-    if (!::kgen::tune::writeCostModel(modelOut, fitted, measured.size(), err))
+    if (!mlir::kgen::writeCostModel(modelOut, fitted, measured.size(), err))
       return fail(err);
     llvm::outs() << "kgen-tune: wrote the fitted model to " << modelOut
                  << "\n";
@@ -398,7 +398,7 @@ int tuneModule() {
     return fail("could not parse " + inputFile, 2);
 
   mlir::kgen::MachineModel machine;
-  if (!modelPath.empty() && !::kgen::tune::readCostModel(modelPath, machine, err))
+  if (!modelPath.empty() && !mlir::kgen::readCostModel(modelPath, machine, err))
     return fail(err, 2);
   if (measure)
     return measureModule(*module, *target, machine);

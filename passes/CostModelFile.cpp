@@ -1,6 +1,6 @@
 //===- CostModelFile.cpp - a fitted cost model on disk --------------------===//
 
-#include "tools/kgen-tune/CostModelFile.h"
+#include "passes/CostModelFile.h"
 
 #include "kgen/runtime/Results.h"
 
@@ -9,7 +9,7 @@
 using mlir::kgen::InstructionFamily;
 using mlir::kgen::MachineModel;
 
-namespace kgen::tune {
+namespace mlir::kgen {
 namespace {
 constexpr const char *kSchema = "kgen.cost-model";
 constexpr int kVersion = 1;
@@ -87,4 +87,4 @@ bool readCostModel(const std::string &path, MachineModel &out,
   return true;
 }
 
-} // namespace kgen::tune
+} // namespace mlir::kgen

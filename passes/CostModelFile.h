@@ -9,14 +9,14 @@
 //    "memory_scale": 1, "fitted_on": 42}
 //
 //===----------------------------------------------------------------------===//
-#ifndef KGEN_TOOLS_KGEN_TUNE_COSTMODELFILE_H
-#define KGEN_TOOLS_KGEN_TUNE_COSTMODELFILE_H
+#ifndef KGEN_PASSES_COSTMODELFILE_H
+#define KGEN_PASSES_COSTMODELFILE_H
 
 #include "passes/Tuner.h"
 
 #include <string>
 
-namespace kgen::tune {
+namespace mlir::kgen {
 
 /// Writes `model` (fitted on `fittedOn` measurements) atomically.
 bool writeCostModel(const std::string &path, const mlir::kgen::MachineModel &model,
@@ -28,6 +28,6 @@ bool writeCostModel(const std::string &path, const mlir::kgen::MachineModel &mod
 bool readCostModel(const std::string &path, mlir::kgen::MachineModel &model,
                    std::string &err);
 
-} // namespace kgen::tune
+} // namespace mlir::kgen
 
-#endif // KGEN_TOOLS_KGEN_TUNE_COSTMODELFILE_H
+#endif // KGEN_PASSES_COSTMODELFILE_H
