@@ -17,6 +17,13 @@
 // epilogue; it runs the consumer warps of the config (the accumulator's
 // threads), no producer. Boxes are masked at the matrix edges, so any M, N, K >= 1 works.
 //
+// Clusters (cluster_m = C > 1): the C blocks of a cluster are consecutive
+// in bx and must hold tiles of one column (same n0: they share the B tile
+// through TMA multicast). The raster counts tile rows rounded up to a
+// multiple of C, in groups of a multiple of C, so they do; blocks on the
+// padding rows (m0 >= M) load zeros (masked / TMA-filled boxes), take part
+// in their cluster's loads and store nothing.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
@@ -54,6 +61,10 @@ struct GemmPlan {
         stages(config.getStages()), split(config.getSplitK()),
         group(config.getRasterGroup()) {
     tilesM = llvm::divideCeil(m, bm);
+    if (int64_t c = config.getClusterM(); c > 1) {
+      tilesM = llvm::alignTo(tilesM, c);
+      group = llvm::alignTo(group, c);
+    }
     tilesN = llvm::divideCeil(n, bn);
     kTiles = llvm::divideCeil(k, bk);
     perSplit = llvm::divideCeil(kTiles, split);

@@ -2,9 +2,11 @@
 //
 // Rules of thumb, by target and element type:
 //   sm_90a, 16-bit or fp8 operands: wgmma + TMA, warp-specialised (one
-//     producer warpgroup, two consumer warpgroups), 128x256 tiles (no
-//     clusters yet: the emitter does not print multicast); decode shapes (M <= 64) take one consumer warpgroup on
-//     64x128 tiles with a deeper pipeline;
+//     producer warpgroup, two consumer warpgroups), 128x256 tiles, no
+//     cluster (the emitter prints TMA multicast clusters, which kgen-tune
+//     measures; the default waits until a GPU run has validated them);
+//     decode shapes (M <= 64) take one consumer warpgroup on 64x128 tiles
+//     with a deeper pipeline;
 //   sm_80, 16-bit operands: mma.sync with cp.async, 128x128x32 tiles, 2x2
 //     warps, 4 stages (64x64 tiles for decode shapes);
 //   f32 operands, and fp8 on sm_80: SIMT FMAs (f32 keeps full precision by
@@ -87,8 +89,8 @@ GemmConfigAttr mlir::kgen::defaultGemmConfig(GemmOp op, Target target) {
   int64_t splitK = chooseSplitK(tiles, op.getK(), t.bk, info.smCount);
   // 16-byte epilogue stores.
   int64_t vector = 16 / std::max<int64_t>(1, out.getIntOrFloatBitWidth() / 8);
-  // Clusters would pair blocks along M that share B tiles (TMA multicast);
-  // chosen only when the emitter prints them, and only with enough rows.
+  // Clusters pair blocks along M that share B tiles (TMA multicast); only
+  // with enough rows (the tiles' clusterM is 1 for now, see above).
   int64_t clusterM = op.getM() >= t.bm * t.clusterM ? t.clusterM : 1;
   return GemmConfigAttr::get(op.getContext(), target, t.instruction, t.bm,
                              t.bn, t.bk, t.warpsM, t.warpsN, t.stages, t.tma,

@@ -69,16 +69,23 @@ SmallVector<GemmConfigAttr> mlir::kgen::enumerateGemmConfigs(GemmOp op,
       for (int64_t bk : blockKsFor(family, elem))
         for (int64_t stages : {2, 3, 4, 5, 6})
           for (int64_t split : {1, 2, 4})
-            for (int64_t group : {1, 8}) {
-              GemmConfigAttr c = GemmConfigAttr::getChecked(
-                  [&] { return emitError(op.getLoc()); }, ctx, target, family,
-                  t.bm, t.bn, bk, t.warpsM, t.warpsN, stages, hopper, hopper,
-                  /*cluster_m=*/int64_t{1}, /*cluster_n=*/int64_t{1}, split,
-                  group, /*epilogue_vector=*/int64_t{8}, ConfigSource::model,
-                  StringRef());
-              if (c && succeeded(verifyGemmConfig(op, c)))
-                out.push_back(c);
-            }
+            for (int64_t group : {1, 8})
+              for (int64_t cluster : {1, 2}) {
+                // Clusters along M share B by multicast (wgmma only); MN-
+                // major B splits by whole 64-column blocks.
+                if (cluster > 1 &&
+                    (!hopper || (!op.getTransposeB() &&
+                                 (t.bn / 64) % cluster != 0)))
+                  continue;
+                GemmConfigAttr c = GemmConfigAttr::getChecked(
+                    [&] { return emitError(op.getLoc()); }, ctx, target,
+                    family, t.bm, t.bn, bk, t.warpsM, t.warpsN, stages, hopper,
+                    hopper, cluster, /*cluster_n=*/int64_t{1}, split, group,
+                    /*epilogue_vector=*/int64_t{8}, ConfigSource::model,
+                    StringRef());
+                if (c && succeeded(verifyGemmConfig(op, c)))
+                  out.push_back(c);
+              }
   }
   return out;
 }
@@ -128,7 +135,10 @@ GemmCost mlir::kgen::predictGemmCost(const GemmProblem &p, GemmConfigAttr c,
   }
   double bm = double(c.getBlockM()), bn = double(c.getBlockN());
   double tileShare = std::pow(std::min(1.0, bm * bn / (128.0 * 256.0)), 0.2);
-  double tiles = batch * std::ceil(m / bm) * std::ceil(n / bn);
+  // Tile rows padded to whole clusters (kgen-lower-gemm-to-tiles).
+  double cluster = double(c.getClusterM());
+  double tileRows = std::ceil(std::ceil(m / bm) / cluster) * cluster;
+  double tiles = batch * tileRows * std::ceil(n / bn);
   double blocks = tiles * double(c.getSplitK());
   // Wave quantisation: the last wave of blocks runs on part of the SMs.
   int64_t perSm = c.getWarpSpecialized() ? 1 : 2;
@@ -145,7 +155,8 @@ GemmCost mlir::kgen::predictGemmCost(const GemmProblem &p, GemmConfigAttr c,
   // Each tile reads its A and B strips; L2 catches most re-reads within a
   // raster group.
   double minBytes = batch * ((m * k + k * n) * eb + m * n * ob);
-  double tileBytes = tiles * (bm + bn) * k * eb + batch * m * n * ob;
+  // A cluster loads each B tile once for its blocks (multicast).
+  double tileBytes = tiles * (bm + bn / cluster) * k * eb + batch * m * n * ob;
   double l2Miss = c.getRasterGroup() > 1 ? 0.1 : 0.25;
   double bytes = minBytes + std::max(0.0, tileBytes - minBytes) * l2Miss;
   cost.memoryMs =

@@ -224,12 +224,25 @@ LogicalResult KernelPrinter::printWgmmaPipeline(TilePipelineOp op) {
                           "[M, K] and B transposed [N, K]");
   int64_t rowElems = fp8 ? 128 : 64; // 128-byte swizzled rows
   if (config.getBlockK() != rowElems || config.getWarpsN() != 1 ||
-      config.getClusterM() * config.getClusterN() != 1 || !config.getTma() ||
-      !config.getWarpSpecialized())
+      !config.getTma() || !config.getWarpSpecialized())
     return op.emitOpError("the CUDA emitter prints wgmma kernels with "
                           "128-byte K rows (block_k = 64 for 16-bit, 128 for "
-                          "fp8), warps_n = 1, tma, warp_specialized and no "
-                          "cluster only, for now");
+                          "fp8), warps_n = 1, tma and warp_specialized only, "
+                          "for now");
+  // Clusters pair blocks along M that share B (multicast); the raster of
+  // kgen-lower-gemm-to-tiles keeps them in one tile column.
+  int64_t cluster = config.getClusterM();
+  if (config.getClusterN() != 1)
+    return op.emitOpError("the CUDA emitter prints clusters along M only "
+                          "(blocks sharing the B tile): cluster_n must be 1");
+  bool kMajorB = mma.getTransposeB();
+  if (cluster > 1 &&
+      (bn % cluster != 0 ||
+       (kMajorB ? (bn / cluster) % 8 != 0 : (bn / 64) % cluster != 0)))
+    return op.emitOpError()
+           << "cluster_m = " << cluster << " cannot split the " << bn
+           << "-wide B tile evenly (K-major B: bands of a multiple of 8 "
+              "rows; MN-major B: whole 64-column blocks)";
   for (TileLoadOp load : loads)
     if (load.getIndices().size() != 2)
       return op.emitOpError("the CUDA emitter does not print batched wgmma "
@@ -252,6 +265,7 @@ LogicalResult KernelPrinter::printWgmmaPipeline(TilePipelineOp op) {
   line() << "using Pipeline = kgen::block::WgmmaPipeline<" << cudaType(elem)
          << ", " << bm << ", " << bn << ", " << stages << ", "
          << (ta ? "true" : "false") << ", " << (tb ? "true" : "false")
+         << (cluster > 1 ? ", " + std::to_string(cluster) : std::string())
          << ">;\n";
   line() << "static_assert(Pipeline::kThreads == " << kernel.getThreads()
          << ", \"block size of the warp-specialised pipeline\");\n";
@@ -259,10 +273,13 @@ LogicalResult KernelPrinter::printWgmmaPipeline(TilePipelineOp op) {
          << nameB << ", " << m0 << ", " << n0 << ", " << name(op.getLower())
          << ", " << name(op.getUpper()) << ", " << name(mma.getAcc())
          << ".v);\n";
-  // Boxes {outer, inner}: the swizzled shared tiles' 128-byte rows.
+  // Boxes {outer, inner}: the swizzled shared tiles' 128-byte rows; in a
+  // cluster, K-major B's box is this block's band of rows.
   int64_t bk = rowElems;
   info.tmaParams.push_back({"tma_" + nameA, nameA, ta ? bk : bm, rowElems});
-  info.tmaParams.push_back({"tma_" + nameB, nameB, tb ? bn : bk, rowElems});
+  info.tmaParams.push_back(
+      {"tma_" + nameB, nameB, tb ? bn / cluster : bk, rowElems});
+  info.clusterM = cluster;
   int64_t stageBytes = (bm * bk + bk * bn) * (fp8 ? 1 : 2);
   info.dynamicSmemBytes = 1024 + stages * stageBytes + 16 * stages;
   return success();
@@ -530,6 +547,8 @@ LogicalResult KernelPrinter::print() {
             "bz = blockIdx.z;\n";
   if (failed(printBlock(body)))
     return failure();
+  if (info.clusterM > 1) // the pipeline's alias, at the top level
+    line() << "Pipeline::finish(); // the cluster's blocks leave together\n";
   os << "}\n";
   if (smemOffset > int64_t(kernel.getSmemBytes()))
     return kernel.emitOpError() << "stage buffers need " << smemOffset
@@ -635,7 +654,7 @@ LogicalResult mlir::kgen::emitPackage(ArrayRef<KernelOp> kernels,
     ArrayRef<int64_t> grid = kernel.getGrid();
     k.launch.grid = {uint32_t(grid[0]), uint32_t(grid[1]), uint32_t(grid[2])};
     k.launch.block = {uint32_t(kernel.getThreads()), 1, 1};
-    k.launch.cluster = {1, 1, 1};
+    k.launch.cluster = {uint32_t(info.clusterM), 1, 1};
     k.launch.dynamicSmemBytes = uint32_t(info.dynamicSmemBytes);
     ArrayAttr paramNames = *kernel.getParamNames();
     size_t firstOutput = kernel.getParams().size() - kernel.getNumOutputs();

@@ -25,6 +25,8 @@ struct EmittedKernel {
     int64_t boxOuter, boxInner;
   };
   llvm::SmallVector<Tma> tmaParams;
+  /// Blocks per cluster along grid x (1: no cluster launch).
+  int64_t clusterM = 1;
 };
 
 /// Prints the CUDA C++ of `kernel` (a kgen.kernel from

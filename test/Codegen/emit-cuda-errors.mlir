@@ -2,10 +2,29 @@
 // RUN: kgen-opt %s --split-input-file --kgen-lower-gemm-to-tiles | not kgen-translate --split-input-file --kgen-emit-cuda 2>&1 | FileCheck %s
 // RUN: not kgen-opt %s --split-input-file --kgen-lower-gemm-to-tiles --kgen-emit-packages=output-dir=%t 2>&1 | FileCheck %s --check-prefix=PKG
 
-// CHECK: error: 'kgen.tile.pipeline' op the CUDA emitter prints wgmma kernels with 128-byte K rows (block_k = 64 for 16-bit, 128 for fp8), warps_n = 1, tma, warp_specialized and no cluster only, for now
+// CHECK: error: 'kgen.tile.pipeline' op the CUDA emitter prints clusters along M only (blocks sharing the B tile): cluster_n must be 1
+// PKG: error: 'kgen.tile.pipeline' op the CUDA emitter prints clusters along M only
+func.func @wgmma_cluster_n(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 2, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
+  return %d : tensor<256x1024xbf16>
+}
+
+// -----
+
+// CHECK: error: 'kgen.tile.pipeline' op the CUDA emitter prints wgmma kernels with 128-byte K rows (block_k = 64 for 16-bit, 128 for fp8), warps_n = 1, tma and warp_specialized only, for now
 // PKG: error: 'kgen.tile.pipeline' op the CUDA emitter prints wgmma kernels with 128-byte K rows
-func.func @wgmma_cluster(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
-  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
+func.func @wgmma_short_k(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 32, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
+  return %d : tensor<256x1024xbf16>
+}
+
+// -----
+
+// MN-major B of one 64-column block cannot be split over two blocks.
+// CHECK: error: 'kgen.tile.pipeline' op cluster_m = 2 cannot split the 64-wide B tile evenly (K-major B: bands of a multiple of 8 rows; MN-major B: whole 64-column blocks)
+// PKG: error: 'kgen.tile.pipeline' op cluster_m = 2 cannot split the 64-wide B tile evenly
+func.func @wgmma_cluster_split(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 64, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
 }
 

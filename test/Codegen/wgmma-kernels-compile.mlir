@@ -29,6 +29,20 @@
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3
+// Clusters of 2 along M sharing B through TMA multicast (K-major B in row
+// bands, MN-major B in column blocks), remote releases of the stages, and
+// the cluster barriers at the start and the end.
+// CUDA-LABEL: kgen_gemm_bf16_m300_n1000_k512(
+// CUDA: using Pipeline = kgen::block::WgmmaPipeline<__nv_bfloat16, 128, 256, 4, false, true, 2>;
+// CUDA: Pipeline::finish(); // the cluster's blocks leave together
+// CUDA-NEXT: }
+// CUDA-LABEL: kgen_gemm_f16_m256_n384_k512(
+// CUDA: using Pipeline = kgen::block::WgmmaPipeline<__half, 128, 128, 5, false, false, 2>;
+// PTX-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
+// PTX-DAG: mbarrier.arrive.release.cluster.shared::cluster.b64
+// PTX-DAG: barrier.cluster.arrive.release.aligned
+// PTX-DAG: barrier.cluster.wait.acquire.aligned
+// PTX-DAG: %cluster_nctarank
 
 func.func @prefill_nt(%a: tensor<300x200xbf16>, %b: tensor<520x200xbf16>, %bias: tensor<520xf32>) -> tensor<300x520xbf16> {
   %d = kgen.gemm %a, %b bias(%bias : tensor<520xf32>) {transpose_b, activation = #kgen.activation<silu>, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<300x200xbf16>, tensor<520x200xbf16> -> tensor<300x520xbf16>
@@ -53,4 +67,14 @@ func.func @decode_split_k(%a: tensor<16x4096xbf16>, %b: tensor<1024x4096xbf16>) 
 func.func @fp8_nt(%a: tensor<200x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>) -> tensor<200x384xbf16> {
   %d = kgen.gemm %a, %b {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 128, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<200x512xf8E4M3FN>, tensor<384x512xf8E4M3FN> -> tensor<200x384xbf16>
   return %d : tensor<200x384xbf16>
+}
+
+func.func @cluster_tn(%a: tensor<300x512xbf16>, %b: tensor<1000x512xbf16>) -> tensor<300x1000xbf16> {
+  %d = kgen.gemm %a, %b {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<300x512xbf16>, tensor<1000x512xbf16> -> tensor<300x1000xbf16>
+  return %d : tensor<300x1000xbf16>
+}
+
+func.func @cluster_nn(%a: tensor<256x512xf16>, %b: tensor<512x384xf16>) -> tensor<256x384xf32> {
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 128, block_k = 64, warps_m = 8, warps_n = 1, stages = 5, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 4, source = user>} : tensor<256x512xf16>, tensor<512x384xf16> -> tensor<256x384xf32>
+  return %d : tensor<256x384xf32>
 }

@@ -5,10 +5,12 @@
 // Edge shapes (M = 1, N = 3, K = 7, non-multiples of every tile), every
 // transposition, batches with and without broadcast B, every instruction
 // family's tiling, f16 accumulation, one stage, more stages than K tiles,
-// rasterisation groups. Split-K, which changes the summation order, is in
+// rasterisation groups, clusters (tile rows padded to whole clusters: the
+// padding blocks load zeros and store nothing). Split-K, which changes the summation order, is in
 // tiled-gemm-split-k.mlir.
 // RUN: %python %S/Inputs/check_tiled.py %s %t | FileCheck %s
 // CHECK-DAG: m1_n3_k7: OK rel_frob=0.000e+00
+// CHECK-DAG: cluster_padded_rows: OK rel_frob=0.000e+00
 // CHECK-DAG: odd_epilogue: OK rel_frob=0.000e+00
 // CHECK-DAG: nn: OK rel_frob=0.000e+00
 // CHECK-DAG: tn: OK rel_frob=0.000e+00
@@ -109,4 +111,11 @@ func.func @raster_3(%a: tensor<100x16xbf16>, %b: tensor<16x100xbf16>) -> tensor<
 func.func @tf32_mma(%a: tensor<40x36xf32>, %b: tensor<36x24xf32>) -> tensor<40x24xf32> {
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, block_k = 8, warps_m = 1, warps_n = 1, stages = 2, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 4, source = user>} : tensor<40x36xf32>, tensor<36x24xf32> -> tensor<40x24xf32>
   return %d : tensor<40x24xf32>
+}
+
+// Three tile rows in clusters of two, raster groups of three: four rows
+// (the last of padding) in groups of four.
+func.func @cluster_padded_rows(%a: tensor<150x96xbf16>, %b: tensor<300x96xbf16>) -> tensor<150x300xbf16> {
+  %d = kgen.gemm %a, %b {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 2, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 3, epilogue_vector = 8, source = user>} : tensor<150x96xbf16>, tensor<300x96xbf16> -> tensor<150x300xbf16>
+  return %d : tensor<150x300xbf16>
 }

@@ -601,12 +601,16 @@ bool applyCeilings(const std::string &path, mlir::kgen::MachineModel &model,
 }
 
 std::string configSummary(GemmConfigAttr c) {
-  return llvm::formatv("{0} {1}x{2}x{3} w{4}x{5} s{6} k{7} r{8}",
-                       mlir::kgen::stringifyInstructionFamily(c.getInstruction()),
-                       c.getBlockM(), c.getBlockN(), c.getBlockK(),
-                       c.getWarpsM(), c.getWarpsN(), c.getStages(),
-                       c.getSplitK(), c.getRasterGroup())
-      .str();
+  std::string text =
+      llvm::formatv("{0} {1}x{2}x{3} w{4}x{5} s{6} k{7} r{8}",
+                    mlir::kgen::stringifyInstructionFamily(c.getInstruction()),
+                    c.getBlockM(), c.getBlockN(), c.getBlockK(), c.getWarpsM(),
+                    c.getWarpsN(), c.getStages(), c.getSplitK(),
+                    c.getRasterGroup())
+          .str();
+  if (c.getClusterM() * c.getClusterN() > 1) // blocks per cluster, M x N
+    text += llvm::formatv(" c{0}x{1}", c.getClusterM(), c.getClusterN()).str();
+  return text;
 }
 
 rt::TuningKey keyFor(const rt::KernelResult &result,

@@ -79,7 +79,8 @@ bool applyCeilings(const std::string &path, mlir::kgen::MachineModel &model,
 bool emitCandidate(mlir::kgen::GemmOp gemm, mlir::kgen::GemmConfigAttr config,
                    const std::string &dir, bool compile, std::string &why);
 
-/// "wgmma 128x256x64 w8x1 s4 k1 r8": a config on one line.
+/// "wgmma 128x256x64 w8x1 s4 k1 r8" (and " c2x1" with a cluster): a config
+/// on one line.
 std::string configSummary(mlir::kgen::GemmConfigAttr config);
 
 /// The database key of a kgen result measured on `device` (what

@@ -12,6 +12,18 @@
 //     wgmmas on its 64 rows of the tile (B from the same stage), and frees
 //     the stage of the previous k tile once its wgmmas are done.
 //
+// Clusters of ClusterM blocks along M (consecutive tiles of one column, the
+// same n0: the lowering's raster guarantees it) share the B tile: each
+// block's producer loads 1/ClusterM of it (K-major B: a band of BN /
+// ClusterM rows; MN-major B: LB::kBlocks / ClusterM of its 64-column
+// blocks) and multicasts it to every block of the cluster, so each block's
+// `full` barrier receives its own A and the whole B. A stage is free again
+// only when the consumers of every block of the cluster released it: each
+// consumer warpgroup arrives on the `empty` barrier of every block. The
+// blocks meet in cluster barriers after the barrier inits (before any
+// multicast) and at the end (finish(): no block leaves while a peer may
+// still arrive on its barriers).
+//
 // K tiles are visited in the order of the CPU check (dialect/KgenTileOps.td).
 // Edges need no masks: TMA zero-fills out-of-bounds box elements, so partial
 // tiles and K tails add zeros.
@@ -22,8 +34,9 @@
 // {64, 128, 256}; blockDim.x == kThreads; dynamic shared memory kSmemBytes;
 // the tensor maps cover A and B as stored (row-major; (M, K) or, with
 // TransA, (K, M); (K, N) or, with TransB, (N, K)) with boxes kBoxA / kBoxB
-// ({inner, outer} elements) and CU_TENSOR_MAP_SWIZZLE_128B. No clusters.
-// Target: sm_90a.
+// ({inner, outer} elements) and CU_TENSOR_MAP_SWIZZLE_128B; with clusters,
+// launched with cluster dimensions (ClusterM, 1, 1) and every thread of the
+// block calling finish() after the epilogue. Target: sm_90a.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KGEN_BLOCK_GEMMSM90_CUH
@@ -38,7 +51,8 @@ namespace kgen::block {
 template <class A, class B> inline constexpr bool kIsSame = false;
 template <class A> inline constexpr bool kIsSame<A, A> = true;
 
-template <class T, int BM, int BN, int Stages, bool TransA, bool TransB>
+template <class T, int BM, int BN, int Stages, bool TransA, bool TransB,
+          int ClusterM = 1>
 struct WgmmaPipeline {
   static constexpr bool kFp8 = sizeof(T) == 1;
   static constexpr int BK = 128 / int(sizeof(T)); // 128-byte rows
@@ -52,6 +66,7 @@ struct WgmmaPipeline {
                 "one or two consumer warpgroups of 64 rows");
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N");
   static_assert(Stages >= 1, "at least one stage");
+  static_assert(ClusterM >= 1 && ClusterM <= 8, "clusters of 1 to 8 blocks");
 
   static constexpr kgen::cuda::Major kMajorA =
       TransA ? kgen::cuda::Major::MN : kgen::cuda::Major::K;
@@ -69,9 +84,74 @@ struct WgmmaPipeline {
   static constexpr int kStageBytes = LA::kBytes + LB::kBytes;
   /// Stages (1 KiB aligned for the swizzle) then the full/empty barriers.
   static constexpr int kSmemBytes = 1024 + Stages * kStageBytes + 16 * Stages;
-  /// TMA boxes, {inner, outer} elements.
+  // B split over the cluster: K-major B (BN, BK) by row bands, MN-major B
+  // (BK, BN) by 64-column blocks.
+  static_assert(BN % ClusterM == 0 && (kMajorB == kgen::cuda::Major::K ||
+                                       LB::kBlocks % ClusterM == 0),
+                "the cluster splits B's tile evenly");
+  static constexpr int kBandRows =
+      kMajorB == kgen::cuda::Major::K ? BN / ClusterM : LB::kRows;
+  // A band starts on a whole 8-row swizzle atom (1 KiB): TMA swizzles by
+  // address, so the band lands where the whole-tile load would put it.
+  static_assert(kMajorB != kgen::cuda::Major::K || (BN / ClusterM) % 8 == 0,
+                "B bands of whole 8-row swizzle atoms");
+  static constexpr int kBandBlocks =
+      kMajorB == kgen::cuda::Major::K ? LB::kBlocks : LB::kBlocks / ClusterM;
+  /// TMA boxes, {inner, outer} elements (B's: one block's band).
   static constexpr int kBoxAInner = LA::kBlockCols, kBoxAOuter = LA::kRows;
-  static constexpr int kBoxBInner = LB::kBlockCols, kBoxBOuter = LB::kRows;
+  static constexpr int kBoxBInner = LB::kBlockCols, kBoxBOuter = kBandRows;
+
+  /// This block's share of B's tile for k tile column k0, multicast to the
+  /// cluster (or the whole tile, without one).
+  KGEN_DEVICE static void loadB(char *sb, const CUtensorMap *mapB,
+                                unsigned long long *full, int n0, int k0) {
+    if constexpr (ClusterM == 1) {
+      if constexpr (TransB) // (N, K): x = k, y = n
+        kgen::cuda::tma_load_tile<LB>(sb, mapB, full, k0, n0);
+      else // (K, N): x = n, y = k
+        kgen::cuda::tma_load_tile<LB>(sb, mapB, full, n0, k0);
+    } else {
+      constexpr unsigned short kMask = (1u << ClusterM) - 1u;
+      const int rank = int(kgen::cuda::cluster_ctarank());
+      if constexpr (kMajorB == kgen::cuda::Major::K) {
+        // Rows [rank * kBandRows, +kBandRows) of each column block.
+#pragma unroll
+        for (int b = 0; b < LB::kBlocks; ++b)
+          kgen::cuda::tma_load_2d_multicast(
+              sb + b * LB::kBlockBytes + rank * kBandRows * LB::kRowBytes,
+              mapB, full, k0 + b * LB::kBlockCols, n0 + rank * kBandRows,
+              kMask);
+      } else {
+        // Column blocks [rank * kBandBlocks, +kBandBlocks).
+#pragma unroll
+        for (int b = 0; b < kBandBlocks; ++b) {
+          const int blk = rank * kBandBlocks + b;
+          kgen::cuda::tma_load_2d_multicast(sb + blk * LB::kBlockBytes, mapB,
+                                            full, n0 + blk * LB::kBlockCols,
+                                            k0, kMask);
+        }
+      }
+    }
+  }
+
+  /// Frees a stage for every producer that writes into it: this block's
+  /// and, in a cluster, the peers' (one arrive per consumer warpgroup).
+  KGEN_DEVICE static void release(unsigned long long *empty) {
+    if constexpr (ClusterM == 1) {
+      kgen::cuda::mbar_arrive(empty);
+    } else {
+#pragma unroll
+      for (int c = 0; c < ClusterM; ++c)
+        kgen::cuda::mbar_arrive_cluster(empty, unsigned(c));
+    }
+  }
+
+  /// Every thread of the block, after its epilogue: in a cluster, waits for
+  /// the peers, which may still arrive on this block's barriers.
+  KGEN_DEVICE static void finish() {
+    if constexpr (ClusterM > 1)
+      kgen::cuda::cluster_sync();
+  }
 
   /// Runs K tiles [ktBegin, ktEnd). Consumers return true with their 64 x BN
   /// slice of the tile in `acc` (zeroed here); the producer returns false.
@@ -87,15 +167,23 @@ struct WgmmaPipeline {
     const int tid = threadIdx.x, wg = tid / 128;
 
     if (tid == 0) {
+      // A launch without the cluster the multicast masks assume would hang
+      // on barriers no peer signals: fail instead.
+      if (kgen::cuda::cluster_nctarank() != unsigned(ClusterM))
+        __trap();
       kgen::cuda::prefetch_tensormap(mapA);
       kgen::cuda::prefetch_tensormap(mapB);
       for (int s = 0; s < Stages; ++s) {
-        kgen::cuda::mbar_init(&full[s], 1);           // producer + bytes
-        kgen::cuda::mbar_init(&empty[s], kConsumers); // one per consumer WG
+        kgen::cuda::mbar_init(&full[s], 1); // producer + bytes
+        // One arrive per consumer warpgroup of each block of the cluster.
+        kgen::cuda::mbar_init(&empty[s], kConsumers * ClusterM);
       }
       kgen::cuda::fence_barrier_init();
     }
-    __syncthreads();
+    if constexpr (ClusterM > 1)
+      kgen::cuda::cluster_sync(); // peers' barriers exist before multicasts
+    else
+      __syncthreads();
 
     if (wg == 0) { // producer warpgroup
       kgen::cuda::warpgroup_reg_dealloc<40>();
@@ -111,12 +199,7 @@ struct WgmmaPipeline {
             kgen::cuda::tma_load_tile<LA>(stage, mapA, &full[s], int(m0), k0);
           else // (M, K): x = k, y = m
             kgen::cuda::tma_load_tile<LA>(stage, mapA, &full[s], k0, int(m0));
-          if constexpr (TransB) // (N, K): x = k, y = n
-            kgen::cuda::tma_load_tile<LB>(stage + LA::kBytes, mapB, &full[s],
-                                          k0, int(n0));
-          else // (K, N): x = n, y = k
-            kgen::cuda::tma_load_tile<LB>(stage + LA::kBytes, mapB, &full[s],
-                                          int(n0), k0);
+          loadB(stage + LA::kBytes, mapB, &full[s], int(n0), k0);
         }
       return false;
     }
@@ -150,7 +233,7 @@ struct WgmmaPipeline {
       kgen::cuda::wgmma_wait<1>(); // tile k - 1's wgmmas are done with it
       kgen::cuda::fence_operand(acc);
       if (i > 0 && tid % 128 == 0)
-        kgen::cuda::mbar_arrive(&empty[(i - 1) % Stages]);
+        release(&empty[(i - 1) % Stages]);
     }
     kgen::cuda::wgmma_wait<0>();
     kgen::cuda::fence_operand(acc);

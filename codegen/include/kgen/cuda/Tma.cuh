@@ -30,7 +30,8 @@
 // Fences and clusters:
 //   fence_proxy_async()   fence.proxy.async.shared::cta: ordinary stores to
 //       shared memory become visible to TMA/wgmma (async proxy) reads
-//   fence_barrier_init(), cluster_ctarank(), cluster_sync(),
+//   fence_barrier_init(), cluster_ctarank(), cluster_nctarank(),
+//   cluster_sync(),
 //   named_barrier_sync/arrive(id, threads) (bar.sync / bar.arrive: a subset
 //   of warps, e.g. the consumer warpgroups), elect_one() (elect.sync)
 //
@@ -324,6 +325,16 @@ template <int kDummy = 0> KGEN_DEVICE unsigned cluster_ctarank() {
   asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
 #endif
   return r;
+}
+
+/// The number of CTAs in this CTA's cluster (1 without a cluster launch).
+template <int kDummy = 0> KGEN_DEVICE unsigned cluster_nctarank() {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::cluster_nctarank");
+  unsigned n = 1;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(n));
+#endif
+  return n;
 }
 
 /// All threads of all CTAs in the cluster: arrive (release) then wait
