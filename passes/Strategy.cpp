@@ -11,9 +11,9 @@
 //     warps, 4 stages (64x64 tiles for decode shapes);
 //   f32 operands, and fp8 on sm_80: SIMT FMAs (f32 keeps full precision by
 //     default; tf32 is a config choice).
-// Operands whose rows are not a multiple of 16 bytes cannot use TMA, nor (for
-// now) batched operands or fp8 operands that are not both K-major: they take
-// the sm_80 tiling (cp.async, with its element path) on any target.
+// Operands whose rows are not a multiple of 16 bytes cannot use TMA, nor fp8
+// operands that are not both K-major: they take the sm_80 tiling (cp.async,
+// with its element path) on any target.
 // Split-K fills the machine when the output has too few tiles: up to the
 // SMs' worth of blocks, keeping at least 4 K tiles per split.
 //
@@ -76,12 +76,12 @@ GemmConfigAttr mlir::kgen::defaultGemmConfig(GemmOp op, Target target) {
                    16 ==
                0;
       });
-  // Batched operands would need 3-D tensor maps, and fp8 wgmma K-major
-  // operands (A [M, K], B transposed): the cp.async tiling until then.
-  bool batched = op.getA().getType().getRank() == 3;
+  // fp8 wgmma needs K-major operands (A [M, K], B transposed), TMA rows of
+  // a multiple of 16 bytes: the cp.async tiling otherwise. (Batched
+  // operands go through 3-D tensor maps.)
   bool fp8NotKMajor = isa<Float8E4M3FNType>(elem) &&
                       (op.getTransposeA() || !op.getTransposeB());
-  if (t.tma && (!aligned || batched || fp8NotKMajor))
+  if (t.tma && (!aligned || fp8NotKMajor))
     t = chooseTile(elem, op.getM(), Target::sm_80);
   int64_t tiles = op.getBatch() * llvm::divideCeil(op.getM(), t.bm) *
                   llvm::divideCeil(op.getN(), t.bn);

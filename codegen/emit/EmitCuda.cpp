@@ -243,18 +243,25 @@ LogicalResult KernelPrinter::printWgmmaPipeline(TilePipelineOp op) {
            << "cluster_m = " << cluster << " cannot split the " << bn
            << "-wide B tile evenly (K-major B: bands of a multiple of 8 "
               "rows; MN-major B: whole 64-column blocks)";
-  for (TileLoadOp load : loads)
-    if (load.getIndices().size() != 2)
-      return op.emitOpError("the CUDA emitter does not print batched wgmma "
-                            "kernels yet (3-D tensor maps)");
   bool ta = mma.getTransposeA(), tb = mma.getTransposeB();
-  // Tile origins: A's box starts at m0 (column when transposed), B's at n0.
+  // Tile origins: A's box starts at m0 (column when transposed), B's at n0;
+  // a batched operand's indices start with the batch (a 3-D tensor map).
   TileLoadOp loadA = loads[0].getDst() == mma.getA() ? loads[0] : loads[1];
   TileLoadOp loadB = loadA == loads[0] ? loads[1] : loads[0];
-  std::string m0 = name(loadA.getIndices()[ta ? 1 : 0]);
-  std::string n0 = name(loadB.getIndices()[tb ? 0 : 1]);
+  bool batchedA = loadA.getIndices().size() == 3;
+  bool batchedB = loadB.getIndices().size() == 3;
+  if (batchedB && cluster > 1)
+    return op.emitOpError("the CUDA emitter does not multicast batched B "
+                          "tiles: cluster_m must be 1 with a batched B");
+  ValueRange ia = loadA.getIndices().take_back(2);
+  ValueRange ib = loadB.getIndices().take_back(2);
+  std::string m0 = name(ia[ta ? 1 : 0]);
+  std::string n0 = name(ib[tb ? 0 : 1]);
+  std::string bz = batchedA ? name(loadA.getIndices()[0])
+                   : batchedB ? name(loadB.getIndices()[0])
+                              : std::string();
   std::string nameA = name(loadA.getSrc()), nameB = name(loadB.getSrc());
-  if (m0.empty() || n0.empty())
+  if (m0.empty() || n0.empty() || ((batchedA || batchedB) && bz.empty()))
     return op.emitOpError("tile origins must be defined before the pipeline");
 
   int64_t stages = op.getStages();
@@ -265,20 +272,27 @@ LogicalResult KernelPrinter::printWgmmaPipeline(TilePipelineOp op) {
   line() << "using Pipeline = kgen::block::WgmmaPipeline<" << cudaType(elem)
          << ", " << bm << ", " << bn << ", " << stages << ", "
          << (ta ? "true" : "false") << ", " << (tb ? "true" : "false")
-         << (cluster > 1 ? ", " + std::to_string(cluster) : std::string())
+         << (cluster > 1 || batchedA || batchedB
+                 ? ", " + std::to_string(cluster)
+                 : std::string())
+         << (batchedA || batchedB
+                 ? std::string(", ") + (batchedA ? "true" : "false") + ", " +
+                       (batchedB ? "true" : "false")
+                 : std::string())
          << ">;\n";
   line() << "static_assert(Pipeline::kThreads == " << kernel.getThreads()
          << ", \"block size of the warp-specialised pipeline\");\n";
   line() << "const bool consumer = Pipeline::run(&tma_" << nameA << ", &tma_"
          << nameB << ", " << m0 << ", " << n0 << ", " << name(op.getLower())
-         << ", " << name(op.getUpper()) << ", " << name(mma.getAcc())
-         << ".v);\n";
+         << ", " << name(op.getUpper()) << ", " << name(mma.getAcc()) << ".v"
+         << (bz.empty() ? "" : ", " + bz) << ");\n";
   // Boxes {outer, inner}: the swizzled shared tiles' 128-byte rows; in a
   // cluster, K-major B's box is this block's band of rows.
   int64_t bk = rowElems;
-  info.tmaParams.push_back({"tma_" + nameA, nameA, ta ? bk : bm, rowElems});
   info.tmaParams.push_back(
-      {"tma_" + nameB, nameB, tb ? bn / cluster : bk, rowElems});
+      {"tma_" + nameA, nameA, ta ? bk : bm, rowElems, batchedA});
+  info.tmaParams.push_back(
+      {"tma_" + nameB, nameB, tb ? bn / cluster : bk, rowElems, batchedB});
   info.clusterM = cluster;
   int64_t stageBytes = (bm * bk + bk * bn) * (fp8 ? 1 : 2);
   info.dynamicSmemBytes = 1024 + stages * stageBytes + 16 * stages;
@@ -686,6 +700,8 @@ LogicalResult mlir::kgen::emitPackage(ArrayRef<KernelOp> kernels,
       p.kind = rt::ParamKind::TmaDescriptor;
       p.tmaTensor = tma.tensor;
       p.tmaBox = {tma.boxOuter, tma.boxInner};
+      if (tma.batched) // one plane of (batch, rows, cols)
+        p.tmaBox.insert(p.tmaBox.begin(), 1);
       p.tmaSwizzleBytes = 128;
       FailureOr<size_t> index = addParam(kernel, pkg, p);
       if (failed(index))

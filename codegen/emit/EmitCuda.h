@@ -19,10 +19,12 @@ struct EmittedKernel {
   /// Dynamic shared memory the kernel requests at launch.
   int64_t dynamicSmemBytes = 0;
   /// TMA descriptor parameters appended after the memref parameters:
-  /// (name, tensor parameter, box outer, box inner) with a 128-byte swizzle.
+  /// (name, tensor parameter, box outer, box inner) with a 128-byte swizzle;
+  /// batched: a 3-D map of (batch, rows, cols) with a box of one plane.
   struct Tma {
     std::string name, tensor;
     int64_t boxOuter, boxInner;
+    bool batched = false;
   };
   llvm::SmallVector<Tma> tmaParams;
   /// Blocks per cluster along grid x (1: no cluster launch).

@@ -39,11 +39,11 @@ func.func @wgmma_fp8(%a: tensor<256x512xf8E4M3FN>, %b: tensor<512x1024xf8E4M3FN>
 
 // -----
 
-// CHECK: error: 'kgen.tile.pipeline' op the CUDA emitter does not print batched wgmma kernels yet (3-D tensor maps)
-// PKG: error: 'kgen.tile.pipeline' op the CUDA emitter does not print batched wgmma kernels yet
-func.func @wgmma_batched(%a: tensor<2x128x64xbf16>, %b: tensor<2x64x128xbf16>) -> tensor<2x128x128xbf16> {
-  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 2, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<2x128x64xbf16>, tensor<2x64x128xbf16> -> tensor<2x128x128xbf16>
-  return %d : tensor<2x128x128xbf16>
+// CHECK: error: 'kgen.tile.pipeline' op the CUDA emitter does not multicast batched B tiles: cluster_m must be 1 with a batched B
+// PKG: error: 'kgen.tile.pipeline' op the CUDA emitter does not multicast batched B tiles
+func.func @wgmma_batched_cluster(%a: tensor<2x256x64xbf16>, %b: tensor<2x64x256xbf16>) -> tensor<2x256x256xbf16> {
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 128, block_k = 64, warps_m = 8, warps_n = 1, stages = 2, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<2x256x64xbf16>, tensor<2x64x256xbf16> -> tensor<2x256x256xbf16>
+  return %d : tensor<2x256x256xbf16>
 }
 
 // -----

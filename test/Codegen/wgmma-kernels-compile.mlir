@@ -43,6 +43,14 @@
 // PTX-DAG: barrier.cluster.arrive.release.aligned
 // PTX-DAG: barrier.cluster.wait.acquire.aligned
 // PTX-DAG: %cluster_nctarank
+// Batched operands through 3-D tensor maps: both batched, and A batched
+// with B broadcast over the batch.
+// CUDA-LABEL: kgen_gemm_bf16_b3_m200_n320_k128(
+// CUDA: using Pipeline = kgen::block::WgmmaPipeline<__nv_bfloat16, 128, 256, 4, false, false, 1, true, true>;
+// CUDA: const bool consumer = Pipeline::run(&tma_A, &tma_B, m0, n0, kt_begin, kt_end, acc.v, bz);
+// CUDA-LABEL: kgen_gemm_bf16_b4_m64_n512_k256(
+// CUDA: using Pipeline = kgen::block::WgmmaPipeline<__nv_bfloat16, 64, 128, 6, false, true, 1, true, false>;
+// PTX-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes
 
 func.func @prefill_nt(%a: tensor<300x200xbf16>, %b: tensor<520x200xbf16>, %bias: tensor<520xf32>) -> tensor<300x520xbf16> {
   %d = kgen.gemm %a, %b bias(%bias : tensor<520xf32>) {transpose_b, activation = #kgen.activation<silu>, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<300x200xbf16>, tensor<520x200xbf16> -> tensor<300x520xbf16>
@@ -77,4 +85,14 @@ func.func @cluster_tn(%a: tensor<300x512xbf16>, %b: tensor<1000x512xbf16>) -> te
 func.func @cluster_nn(%a: tensor<256x512xf16>, %b: tensor<512x384xf16>) -> tensor<256x384xf32> {
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 128, block_k = 64, warps_m = 8, warps_n = 1, stages = 5, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 4, source = user>} : tensor<256x512xf16>, tensor<512x384xf16> -> tensor<256x384xf32>
   return %d : tensor<256x384xf32>
+}
+
+func.func @batched(%a: tensor<3x200x128xbf16>, %b: tensor<3x128x320xbf16>) -> tensor<3x200x320xbf16> {
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<3x200x128xbf16>, tensor<3x128x320xbf16> -> tensor<3x200x320xbf16>
+  return %d : tensor<3x200x320xbf16>
+}
+
+func.func @batched_broadcast_b(%a: tensor<4x64x256xbf16>, %b: tensor<512x256xbf16>) -> tensor<4x64x512xbf16> {
+  %d = kgen.gemm %a, %b {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 6, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<4x64x256xbf16>, tensor<512x256xbf16> -> tensor<4x64x512xbf16>
+  return %d : tensor<4x64x512xbf16>
 }

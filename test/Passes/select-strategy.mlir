@@ -65,9 +65,9 @@ func.func @fp8_mn_major_b(%a: tensor<4096x4096xf8E4M3FN>, %b: tensor<4096x4096xf
 
 // -----
 
-// Batched operands would need 3-D tensor maps: the cp.async tiling.
+// Batched operands: wgmma through 3-D tensor maps on sm_90a.
 // SM90-LABEL: func.func @batched
-// SM90: instruction = mma_sync, block_m = 128, block_n = 128, block_k = 32,
+// SM90: instruction = wgmma, block_m = 128, block_n = 256, block_k = 64,
 // SM80-LABEL: func.func @batched
 func.func @batched(%a: tensor<4x256x512xbf16>, %b: tensor<512x256xbf16>) -> tensor<4x256x256xbf16> {
   %d = kgen.gemm %a, %b : tensor<4x256x512xbf16>, tensor<512x256xbf16> -> tensor<4x256x256xbf16>

@@ -12,6 +12,9 @@
 //     wgmmas on its 64 rows of the tile (B from the same stage), and frees
 //     the stage of the previous k tile once its wgmmas are done.
 //
+// Batched operands (BatchedA / BatchedB) come through 3-D tensor maps of
+// (batch, rows, cols) with boxes {inner, outer, 1}: the tile of plane bz.
+//
 // Clusters of ClusterM blocks along M (consecutive tiles of one column, the
 // same n0: the lowering's raster guarantees it) share the B tile: each
 // block's producer loads 1/ClusterM of it (K-major B: a band of BN /
@@ -52,7 +55,7 @@ template <class A, class B> inline constexpr bool kIsSame = false;
 template <class A> inline constexpr bool kIsSame<A, A> = true;
 
 template <class T, int BM, int BN, int Stages, bool TransA, bool TransB,
-          int ClusterM = 1>
+          int ClusterM = 1, bool BatchedA = false, bool BatchedB = false>
 struct WgmmaPipeline {
   static constexpr bool kFp8 = sizeof(T) == 1;
   static constexpr int BK = 128 / int(sizeof(T)); // 128-byte rows
@@ -67,6 +70,8 @@ struct WgmmaPipeline {
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N");
   static_assert(Stages >= 1, "at least one stage");
   static_assert(ClusterM >= 1 && ClusterM <= 8, "clusters of 1 to 8 blocks");
+  static_assert(!BatchedB || ClusterM == 1,
+                "batched B is not multicast (3-D maps, one block per plane)");
 
   static constexpr kgen::cuda::Major kMajorA =
       TransA ? kgen::cuda::Major::MN : kgen::cuda::Major::K;
@@ -104,8 +109,14 @@ struct WgmmaPipeline {
   /// This block's share of B's tile for k tile column k0, multicast to the
   /// cluster (or the whole tile, without one).
   KGEN_DEVICE static void loadB(char *sb, const CUtensorMap *mapB,
-                                unsigned long long *full, int n0, int k0) {
-    if constexpr (ClusterM == 1) {
+                                unsigned long long *full, int n0, int k0,
+                                int plane) {
+    if constexpr (BatchedB) {
+      if constexpr (TransB) // (batch, N, K): x = k, y = n, z = batch
+        kgen::cuda::tma_load_tile<LB>(sb, mapB, full, k0, n0, plane);
+      else // (batch, K, N)
+        kgen::cuda::tma_load_tile<LB>(sb, mapB, full, n0, k0, plane);
+    } else if constexpr (ClusterM == 1) {
       if constexpr (TransB) // (N, K): x = k, y = n
         kgen::cuda::tma_load_tile<LB>(sb, mapB, full, k0, n0);
       else // (K, N): x = n, y = k
@@ -153,11 +164,13 @@ struct WgmmaPipeline {
       kgen::cuda::cluster_sync();
   }
 
-  /// Runs K tiles [ktBegin, ktEnd). Consumers return true with their 64 x BN
-  /// slice of the tile in `acc` (zeroed here); the producer returns false.
+  /// Runs K tiles [ktBegin, ktEnd) of batch `bz` (the plane of batched
+  /// operands' 3-D maps; unbatched ones ignore it). Consumers return true
+  /// with their 64 x BN slice of the tile in `acc` (zeroed here); the
+  /// producer returns false.
   KGEN_DEVICE static bool run(const CUtensorMap *mapA, const CUtensorMap *mapB,
                               long m0, long n0, long ktBegin, long ktEnd,
-                              float (&acc)[BN / 2]) {
+                              float (&acc)[BN / 2], long bz = 0) {
     extern __shared__ __align__(128) unsigned char smemRaw[];
     char *smem = reinterpret_cast<char *>(
         (reinterpret_cast<unsigned long long>(smemRaw) + 1023) & ~1023ull);
@@ -195,11 +208,14 @@ struct WgmmaPipeline {
           char *stage = smem + s * kStageBytes;
           const int k0 = int(k * BK);
           kgen::cuda::mbar_arrive_expect_tx(&full[s], kStageBytes);
-          if constexpr (TransA) // (K, M) stored: x = m, y = k
-            kgen::cuda::tma_load_tile<LA>(stage, mapA, &full[s], int(m0), k0);
-          else // (M, K): x = k, y = m
-            kgen::cuda::tma_load_tile<LA>(stage, mapA, &full[s], k0, int(m0));
-          loadB(stage + LA::kBytes, mapB, &full[s], int(n0), k0);
+          // (K, M) stored when transposed: x = m, y = k; (M, K): x = k.
+          const int ax = TransA ? int(m0) : k0, ay = TransA ? k0 : int(m0);
+          if constexpr (BatchedA) // z = batch
+            kgen::cuda::tma_load_tile<LA>(stage, mapA, &full[s], ax, ay,
+                                          int(bz));
+          else
+            kgen::cuda::tma_load_tile<LA>(stage, mapA, &full[s], ax, ay);
+          loadB(stage + LA::kBytes, mapB, &full[s], int(n0), k0, int(bz));
         }
       return false;
     }

@@ -24,6 +24,9 @@
 //   tma_load_tile<Layout>(dst, map, bar, col0, row0)   a RowMajorSwizzled
 //       tile: one box per S-byte column block (Layout::kBlocks boxes of
 //       {Layout::kBlockCols, Layout::kRows}); expect Layout::kBytes.
+//   tma_load_3d(dst, map, bar, c0, c1, c2), tma_load_tile<Layout>(dst, map,
+//       bar, col0, row0, plane)   the same from a 3-D map (boxes {.., .., 1}):
+//       a batched operand, plane = its batch index.
 //   tma_store_2d(map, src, c0, c1), tma_store_commit(),
 //   tma_store_wait_read<N>()             shared -> global tile stores.
 //   prefetch_tensormap(map)
@@ -191,6 +194,22 @@ KGEN_DEVICE void tma_load_2d(void *smem_dst, const CUtensorMap *map,
 #endif
 }
 
+/// The box at (c0 inner, c1, c2 outer) of a 3-D tensor map: a batched
+/// operand's tile, c2 = the batch index.
+template <int kDummy = 0>
+KGEN_DEVICE void tma_load_3d(void *smem_dst, const CUtensorMap *map,
+                             unsigned long long *bar, int c0, int c1, int c2) {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::tma_load_3d");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(
+                   smem_u32(smem_dst)),
+               "l"(reinterpret_cast<unsigned long long>(map)),
+               "r"(smem_u32(bar)), "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
+#endif
+}
+
 /// Needs sm_90a: ptxas accepts .multicast::cluster on plain sm_90 only with
 /// an advisory warning (the PTX may run slowly on later architectures).
 template <int kDummy = 0>
@@ -221,6 +240,20 @@ KGEN_DEVICE void tma_load_tile(void *smem_tile, const CUtensorMap *map,
   for (int b = 0; b < Layout::kBlocks; ++b)
     tma_load_2d(static_cast<char *>(smem_tile) + b * Layout::kBlockBytes, map,
                 bar, col0 + b * Layout::kBlockCols, row0);
+}
+
+/// The same tile of plane `plane` of a 3-D tensor map (box {kBlockCols,
+/// kRows, 1}).
+template <class Layout>
+KGEN_DEVICE void tma_load_tile(void *smem_tile, const CUtensorMap *map,
+                               unsigned long long *bar, int col0, int row0,
+                               int plane) {
+  static_assert(IsSwizzledLayout<Layout>::value,
+                "tma_load_tile writes the TMA swizzled layout");
+#pragma unroll
+  for (int b = 0; b < Layout::kBlocks; ++b)
+    tma_load_3d(static_cast<char *>(smem_tile) + b * Layout::kBlockBytes, map,
+                bar, col0 + b * Layout::kBlockCols, row0, plane);
 }
 
 /// The same with multicast to the CTAs in cta_mask.
