@@ -7,6 +7,8 @@
 #   2. measure the ceilings                      -> ceilings.json
 #   3. run the kernel packages + their cuBLASLt  -> kgen.json
 #      and the packages that must fault          -> kgen-faults.json
+#   3b. the measured search over each op's candidate packages, when there
+#      are some (kgen-bench tune)                -> tuning-db.json, tune-*.json
 #   4. time cuBLASLt over the GEMM suite         -> baseline-cublaslt.json
 #   5. torch.matmul / Triton / SDPA baselines    -> baseline-torch.json
 #   6. print the summary table last              -> summary.txt
@@ -21,6 +23,10 @@
 #                       (default $KGEN_NLOHMANN_INCLUDE_DIR or build-device/include)
 #   --out DIR           output folder (default $OUT, else ./bench-out)
 #   --build DIR         build folder (default $KGEN_BUILD_DIR or /tmp/kgen-device-build)
+#   --tune DIR          candidate packages, DIR/<op>/c<i>/ ranked best first
+#                       (kgen-tune --packages; default build-device/tune when
+#                       it exists)
+#   --tune-seconds S    search budget per op (default 30)
 #   --quick             fewer samples (10..30, 30 ms each) for a smoke test
 # Exit: 0 all good, 1 a real failure (build, a wrong or failing kernel or
 # baseline, a fault not contained), 2 bad arguments, 3 no CUDA device.
@@ -31,6 +37,8 @@ PACKAGES=${KGEN_PACKAGES:-$ROOT/build-device/packages}
 JSON_INCLUDE=${KGEN_NLOHMANN_INCLUDE_DIR:-$ROOT/build-device/include}
 OUT_DIR=${OUT:-./bench-out}
 BUILD_DIR=${KGEN_BUILD_DIR:-/tmp/kgen-device-build}
+TUNE_DIR=$ROOT/build-device/tune
+TUNE_SECONDS=30
 # Sized for the whole check to finish within 5 minutes on an H200: about 100
 # suite shapes at ~0.1 s of GPU time each, plus builds and start-ups.
 TIMING=(--min-samples 20 --max-samples 100 --target-ms 100)
@@ -41,6 +49,8 @@ while [ $# -gt 0 ]; do
     --json-include) JSON_INCLUDE=${2:?}; shift 2 ;;
     --out) OUT_DIR=${2:?}; shift 2 ;;
     --build) BUILD_DIR=${2:?}; shift 2 ;;
+    --tune) TUNE_DIR=${2:?}; shift 2 ;;
+    --tune-seconds) TUNE_SECONDS=${2:?}; shift 2 ;;
     --quick) TIMING=(--min-samples 10 --max-samples 30 --target-ms 30); shift ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "device-check: unknown argument '$1' (--help)" >&2; exit 2 ;;
@@ -149,6 +159,19 @@ EOF
   then
     fail "fault containment (expected every kgen result faulted, baselines ok; exit $rc)"
   fi
+fi
+
+if [ -d "$TUNE_DIR" ]; then
+  for op in "$TUNE_DIR"/*/; do
+    op=${op%/}
+    mapfile -t CANDIDATES < <(find "$op" -mindepth 2 -maxdepth 2 -name manifest.json \
+                                -printf '%h\n' | sort -V)
+    [ ${#CANDIDATES[@]} -gt 0 ] || continue
+    step "tuning $(basename "$op"): ${#CANDIDATES[@]} candidates, ${TUNE_SECONDS} s"
+    bench "tune $(basename "$op")" tune "${CANDIDATES[@]}" --db "$OUT_DIR/tuning-db.json" \
+      --out "$OUT_DIR/tune-$(basename "$op").json" --max-seconds "$TUNE_SECONDS" \
+      --timeout 60 "${CEILINGS[@]}" --min-samples 10 --max-samples 50 --target-ms 50
+  done
 fi
 
 step "cuBLASLt over bench/suites/gemm.json"

@@ -2,6 +2,8 @@
 
 #include "codegen/emit/GemmJson.h"
 
+#include "codegen/emit/EmitCuda.h"
+
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
@@ -78,7 +80,10 @@ nlohmann::json mlir::kgen::toJson(GemmConfigAttr c) {
           {"epilogue_vector", c.getEpilogueVector()},
           {"source", stringifyConfigSource(c.getSource()).str()},
           {"entry", c.getEntry().str()},
-          {"attribute", text}};
+          {"attribute", text},
+          // What printed the kernel: tuning database keys carry it, so
+          // measurements of another emitter's kernels count as stale.
+          {"emitter_version", kEmitterVersion}};
 }
 
 GemmConfigAttr mlir::kgen::configFromJson(const nlohmann::json &j,

@@ -3,6 +3,7 @@
 #include "kgen/runtime/Search.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -11,13 +12,13 @@ namespace kgen::rt {
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-bool measured(double t) { return t > 0 && std::isfinite(t); }
+bool validTime(double t) { return t > 0 && std::isfinite(t); }
 
 /// Round r's median over the finalists measured in it, if at least two.
 double roundMedian(const std::vector<std::vector<double>> &times, size_t r) {
   std::vector<double> round;
   for (const std::vector<double> &t : times)
-    if (r < t.size() && measured(t[r]))
+    if (r < t.size() && validTime(t[r]))
       round.push_back(t[r]);
   return round.size() >= 2 ? median(round) : kNaN;
 }
@@ -50,7 +51,7 @@ std::vector<size_t> pickFinalists(const std::vector<double> &medians,
                                   size_t count, double window) {
   std::vector<size_t> order;
   for (size_t i = 0; i < medians.size(); ++i)
-    if (measured(medians[i]))
+    if (validTime(medians[i]))
       order.push_back(i);
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return medians[a] < medians[b]; });
@@ -82,7 +83,7 @@ std::vector<double> pairedScores(const std::vector<std::vector<double>> &times) 
   for (const std::vector<double> &t : times) {
     std::vector<double> normalised;
     for (size_t r = 0; r < t.size(); ++r)
-      if (measured(t[r]) && std::isfinite(norms[r]))
+      if (validTime(t[r]) && std::isfinite(norms[r]))
         normalised.push_back(t[r] / norms[r]);
     scores.push_back(median(normalised));
   }
@@ -95,6 +96,152 @@ double typicalRoundMedian(const std::vector<std::vector<double>> &times) {
     if (double m = roundMedian(times, r); std::isfinite(m))
       medians.push_back(m);
   return median(medians);
+}
+
+bool correctRun(const CandidateRun &run) {
+  return run.result && run.result->status == RunStatus::Ok &&
+         run.result->relError >= 0 && run.result->time &&
+         run.result->time->medianMs > 0;
+}
+
+double SearchOutcome::scale() const {
+  return usesBaselines ? median(baselineMs) : 1.0;
+}
+
+std::optional<size_t> SearchOutcome::best() const {
+  std::optional<size_t> best;
+  for (size_t i = 0; i < relative.size(); ++i)
+    if (validTime(relative[i]) && (!best || relative[i] < relative[*best]))
+      best = i;
+  return best;
+}
+
+namespace {
+/// The drift-free value of a run, or NaN; records its baseline.
+double runValue(const CandidateRun &run, SearchOutcome &o) {
+  if (validTime(run.baselineMs))
+    o.baselineMs.push_back(run.baselineMs);
+  if (!correctRun(run))
+    return kNaN;
+  const double ms = run.result->time->medianMs;
+  return o.usesBaselines ? ms / run.baselineMs : ms;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+} // namespace
+
+SearchStatus searchCandidates(
+    size_t count, const SearchOptions &options, const MeasureFn &measure,
+    const std::function<void(const std::vector<size_t> &)> &progress,
+    SearchOutcome &o, std::string &err) {
+  const auto start = std::chrono::steady_clock::now();
+  o = SearchOutcome();
+  o.first.assign(count, CandidateRun());
+  o.relative.assign(count, kNaN);
+  const size_t batch = std::max<size_t>(1, options.batch);
+  for (size_t b = 0; b < count; b += batch) {
+    if (secondsSince(start) >= options.maxSeconds) {
+      o.budgetSpent = true;
+      break;
+    }
+    std::vector<size_t> indices;
+    for (size_t i = b; i < std::min(count, b + batch); ++i)
+      indices.push_back(i);
+    std::vector<CandidateRun> runs(indices.size());
+    const SearchStatus status = measure(indices, runs, err);
+    if (status != SearchStatus::Ok)
+      return status;
+    for (size_t k = 0; k < indices.size(); ++k) {
+      o.first[indices[k]] = runs[k];
+      if (runs[k].result) {
+        ++o.measured;
+        // Without a baseline beside a correct run, ratios do not compare.
+        if (correctRun(runs[k]) && !validTime(runs[k].baselineMs))
+          o.usesBaselines = false;
+      }
+    }
+    if (progress)
+      progress(indices);
+  }
+  o.baselineMs.clear();
+  for (size_t i = 0; i < count; ++i)
+    o.relative[i] = runValue(o.first[i], o);
+
+  o.finalists = pickFinalists(o.relative, options.finalists, options.window);
+  if (o.finalists.size() < 2)
+    return SearchStatus::Ok;
+  o.finalistRuns.assign(o.finalists.size(), {});
+  for (size_t f = 0; f < o.finalists.size(); ++f)
+    o.finalistRuns[f].push_back(o.relative[o.finalists[f]]);
+  for (unsigned r = 1; r <= options.rounds; ++r) {
+    if (secondsSince(start) >= options.maxSeconds) {
+      o.budgetSpent = true;
+      break;
+    }
+    std::vector<size_t> order = roundOrder(o.finalists.size(), r), indices;
+    for (size_t f : order)
+      indices.push_back(o.finalists[f]);
+    std::vector<CandidateRun> runs(indices.size());
+    const SearchStatus status = measure(indices, runs, err);
+    if (status != SearchStatus::Ok)
+      return status;
+    for (size_t k = 0; k < order.size(); ++k)
+      o.finalistRuns[order[k]].push_back(runValue(runs[k], o));
+  }
+  // Each run divided by its median over the finalists, the median over
+  // runs: the paired score; back on the typical run's scale.
+  o.scores = pairedScores(o.finalistRuns);
+  const double typical = typicalRoundMedian(o.finalistRuns);
+  for (size_t f = 0; f < o.finalists.size(); ++f)
+    if (std::isfinite(o.scores[f]) && std::isfinite(typical))
+      o.relative[o.finalists[f]] = o.scores[f] * typical;
+  return SearchStatus::Ok;
+}
+
+TuningKey tuningKeyFor(const KernelResult &result, const DeviceInfo &device) {
+  TuningKey key;
+  key.op = result.op;
+  auto target = result.config.find("target");
+  key.arch = target != result.config.end() && target->is_string()
+                 ? target->get<std::string>()
+                 : "";
+  auto emitter = result.config.find("emitter_version");
+  key.emitterVersion = emitter != result.config.end() &&
+                               emitter->is_number_integer()
+                           ? emitter->get<int>()
+                           : 0;
+  key.smCount = device.smCount;
+  key.device = device.name;
+  key.cudaVersion = device.runtimeVersion;
+  return key;
+}
+
+void addToDb(const SearchOutcome &o, const DeviceInfo &device,
+             const std::string &measuredAt, const std::string &host,
+             TuningDb &db) {
+  for (size_t i = 0; i < o.first.size(); ++i) {
+    const CandidateRun &run = o.first[i];
+    if (!run.result)
+      continue;
+    TuningCandidate c;
+    c.config = run.result->config;
+    c.status = run.result->status;
+    c.correct = correctRun(run);
+    c.time = run.result->time;
+    const double corrected = o.correctedMs(i);
+    if (c.time && c.correct && validTime(corrected)) {
+      const double factor = corrected / c.time->medianMs;
+      for (double *v : {&c.time->medianMs, &c.time->q1Ms, &c.time->q3Ms,
+                        &c.time->minMs, &c.time->maxMs})
+        *v *= factor;
+    }
+    c.measuredAt = measuredAt;
+    c.host = host;
+    db.add(tuningKeyFor(*run.result, device), c);
+  }
 }
 
 } // namespace kgen::rt

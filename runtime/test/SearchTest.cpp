@@ -85,3 +85,139 @@ TEST(SearchTest, MedianOfEvenAndOddCounts) {
   EXPECT_TRUE(std::isnan(median({})));
 }
 } // namespace
+
+namespace {
+/// A SYNTHETIC machine for the search: candidate i truly takes truth[i] ms;
+/// every call of the measure function is one run, which drifts all its
+/// times (and the baseline beside them) by drift[call % size]; candidate
+/// `wrong` computes wrong results.
+struct FakeMachine {
+  std::vector<double> truth;
+  std::vector<double> drift = {1.0, 0.93, 1.07, 0.97, 1.05};
+  long wrong = -1;
+  bool baselines = true;
+  int calls = 0;
+  std::vector<std::vector<size_t>> log; // indices per call
+
+  SearchStatus measure(const std::vector<size_t> &indices,
+                       std::vector<CandidateRun> &runs, std::string &) {
+    const double d = drift[size_t(calls++) % drift.size()];
+    log.push_back(indices);
+    for (size_t k = 0; k < indices.size(); ++k) {
+      KernelResult r;
+      r.name = "c" + std::to_string(indices[k]);
+      r.implementation = "kgen";
+      r.config = {{"target", "sm_90a"}, {"block_m", int(indices[k])},
+                  {"emitter_version", 1}};
+      r.op = {{"kind", "gemm"}, {"m", 64}};
+      if (long(indices[k]) == wrong) {
+        r.status = RunStatus::Wrong;
+      } else {
+        r.status = RunStatus::Ok;
+        r.relError = 1e-3;
+        SampleStats t;
+        t.medianMs = t.q1Ms = t.q3Ms = t.minMs = t.maxMs =
+            truth[indices[k]] * d;
+        t.samples = 10;
+        r.time = t;
+      }
+      runs[k].result = r;
+      if (baselines)
+        runs[k].baselineMs = 2.0 * d;
+    }
+    return SearchStatus::Ok;
+  }
+  MeasureFn fn() {
+    return [this](const std::vector<size_t> &i, std::vector<CandidateRun> &r,
+                  std::string &e) { return measure(i, r, e); };
+  }
+};
+
+TEST(SearchDriverTest, DriftBetweenBatchesDoesNotPickTheWinner) {
+  // Candidate 5 is truly fastest (1.00). Batch 0 (candidates 0-3) runs at
+  // drift 1.0 and batch 1 (4-7) at 0.93, so raw times would rank 4 (1.02 x
+  // 0.93) ahead of 0 (1.03) by more than the truth says; ratios to the
+  // baseline beside each run, then paired rounds, give the truth.
+  FakeMachine m;
+  m.truth = {1.03, 1.05, 1.06, 1.04, 1.02, 1.00, 1.10, 1.09};
+  m.wrong = 6;
+  SearchOptions o;
+  SearchOutcome out;
+  std::string err;
+  std::vector<size_t> progressed;
+  ASSERT_EQ(searchCandidates(m.truth.size(), o, m.fn(),
+                             [&](const std::vector<size_t> &i) {
+                               progressed.insert(progressed.end(), i.begin(),
+                                                 i.end());
+                             },
+                             out, err),
+            SearchStatus::Ok)
+      << err;
+  EXPECT_EQ(progressed.size(), 8u);
+  EXPECT_EQ(out.measured, 8u);
+  ASSERT_TRUE(out.best());
+  EXPECT_EQ(*out.best(), 5u);
+  // Two batches of 4, then 3 rounds of the 3 finalists, rotated.
+  ASSERT_EQ(m.log.size(), 5u);
+  EXPECT_EQ(m.log[0], (std::vector<size_t>{0, 1, 2, 3}));
+  EXPECT_EQ(out.finalists, (std::vector<size_t>{5, 4, 0}));
+  EXPECT_EQ(m.log[2], (std::vector<size_t>{4, 0, 5}));
+  EXPECT_EQ(m.log[3], (std::vector<size_t>{0, 5, 4}));
+  // Corrected times are the truth on the baselines' scale (2.0 x median
+  // drift / 2.0): ratios kept exactly.
+  EXPECT_NEAR(out.correctedMs(4) / out.correctedMs(5), 1.02, 1e-9);
+  EXPECT_NEAR(out.correctedMs(1) / out.correctedMs(5), 1.05, 1e-9);
+  EXPECT_TRUE(std::isnan(out.correctedMs(6)));
+
+  TuningDb db;
+  DeviceInfo device;
+  device.name = "NVIDIA H200";
+  device.smCount = 132;
+  device.runtimeVersion = "13.0";
+  addToDb(out, device, "2026-12-01T00:00:00Z", "synthetic", db);
+  ASSERT_EQ(db.entries.size(), 1u);
+  EXPECT_EQ(db.entries[0].key.emitterVersion, 1);
+  EXPECT_EQ(db.entries[0].key.arch, "sm_90a");
+  EXPECT_EQ(db.entries[0].candidates.size(), 8u);
+  ASSERT_NE(db.entries[0].best(), nullptr);
+  EXPECT_EQ(db.entries[0].best()->config["block_m"], 5);
+}
+
+TEST(SearchDriverTest, WithoutBaselinesRoundsStillPair) {
+  FakeMachine m;
+  m.baselines = false;
+  m.truth = {1.00, 1.01, 1.02, 1.03, 0.99};
+  SearchOptions o;
+  SearchOutcome out;
+  std::string err;
+  ASSERT_EQ(searchCandidates(m.truth.size(), o, m.fn(), nullptr, out, err),
+            SearchStatus::Ok);
+  EXPECT_FALSE(out.usesBaselines);
+  EXPECT_EQ(out.scale(), 1.0);
+  ASSERT_TRUE(out.best());
+  EXPECT_FALSE(out.finalistRuns.empty());
+}
+
+TEST(SearchDriverTest, BudgetAndDeviceStopTheSearch) {
+  FakeMachine m;
+  m.truth = {1.0, 1.1, 1.2};
+  SearchOptions o;
+  o.maxSeconds = 0;
+  SearchOutcome out;
+  std::string err;
+  EXPECT_EQ(searchCandidates(3, o, m.fn(), nullptr, out, err), SearchStatus::Ok);
+  EXPECT_TRUE(out.budgetSpent);
+  EXPECT_EQ(out.measured, 0u);
+  EXPECT_FALSE(out.best());
+  EXPECT_EQ(m.calls, 0);
+
+  MeasureFn none = [](const std::vector<size_t> &, std::vector<CandidateRun> &,
+                      std::string &e) {
+    e = "no CUDA device";
+    return SearchStatus::NoDevice;
+  };
+  EXPECT_EQ(searchCandidates(3, SearchOptions(), none, nullptr, out, err),
+            SearchStatus::NoDevice);
+  EXPECT_EQ(err, "no CUDA device");
+}
+} // namespace

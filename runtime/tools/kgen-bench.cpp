@@ -10,6 +10,8 @@
 #include "kgen/runtime/Nvrtc.h"
 #include "kgen/runtime/Package.h"
 #include "kgen/runtime/Results.h"
+#include "kgen/runtime/Search.h"
+#include "kgen/runtime/TuningDb.h"
 #include "kgen/runtime/cuda/Bench.h"
 #include "kgen/runtime/cuda/Cli.h"
 #include "kgen/runtime/cuda/Device.h"
@@ -19,7 +21,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <thread>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -145,6 +152,12 @@ BenchOptions benchOptions(const CliOptions &cli, uint64_t seed,
   options.timeoutSeconds = cli.timeoutSeconds;
   options.ceilings = ceilings;
   return options;
+}
+
+std::string formatFixed4(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.4f", v);
+  return buf;
 }
 
 /// Results a child reported, in order; `device` takes the last device info
@@ -310,19 +323,36 @@ bool checkGemmPackages(const std::vector<KernelPackage> &packages) {
   return true;
 }
 
-int runMode(const CliOptions &cli) {
-  std::vector<KernelPackage> packages;
-  std::optional<Ceilings> ceilings;
-  if (!loadPackages(cli.inputs, packages) || !checkGemmPackages(packages) ||
-      !readCeilings(cli.ceilings, ceilings))
-    return kExitUsage;
-  ResultsFile file = newResultsFile();
+/// The inputs of run and tune: packages (gemms checked) and ceilings.
+bool loadRunInputs(const CliOptions &cli, std::vector<KernelPackage> &packages,
+                   std::optional<Ceilings> &ceilings) {
+  return loadPackages(cli.inputs, packages) && checkGemmPackages(packages) &&
+         readCeilings(cli.ceilings, ceilings);
+}
+
+/// Probes the device and writes the results file, empty, before anything
+/// runs. Returns the exit code to stop with, if any.
+std::optional<int> openResults(const CliOptions &cli,
+                               const std::optional<Ceilings> &ceilings,
+                               ResultsFile &file) {
+  file = newResultsFile();
   int exitCode = kExitOk;
   if (!probe(file.device, exitCode))
     return exitCode;
   file.ceilings = ceilings;
   if (!save(cli.out, file))
     return kExitUsage;
+  return std::nullopt;
+}
+
+int runMode(const CliOptions &cli) {
+  std::vector<KernelPackage> packages;
+  std::optional<Ceilings> ceilings;
+  if (!loadRunInputs(cli, packages, ceilings))
+    return kExitUsage;
+  ResultsFile file;
+  if (std::optional<int> stop = openResults(cli, ceilings, file))
+    return *stop;
   const uint64_t seed = chooseSeed(cli);
   const std::string cacheDir = cli.cacheDir.empty() ? defaultCacheDir() : cli.cacheDir;
   for (size_t i = 0; i < packages.size(); ++i) {
@@ -336,6 +366,145 @@ int runMode(const CliOptions &cli) {
   }
   std::fputs(formatResultsTable(file.results).c_str(), stdout);
   return resultsExitCode(file.results);
+}
+
+/// Compiles every package into the cache on all hardware threads, so that
+/// the measured search finds them there (NVRTC is thread-safe).
+void precompile(const std::vector<KernelPackage> &packages,
+                const DeviceInfo &device, const std::string &cacheDir) {
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < packages.size();) {
+      const std::optional<std::string> arch =
+          runArch(packages[i].target, device);
+      if (!arch)
+        continue; // runPackage says why
+      CompileOptions options;
+      options.arch = *arch;
+      options.cacheDir = cacheDir;
+      CompileResult compiled;
+      std::string err;
+      (void)compilePackage(packages[i], options, compiled, err);
+    }
+  };
+  const size_t threads = std::min<size_t>(
+      packages.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < threads; ++t)
+    pool.emplace_back(work);
+  for (std::thread &t : pool)
+    t.join();
+}
+
+/// kgen-bench tune: the measured search (kgen/runtime/Search.h) over
+/// candidate packages of one op, ranked best first.
+int tuneMode(const CliOptions &cli) {
+  std::vector<KernelPackage> packages;
+  std::optional<Ceilings> ceilings;
+  if (!loadRunInputs(cli, packages, ceilings))
+    return kExitUsage;
+  for (const KernelPackage &pkg : packages)
+    if (pkg.op != packages.front().op) {
+      say(pkg.dir + ": another op than " + packages.front().dir +
+          " (tune compares candidates of one op)");
+      return kExitUsage;
+    }
+  TuningDb db;
+  std::string err;
+  if (std::filesystem::exists(cli.db) && !readTuningDb(cli.db, db, err)) {
+    say(err + " (not overwritten)");
+    return kExitUsage;
+  }
+  ResultsFile file;
+  if (std::optional<int> stop = openResults(cli, ceilings, file))
+    return *stop;
+  const std::string cacheDir = cli.cacheDir.empty() ? defaultCacheDir() : cli.cacheDir;
+  const auto compileStart = std::chrono::steady_clock::now();
+  precompile(packages, file.device, cacheDir);
+  say("compiled " + std::to_string(packages.size()) + " packages in " +
+      std::to_string(std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - compileStart)
+                         .count()) +
+      " s");
+  const uint64_t seed = chooseSeed(cli);
+  SearchOptions options;
+  options.maxSeconds = cli.maxSeconds;
+  options.finalists = static_cast<unsigned>(cli.finalists);
+  options.rounds = static_cast<unsigned>(cli.rounds);
+  int runs = 0;
+  const MeasureFn measure = [&](const std::vector<size_t> &indices,
+                                std::vector<CandidateRun> &out,
+                                std::string &e) {
+    for (size_t k = 0; k < indices.size(); ++k) {
+      const BenchOptions bench =
+          benchOptions(cli, seed + static_cast<uint64_t>(runs++), ceilings);
+      const std::vector<KernelResult> results =
+          runPackage(packages[indices[k]], bench, cacheDir, file.device);
+      if (const KernelResult *kernel = findImplementation(results, "kgen"))
+        out[k].result = *kernel;
+      if (const KernelResult *base = findImplementation(results, "cublaslt");
+          base && base->time)
+        out[k].baselineMs = base->time->medianMs;
+      for (const KernelResult &r : results)
+        file.results.push_back(r);
+    }
+    if (!save(cli.out, file)) {
+      e = "cannot write " + cli.out;
+      return SearchStatus::Failed;
+    }
+    return SearchStatus::Ok;
+  };
+  SearchOutcome outcome;
+  const SearchStatus status = searchCandidates(
+      packages.size(), options, measure,
+      [&](const std::vector<size_t> &indices) {
+        for (size_t i : indices) {
+          const CandidateRun &run = outcome.first[i];
+          std::string what =
+              !run.result         ? "not run"
+              : !correctRun(run)  ? runStatusName(run.result->status)
+                                  : formatFixed4(run.result->time->medianMs) +
+                                        " ms (cuBLASLt " +
+                                        formatFixed4(run.baselineMs) + " ms)";
+          say("[" + std::to_string(i + 1) + "/" +
+              std::to_string(packages.size()) + "] " + packages[i].dir +
+              ": " + what);
+        }
+      },
+      outcome, err);
+  if (status == SearchStatus::Failed) {
+    say(err);
+    return kExitKernelFailed;
+  }
+  addToDb(outcome, file.device, file.createdAt, file.host, db);
+  if (!writeTuningDb(cli.db, db, err)) {
+    say(err);
+    return kExitUsage;
+  }
+  if (outcome.budgetSpent)
+    say("time budget spent: " + std::to_string(outcome.measured) + " of " +
+        std::to_string(packages.size()) + " candidates measured");
+  for (size_t f = 0; f < outcome.finalists.size(); ++f)
+    std::printf("finalist %s: paired score %.3f over %zu runs -> %.4f ms\n",
+                packages[outcome.finalists[f]].dir.c_str(),
+                outcome.scores.empty() ? 1.0 : outcome.scores[f],
+                outcome.finalistRuns.empty()
+                    ? size_t{1}
+                    : outcome.finalistRuns[f].size(),
+                outcome.correctedMs(outcome.finalists[f]));
+  const std::optional<size_t> best = outcome.best();
+  if (!best) {
+    say("no candidate ran correctly");
+    return kExitKernelFailed;
+  }
+  const double first = outcome.correctedMs(0), winner = outcome.correctedMs(*best);
+  std::printf("best: %s, %.4f ms (drift-corrected); %s over the first "
+              "package\n",
+              packages[*best].dir.c_str(), winner,
+              std::isfinite(first)
+                  ? (formatFixed4(first / winner) + "x").c_str()
+                  : "no speed-up known (the first package did not run correctly)");
+  return kExitOk;
 }
 
 int ceilingsMode(const CliOptions &cli) {
@@ -451,6 +620,8 @@ int main(int argc, char **argv) {
     return baselineMode(cli);
   case Mode::Report:
     return reportMode(cli);
+  case Mode::Tune:
+    return tuneMode(cli);
   }
   return kExitUsage;
 }

@@ -45,6 +45,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
+#include <map>
+#include <set>
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -85,20 +87,7 @@ struct Candidate {
   double predictedMs = 0;
   std::string dir;              // its package
   std::string dropped;          // why it was not measured, if it was not
-  std::optional<rt::KernelResult> result; // kgen-bench's, first run
-  double baselineMs = std::nan(""); // cuBLASLt beside it, same process
-  /// Its drift-free value: time over the baseline beside it (or the time,
-  /// without baselines); for finalists, their paired score on the typical
-  /// run. NaN when it did not run correctly.
-  double relative = std::nan("");
 };
-
-/// The median of a correct result, else NaN.
-double correctMedian(const rt::KernelResult &r) {
-  return r.status == rt::RunStatus::Ok && r.relError >= 0 && r.time
-             ? r.time->medianMs
-             : std::nan("");
-}
 
 /// Runs kgen-bench on `dirs` into `out`. Returns its exit code, or -1 when
 /// it could not be started or was killed (with `err`).
@@ -127,22 +116,6 @@ int runBench(const MeasureOptions &o, const std::vector<std::string> &dirs,
   return code;
 }
 
-/// The kgen results of a results file, by package name.
-bool readKgenResults(const std::string &path, rt::ResultsFile &file,
-                     std::map<std::string, rt::KernelResult> &byName,
-                     std::map<std::string, double> &baselineMs,
-                     std::string &err) {
-  if (!rt::readResults(path, file, err))
-    return false;
-  for (const rt::KernelResult &r : file.results) {
-    if (r.implementation == "kgen")
-      byName[r.name] = r;
-    else if (r.time)
-      baselineMs[r.name] = r.time->medianMs;
-  }
-  return true;
-}
-
 class GemmSearch {
 public:
   GemmSearch(GemmOp gemm, int index, const MeasureOptions &o,
@@ -157,10 +130,17 @@ private:
   void chooseCandidates();
   void emitPackages();
   void compilePackages();
-  SearchStatus measure();
-  SearchStatus remeasure();
+  rt::SearchStatus measureBatch(const std::vector<size_t> &indices,
+                                std::vector<rt::CandidateRun> &runs,
+                                std::string &err);
+  void printProgress(const std::vector<size_t> &indices);
+  void printRounds();
   void record();
   std::string packageDir(size_t i) const;
+  /// The name kgen-bench reports candidate i's package under.
+  std::string packageName(size_t i) const {
+    return "gemm" + std::to_string(index_) + "_c" + std::to_string(i);
+  }
   double remaining() const { return o_.maxSeconds - secondsSince(start_); }
 
   GemmOp gemm_;
@@ -171,22 +151,13 @@ private:
   GemmSearchSummary &summary_;
   Clock::time_point start_ = Clock::now();
   std::vector<Candidate> candidates_;
+  // Measured indices -> their package dirs, for kgen-bench; what the
+  // search found.
+  std::vector<size_t> measuredOrder_; // the search's candidates, in order
+  rt::SearchOutcome outcome_;
   rt::DeviceInfo device_;
   std::string createdAt_, host_;
-  // Every baseline median seen for this gemm: their median is the scale of
-  // the drift-corrected times.
-  std::vector<double> baselineMs_;
-  /// What candidates are compared on: time over the baseline beside it
-  /// when every measured candidate has one, else the time.
-  double relative(double ms, double baselineMs) const {
-    return useBaselines_ ? ms / baselineMs : ms;
-  }
-  bool useBaselines_ = true;
-  /// What turns relative values into ms: the baselines' median over all
-  /// runs so far (1 without baselines).
-  double msScale() const {
-    return useBaselines_ ? rt::median(baselineMs_) : 1.0;
-  }
+  size_t batchNumber_ = 0;
 };
 
 std::string GemmSearch::packageDir(size_t i) const {
@@ -197,35 +168,23 @@ std::string GemmSearch::packageDir(size_t i) const {
 }
 
 void GemmSearch::chooseCandidates() {
-  SmallVector<GemmConfigAttr> configs =
-      mlir::kgen::enumerateGemmConfigs(gemm_, o_.target);
-  summary_.space = configs.size();
-  SmallVector<std::pair<double, GemmConfigAttr>> ranked;
-  for (GemmConfigAttr c : configs)
-    ranked.push_back({mlir::kgen::predictGemmMs(gemm_, c, machine_), c});
-  llvm::stable_sort(ranked, [](auto &x, auto &y) { return x.first < y.first; });
-  size_t budget = rt::measurementBudget(configs.size(), o_.maxCandidates);
-  // The default strategy is always measured: the speed-up of tuning is
-  // over it.
-  GemmConfigAttr def = mlir::kgen::defaultGemmConfig(gemm_, o_.target);
-  nlohmann::json defStrategy = def ? strategyOf(def) : nlohmann::json();
-  if (def)
-    candidates_.push_back(
-        {def, true, mlir::kgen::predictGemmMs(gemm_, def, machine_)});
-  for (auto &[ms, c] : ranked) {
-    if (candidates_.size() >= std::max<size_t>(budget, 1))
+  size_t space = 0;
+  SmallVector<RankedConfig> ranked =
+      rankCandidates(gemm_, o_.target, machine_, /*defaultFirst=*/true, space);
+  summary_.space = space;
+  size_t budget = std::max<size_t>(
+      1, rt::measurementBudget(space, o_.maxCandidates));
+  for (const RankedConfig &r : ranked) {
+    if (candidates_.size() >= budget)
       break;
-    if (def && strategyOf(c) == defStrategy)
-      continue;
-    candidates_.push_back({c, false, ms});
+    candidates_.push_back({r.config, r.isDefault, r.predictedMs});
   }
   llvm::outs() << llvm::formatv(
       "gemm {0}: {1}x{2}x{3}x{4} {5}: {6} valid configs; measuring {7} "
       "({8:P0} of the space): the default and the model's best\n",
       index_, gemm_.getBatch(), gemm_.getM(), gemm_.getN(), gemm_.getK(),
-      gemm_.getA().getType().getElementType(), configs.size(),
-      candidates_.size(),
-      configs.empty() ? 0.0 : double(candidates_.size()) / configs.size());
+      gemm_.getA().getType().getElementType(), space, candidates_.size(),
+      space == 0 ? 0.0 : double(candidates_.size()) / double(space));
 }
 
 void GemmSearch::emitPackages() {
@@ -281,7 +240,7 @@ void GemmSearch::compilePackages() {
         continue;
       }
       // Named apart, with ptxas's report, for the results and the reader.
-      pkg.name = "gemm" + std::to_string(index_) + "_c" + std::to_string(i);
+      pkg.name = packageName(i);
       for (auto [k, usage] : llvm::zip(pkg.kernels, compiled.perKernel))
         k.resources = usage;
       if (!rt::writePackage(dir, pkg, err)) {
@@ -312,188 +271,104 @@ void GemmSearch::compilePackages() {
 #endif
 }
 
-SearchStatus GemmSearch::measure() {
-  std::vector<size_t> todo;
-  for (size_t i = 0; i < candidates_.size(); ++i)
-    if (candidates_[i].dropped.empty())
-      todo.push_back(i);
-  size_t done = 0;
-  for (size_t b = 0; b < todo.size(); b += kBatch) {
-    if (remaining() <= 0) {
-      llvm::outs() << "  time budget of " << llvm::format("%g", o_.maxSeconds)
-                   << " s spent: " << done << " of " << todo.size()
-                   << " candidates measured\n";
-      break;
-    }
-    std::vector<size_t> batch(todo.begin() + b,
-                              todo.begin() + std::min(todo.size(), b + kBatch));
-    std::vector<std::string> dirs;
-    for (size_t i : batch)
-      dirs.push_back(candidates_[i].dir);
-    std::string out = o_.workDir + "/gemm" + std::to_string(index_) +
-                      "/measure-" + std::to_string(b / kBatch) + ".json";
-    std::string err;
-    int code = runBench(o_, dirs, out, remaining() + 60, err);
-    if (code == kBenchNoDevice)
-      return SearchStatus::NoDevice;
-    if (code != 0 && code != 1) {
-      llvm::outs() << "  kgen-bench failed (exit " << code << "): " << err
-                   << "\n";
-      return SearchStatus::Failed;
-    }
-    rt::ResultsFile file;
-    std::map<std::string, rt::KernelResult> results;
-    std::map<std::string, double> baselines;
-    if (!readKgenResults(out, file, results, baselines, err)) {
-      llvm::outs() << "  " << err << "\n";
-      return SearchStatus::Failed;
-    }
-    device_ = file.device;
-    createdAt_ = file.createdAt;
-    host_ = file.host;
-    for (size_t i : batch) {
-      Candidate &c = candidates_[i];
-      std::string name = "gemm" + std::to_string(index_) + "_c" +
-                         std::to_string(i);
-      auto it = results.find(name);
-      ++done;
-      if (it == results.end()) {
-        c.dropped = "kgen-bench reported nothing for it";
-        continue;
-      }
-      c.result = it->second;
-      double ms = correctMedian(*c.result);
-      std::string what =
-          std::isnan(ms)
-              ? std::string(rt::runStatusName(c.result->status)) + ": " +
-                    c.result->reason.substr(0, 80)
-              : llvm::formatv("{0,9:F4} ms  (model {1:F4} ms)", ms,
-                              c.predictedMs)
-                    .str();
-      auto base = baselines.find(c.result->baseline);
-      if (base != baselines.end() && base->second > 0) {
-        c.baselineMs = base->second;
-        baselineMs_.push_back(base->second);
-      } else if (!std::isnan(ms)) {
-        useBaselines_ = false; // not comparable on ratios: raw times
-      }
-      if (!std::isnan(ms) && !std::isnan(c.baselineMs))
-        what += llvm::formatv("  cuBLASLt {0:F4} ms", c.baselineMs).str();
-      llvm::outs() << llvm::formatv("  [{0}/{1}] {2,-36} {3}{4}\n", done,
-                                    todo.size(), configSummary(c.config),
-                                    what, c.isDefault ? "  (default)" : "");
-      ++summary_.measured;
-    }
-    llvm::outs().flush();
+rt::SearchStatus GemmSearch::measureBatch(const std::vector<size_t> &indices,
+                                          std::vector<rt::CandidateRun> &runs,
+                                          std::string &err) {
+  std::vector<std::string> dirs;
+  for (size_t i : indices)
+    dirs.push_back(candidates_[measuredOrder_[i]].dir);
+  std::string out = o_.workDir + "/gemm" + std::to_string(index_) + "/run-" +
+                    std::to_string(batchNumber_++) + ".json";
+  int code = runBench(o_, dirs, out, remaining() + 60, err);
+  if (code == kBenchNoDevice)
+    return rt::SearchStatus::NoDevice;
+  if (code != 0 && code != 1) {
+    err = "kgen-bench failed (exit " + std::to_string(code) + "): " + err;
+    return rt::SearchStatus::Failed;
   }
-  return SearchStatus::Ok;
+  rt::ResultsFile file;
+  if (!rt::readResults(out, file, err))
+    return rt::SearchStatus::Failed;
+  device_ = file.device;
+  createdAt_ = file.createdAt;
+  host_ = file.host;
+  std::map<std::string, const rt::KernelResult *> byName;
+  for (const rt::KernelResult &r : file.results)
+    byName[r.name] = &r;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    auto kernel = byName.find(packageName(measuredOrder_[indices[k]]));
+    if (kernel == byName.end())
+      continue; // reported nothing: stays unmeasured
+    runs[k].result = *kernel->second;
+    auto base = byName.find(kernel->second->baseline);
+    if (base != byName.end() && base->second->time)
+      runs[k].baselineMs = base->second->time->medianMs;
+  }
+  return rt::SearchStatus::Ok;
 }
 
-SearchStatus GemmSearch::remeasure() {
-  std::vector<double> first;
-  for (Candidate &c : candidates_) {
-    double ms = c.result ? correctMedian(*c.result) : std::nan("");
-    c.relative = relative(ms, c.baselineMs);
-    first.push_back(c.relative);
+void GemmSearch::printProgress(const std::vector<size_t> &indices) {
+  for (size_t i : indices) {
+    const rt::CandidateRun &run = outcome_.first[i];
+    const Candidate &c = candidates_[measuredOrder_[i]];
+    std::string what;
+    if (!run.result)
+      what = "kgen-bench reported nothing for it";
+    else if (!rt::correctRun(run))
+      what = std::string(rt::runStatusName(run.result->status)) + ": " +
+             run.result->reason.substr(0, 80);
+    else
+      what = llvm::formatv("{0,9:F4} ms  (model {1:F4} ms)",
+                           run.result->time->medianMs, c.predictedMs)
+                 .str() +
+             (std::isnan(run.baselineMs)
+                  ? std::string()
+                  : llvm::formatv("  cuBLASLt {0:F4} ms", run.baselineMs)
+                        .str());
+    llvm::outs() << llvm::formatv("  [{0}/{1}] {2,-36} {3}{4}\n", i + 1,
+                                  measuredOrder_.size(),
+                                  configSummary(c.config), what,
+                                  c.isDefault ? "  (default)" : "");
   }
-  std::vector<size_t> finalists =
-      rt::pickFinalists(first, o_.finalists, o_.finalistWindow);
-  if (finalists.size() < 2 || o_.rounds == 0)
-    return SearchStatus::Ok;
-  // values[f][r]: finalist f in run r; run 0 is the first measurement.
-  std::vector<std::vector<double>> values(finalists.size());
-  for (size_t f = 0; f < finalists.size(); ++f)
-    values[f].push_back(first[finalists[f]]);
-  for (unsigned r = 1; r <= o_.rounds; ++r) {
-    if (remaining() <= 0) {
-      llvm::outs() << "  time budget spent after " << (r - 1)
-                   << " re-measurement rounds\n";
-      break;
-    }
-    std::vector<size_t> order = rt::roundOrder(finalists.size(), r);
-    std::vector<std::string> dirs;
-    for (size_t f : order)
-      dirs.push_back(candidates_[finalists[f]].dir);
-    std::string out = o_.workDir + "/gemm" + std::to_string(index_) +
-                      "/round-" + std::to_string(r) + ".json";
-    std::string err;
-    int code = runBench(o_, dirs, out, remaining() + 60, err);
-    if (code == kBenchNoDevice)
-      return SearchStatus::NoDevice;
-    rt::ResultsFile file;
-    std::map<std::string, rt::KernelResult> results;
-    std::map<std::string, double> baselines;
-    if ((code != 0 && code != 1) ||
-        !readKgenResults(out, file, results, baselines, err)) {
-      llvm::outs() << "  re-measurement round " << r << " failed: " << err
-                   << "\n";
-      break;
-    }
-    for (size_t f = 0; f < finalists.size(); ++f) {
-      auto it = results.find("gemm" + std::to_string(index_) + "_c" +
-                             std::to_string(finalists[f]));
-      double value = std::nan("");
-      if (it != results.end()) {
-        auto base = baselines.find(it->second.baseline);
-        double baseMs = base != baselines.end() ? base->second : std::nan("");
-        if (!std::isnan(baseMs))
-          baselineMs_.push_back(baseMs);
-        value = relative(correctMedian(it->second), baseMs);
-      }
-      values[f].push_back(value);
-    }
-  }
-  // Each run divided by its median over the finalists, then the median
-  // over runs: the paired score. Times back in ms on the typical run.
-  double scale = msScale();
-  std::vector<double> scores = rt::pairedScores(values);
-  double typical = rt::typicalRoundMedian(values);
+  llvm::outs().flush();
+}
+
+void GemmSearch::printRounds() {
+  const rt::SearchOutcome &o = outcome_;
+  size_t rounds = o.finalistRuns.empty() ? 0 : o.finalistRuns.front().size() - 1;
+  if (o.budgetSpent)
+    llvm::outs() << "  time budget of " << llvm::format("%g", o_.maxSeconds)
+                 << " s spent: " << o.measured << " of "
+                 << measuredOrder_.size() << " candidates measured, "
+                 << rounds << " re-measurement rounds\n";
+  if (o.finalistRuns.empty())
+    return;
   llvm::outs() << llvm::formatv(
       "  re-measured the best {0} in {1} more interleaved rounds; paired "
       "scores (1 = the runs' median){2}:\n",
-      finalists.size(), values.front().size() - 1,
-      useBaselines_ ? ", on time over cuBLASLt in the same process" : "");
-  for (size_t f = 0; f < finalists.size(); ++f) {
-    if (std::isnan(scores[f]))
+      o.finalists.size(), rounds,
+      o.usesBaselines ? ", on time over cuBLASLt in the same process" : "");
+  double scale = o.scale();
+  for (size_t f = 0; f < o.finalists.size(); ++f) {
+    if (std::isnan(o.scores[f]))
       continue;
-    Candidate &c = candidates_[finalists[f]];
-    c.relative = scores[f] * typical;
     std::string runs;
-    for (double v : values[f])
+    for (double v : o.finalistRuns[f])
       runs += llvm::formatv(" {0:F4}", v * scale).str();
-    llvm::outs() << llvm::formatv("    {0,-36} {1:F3}  -> {2:F4} ms   runs:{3}\n",
-                                  configSummary(c.config), scores[f],
-                                  c.relative * scale, runs);
+    llvm::outs() << llvm::formatv(
+        "    {0,-36} {1:F3}  -> {2:F4} ms   runs:{3}\n",
+        configSummary(candidates_[measuredOrder_[o.finalists[f]]].config),
+        o.scores[f], o.correctedMs(o.finalists[f]), runs);
   }
-  return SearchStatus::Ok;
 }
 
 void GemmSearch::record() {
-  // One scale for all, from every run: times comparable across batches.
-  double scale = msScale();
-  for (size_t i = 0; i < candidates_.size(); ++i) {
-    Candidate &c = candidates_[i];
-    if (!c.result)
-      continue;
-    double corrected = c.relative * scale;
-    rt::TuningCandidate t;
-    t.config = c.result->config;
-    t.status = c.result->status;
-    t.correct = c.result->status == rt::RunStatus::Ok && c.result->relError >= 0;
-    t.time = c.result->time;
-    if (t.time && !std::isnan(corrected)) {
-      // The drift-corrected median, with the first run's relative spread.
-      double factor = corrected / t.time->medianMs;
-      for (double *v : {&t.time->medianMs, &t.time->q1Ms, &t.time->q3Ms,
-                        &t.time->minMs, &t.time->maxMs})
-        *v *= factor;
-    }
-    t.measuredAt = createdAt_;
-    t.host = host_;
-    db_.add(keyFor(*c.result, device_), t);
-    double ms = t.correct && t.time ? t.time->medianMs : std::nan("");
+  rt::addToDb(outcome_, device_, createdAt_, host_, db_);
+  for (size_t i = 0; i < measuredOrder_.size(); ++i) {
+    double ms = outcome_.correctedMs(i);
     if (std::isnan(ms))
       continue;
+    const Candidate &c = candidates_[measuredOrder_[i]];
     if (c.isDefault)
       summary_.defaultMs = ms;
     if (!summary_.bestMs || ms < *summary_.bestMs) {
@@ -501,6 +376,7 @@ void GemmSearch::record() {
       summary_.bestConfig = configSummary(c.config);
     }
   }
+  summary_.measured = outcome_.measured;
 }
 
 SearchStatus GemmSearch::run() {
@@ -511,17 +387,40 @@ SearchStatus GemmSearch::run() {
   }
   emitPackages();
   compilePackages();
-  SearchStatus status = measure();
-  if (status == SearchStatus::Ok)
-    status = remeasure();
-  record();
+  for (size_t i = 0; i < candidates_.size(); ++i)
+    if (candidates_[i].dropped.empty())
+      measuredOrder_.push_back(i);
+  rt::SearchOptions options;
+  options.maxSeconds = remaining();
+  options.batch = kBatch;
+  options.finalists = o_.finalists;
+  options.rounds = o_.rounds;
+  options.window = o_.finalistWindow;
+  std::string err;
+  rt::SearchStatus status = rt::searchCandidates(
+      measuredOrder_.size(), options,
+      [&](const std::vector<size_t> &indices,
+          std::vector<rt::CandidateRun> &runs, std::string &e) {
+        return measureBatch(indices, runs, e);
+      },
+      [&](const std::vector<size_t> &indices) { printProgress(indices); },
+      outcome_, err);
   summary_.seconds = secondsSince(start_);
-  if (status == SearchStatus::Ok && !summary_.bestMs) {
+  if (status == rt::SearchStatus::NoDevice)
+    return SearchStatus::NoDevice;
+  if (status == rt::SearchStatus::Failed) {
+    llvm::outs() << "  " << err << "\n";
+    return SearchStatus::Failed;
+  }
+  printRounds();
+  record();
+  if (!summary_.bestMs) {
     llvm::outs() << "  no candidate ran correctly\n";
     return SearchStatus::Failed;
   }
-  return status;
+  return SearchStatus::Ok;
 }
+
 } // namespace
 
 /// `gemm` alone in a new module, as `func @main`, with `config`.
@@ -541,6 +440,51 @@ OwningOpRef<ModuleOp> isolateGemm(GemmOp gemm, GemmConfigAttr config) {
   clone.setConfigAttr(config);
   func::ReturnOp::create(b, loc, clone->getResults());
   return module;
+}
+
+SmallVector<RankedConfig> rankCandidates(GemmOp gemm, mlir::kgen::Target target,
+                                         const mlir::kgen::MachineModel &machine,
+                                         bool defaultFirst, size_t &spaceSize) {
+  SmallVector<GemmConfigAttr> configs =
+      mlir::kgen::enumerateGemmConfigs(gemm, target);
+  spaceSize = configs.size();
+  SmallVector<RankedConfig> out;
+  GemmConfigAttr def =
+      defaultFirst ? mlir::kgen::defaultGemmConfig(gemm, target) : nullptr;
+  nlohmann::json defStrategy = def ? strategyOf(def) : nlohmann::json();
+  if (def)
+    out.push_back({def, mlir::kgen::predictGemmMs(gemm, def, machine), true});
+  SmallVector<RankedConfig> ranked;
+  for (GemmConfigAttr c : configs)
+    if (!def || strategyOf(c) != defStrategy)
+      ranked.push_back({c, mlir::kgen::predictGemmMs(gemm, c, machine), false});
+  llvm::stable_sort(ranked, [](const RankedConfig &x, const RankedConfig &y) {
+    return x.predictedMs < y.predictedMs;
+  });
+  // Diversity first: the model ranks the stages and rasterisations of one
+  // tile almost alike, and is not trusted to 25%. So the best config of
+  // each tile class (family, block tile, split, cluster) predicted within
+  // kTrust of the best comes first, then the rest in predicted order.
+  constexpr double kTrust = 1.25;
+  SmallVector<RankedConfig> leaders, rest;
+  std::set<std::string> classes;
+  for (const RankedConfig &r : ranked) {
+    GemmConfigAttr c = r.config;
+    std::string key = llvm::formatv(
+        "{0} {1}x{2}x{3} k{4} c{5}",
+        mlir::kgen::stringifyInstructionFamily(c.getInstruction()),
+        c.getBlockM(), c.getBlockN(), c.getBlockK(), c.getSplitK(),
+        c.getClusterM());
+    bool trusted = !ranked.empty() &&
+                   r.predictedMs <= kTrust * ranked.front().predictedMs;
+    if (trusted && classes.insert(key).second)
+      leaders.push_back(r);
+    else
+      rest.push_back(r);
+  }
+  out.append(leaders.begin(), leaders.end());
+  out.append(rest.begin(), rest.end());
+  return out;
 }
 
 bool emitCandidate(GemmOp gemm, GemmConfigAttr config, const std::string &dir,

@@ -73,6 +73,24 @@ SearchStatus measureCeilings(const MeasureOptions &options,
 bool applyCeilings(const std::string &path, mlir::kgen::MachineModel &model,
                    std::string &err);
 
+/// A candidate config of a gemm with the cost model's prediction.
+struct RankedConfig {
+  mlir::kgen::GemmConfigAttr config;
+  double predictedMs = 0;
+  bool isDefault = false; // the default heuristic's choice
+};
+
+/// Every valid config of `gemm` on `target` (`spaceSize` of them) in the
+/// order to measure them: with `defaultFirst`, the default heuristic's
+/// config (its strategy once: tuning's speed-up is measured over it); then
+/// the best-predicted config of each tile class the model puts within 25%
+/// of its best (diversity where the model is least sure); then the rest,
+/// fastest predicted first.
+llvm::SmallVector<RankedConfig>
+rankCandidates(mlir::kgen::GemmOp gemm, mlir::kgen::Target target,
+               const mlir::kgen::MachineModel &machine, bool defaultFirst,
+               size_t &spaceSize);
+
 /// Lowers `gemm` with `config` and writes its package under `dir`
 /// (kgen-lower-gemm-to-tiles, kgen-emit-packages{compile}); false with the
 /// diagnostics in `why`.

@@ -408,20 +408,20 @@ int tuneModule() {
     return reportModule(*module, machine);
   int status = 0, index = 0;
   module->walk([&](GemmOp gemm) {
-    SmallVector<GemmConfigAttr> configs =
-        mlir::kgen::enumerateGemmConfigs(gemm, *target);
-    SmallVector<std::pair<double, GemmConfigAttr>> ranked;
-    for (GemmConfigAttr c : configs)
-      ranked.push_back({mlir::kgen::predictGemmMs(gemm, c, machine), c});
-    llvm::stable_sort(ranked, [](auto &x, auto &y) { return x.first < y.first; });
+    // With packages (for kgen-bench tune), the default strategy leads:
+    // the speed-up of tuning is over it.
+    size_t space = 0;
+    SmallVector<::kgen::tune::RankedConfig> ranked =
+        ::kgen::tune::rankCandidates(gemm, *target, machine,
+                                     /*defaultFirst=*/!packagesDir.empty(),
+                                     space);
     double flops = *mlir::kgen::estimateFlops(gemm);
     llvm::outs() << "gemm " << index << ": " << gemm.getBatch() << "x"
                  << gemm.getM() << "x" << gemm.getN() << "x" << gemm.getK()
                  << " " << gemm.getA().getType().getElementType() << ", "
-                 << configs.size() << " valid configs for " << targetName
-                 << "\n";
+                 << space << " valid configs for " << targetName << "\n";
     unsigned kept = 0;
-    for (auto &[ms, c] : ranked) {
+    for (const ::kgen::tune::RankedConfig &r : ranked) {
       if (kept == top)
         break;
       std::string note;
@@ -430,17 +430,19 @@ int tuneModule() {
         llvm::sys::path::append(dir, "gemm" + std::to_string(index),
                                 "c" + std::to_string(kept));
         std::string why;
-        if (!packageCandidate(gemm, c, dir, why)) {
-          llvm::outs() << "  dropped  " << ::kgen::tune::configSummary(c) << ": " << why
+        if (!packageCandidate(gemm, r.config, dir, why)) {
+          llvm::outs() << "  dropped  "
+                       << ::kgen::tune::configSummary(r.config) << ": " << why
                        << "\n";
           continue;
         }
         note = "  -> " + dir.str().str();
       }
-      llvm::outs() << llvm::format("  %2u  %-40s %9.4f ms %8.1f TFLOP/s",
-                                   kept, ::kgen::tune::configSummary(c).c_str(), ms,
-                                   flops / (ms * 1e-3) / 1e12)
-                   << note << "\n";
+      llvm::outs() << llvm::format("  %2u  %-40s %9.4f ms %8.1f TFLOP/s", kept,
+                                   ::kgen::tune::configSummary(r.config).c_str(),
+                                   r.predictedMs,
+                                   flops / (r.predictedMs * 1e-3) / 1e12)
+                   << (r.isDefault ? "  (default)" : "") << note << "\n";
       ++kept;
     }
     if (kept == 0) {

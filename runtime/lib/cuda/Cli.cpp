@@ -32,6 +32,16 @@ modes:
   baseline --suite S.json --out F.json [--ceilings C.json] [--timeout S]
            [--seed N] [timing options]
       time cuBLASLt alone over a GEMM shape suite (bench/suites/gemm.json)
+  tune PKG_DIR... --db DB.json --out F.json [--max-seconds S]
+       [--finalists F] [--rounds R] [--ceilings C.json] [--cache DIR]
+       [--timeout S] [--seed N] [timing options]
+      the measured search over candidate packages of one op, ranked best
+      first (kgen-tune --packages writes them so, the default strategy
+      first): compile them in parallel, measure them as run does in
+      batches within S seconds (default 60), measure the best F (3) again
+      in R (3) interleaved rounds and compare them paired; every candidate
+      goes into the tuning database DB (merged with what it holds), every
+      run into F.json; prints the winner's speed-up over the first package
   report F.json...
       print the results table of results files
 
@@ -54,11 +64,12 @@ exit codes:
   0  every kernel ran and was right (skipped ones included)
   1  a kernel failed to compile or launch, faulted, timed out or was wrong
   2  usage or input error (bad option, missing or invalid package or file)
-  3  no CUDA device (run, ceilings and baseline print one line and stop)
+  3  no CUDA device (run, ceilings, baseline and tune print one line and stop)
 )";
 
 enum class Opt {
-  Out, Ceilings, Suite, Arch, Cache, Timeout, Seed, MinSamples, MaxSamples, TargetMs
+  Out, Ceilings, Suite, Arch, Cache, Timeout, Seed, MinSamples, MaxSamples, TargetMs,
+  Db, MaxSeconds, Finalists, Rounds
 };
 
 const std::map<std::string, Opt> &optionNames() {
@@ -67,7 +78,9 @@ const std::map<std::string, Opt> &optionNames() {
       {"--suite", Opt::Suite},       {"--arch", Opt::Arch},
       {"--cache", Opt::Cache},       {"--timeout", Opt::Timeout},
       {"--seed", Opt::Seed},         {"--min-samples", Opt::MinSamples},
-      {"--max-samples", Opt::MaxSamples}, {"--target-ms", Opt::TargetMs}};
+      {"--max-samples", Opt::MaxSamples}, {"--target-ms", Opt::TargetMs},
+      {"--db", Opt::Db},             {"--max-seconds", Opt::MaxSeconds},
+      {"--finalists", Opt::Finalists}, {"--rounds", Opt::Rounds}};
   return names;
 }
 
@@ -87,6 +100,11 @@ std::set<Opt> allowedOptions(Mode mode) {
   case Mode::Baseline:
     allowed = {Opt::Suite, Opt::Out, Opt::Ceilings, Opt::Timeout, Opt::Seed};
     break;
+  case Mode::Tune:
+    allowed = {Opt::Out,       Opt::Ceilings,   Opt::Timeout,
+               Opt::Seed,      Opt::Cache,      Opt::Db,
+               Opt::MaxSeconds, Opt::Finalists, Opt::Rounds};
+    break;
   case Mode::Help:
   case Mode::Report:
     return {};
@@ -99,7 +117,8 @@ std::optional<Mode> parseMode(const std::string &word) {
   static const std::map<std::string, Mode> modes = {
       {"run", Mode::Run},           {"compile", Mode::Compile},
       {"ceilings", Mode::Ceilings}, {"baseline", Mode::Baseline},
-      {"report", Mode::Report},     {"help", Mode::Help},
+      {"report", Mode::Report},     {"tune", Mode::Tune},
+      {"help", Mode::Help},
       {"--help", Mode::Help},       {"-h", Mode::Help}};
   auto it = modes.find(word);
   return it == modes.end() ? std::nullopt : std::optional<Mode>(it->second);
@@ -169,6 +188,22 @@ bool applyOption(Opt opt, const std::string &name, const std::string &value,
   case Opt::TargetMs:
     ok = parseDouble(value, o.timing.targetMs) && o.timing.targetMs >= 0;
     break;
+  case Opt::Db:
+    o.db = value;
+    ok = !value.empty();
+    break;
+  case Opt::MaxSeconds:
+    ok = parseDouble(value, o.maxSeconds) && o.maxSeconds > 0;
+    break;
+  case Opt::Finalists:
+    ok = parseCount(value, o.finalists);
+    break;
+  case Opt::Rounds: {
+    uint64_t v = 0;
+    ok = parseUint(value, v) && v <= 100;
+    o.rounds = static_cast<int>(v);
+    break;
+  }
   }
   if (!ok)
     err = "bad value '" + value + "' for " + name;
@@ -178,15 +213,17 @@ bool applyOption(Opt opt, const std::string &name, const std::string &value,
 /// What the mode needs once all arguments are read.
 bool checkComplete(const CliOptions &o, std::string &err) {
   const bool needsInputs = o.mode == Mode::Run || o.mode == Mode::Compile ||
-                           o.mode == Mode::Report;
+                           o.mode == Mode::Report || o.mode == Mode::Tune;
   if (needsInputs && o.inputs.empty())
     err = o.mode == Mode::Report ? "report: no results files given"
                                  : "no package folders given";
   else if (!needsInputs && o.mode != Mode::Help && !o.inputs.empty())
     err = "unexpected argument '" + o.inputs.front() + "'";
   else if ((o.mode == Mode::Run || o.mode == Mode::Ceilings ||
-            o.mode == Mode::Baseline) && o.out.empty())
+            o.mode == Mode::Baseline || o.mode == Mode::Tune) && o.out.empty())
     err = "--out is required";
+  else if (o.mode == Mode::Tune && o.db.empty())
+    err = "--db is required";
   else if (o.mode == Mode::Baseline && o.suite.empty())
     err = "--suite is required";
   else if (o.timing.maxSamples < o.timing.minSamples)
@@ -227,12 +264,14 @@ bool parseCli(const std::vector<std::string> &args, CliOptions &o,
               std::string &err) {
   o = CliOptions{};
   if (args.empty()) {
-    err = "no mode given (run, compile, ceilings, baseline, report; --help)";
+    err = "no mode given (run, compile, ceilings, baseline, tune, report; "
+          "--help)";
     return false;
   }
   const std::optional<Mode> mode = parseMode(args[0]);
   if (!mode) {
-    err = "unknown mode '" + args[0] + "' (run, compile, ceilings, baseline, report)";
+    err = "unknown mode '" + args[0] +
+          "' (run, compile, ceilings, baseline, tune, report)";
     return false;
   }
   o.mode = *mode;

@@ -61,6 +61,26 @@ TEST(Cli, CompileAndBaselineAndReport) {
   EXPECT_EQ(o.inputs.size(), 2u);
 }
 
+TEST(Cli, Tune) {
+  CliOptions o;
+  std::string err;
+  ASSERT_TRUE(parse({"tune", "c0", "c1", "--db", "db.json", "--out", "r.json",
+                     "--max-seconds", "20", "--finalists", "2", "--rounds",
+                     "0", "--cache", "/tmp/c", "--target-ms", "100"},
+                    o, err))
+      << err;
+  EXPECT_EQ(o.mode, Mode::Tune);
+  EXPECT_EQ(o.inputs, (std::vector<std::string>{"c0", "c1"}));
+  EXPECT_EQ(o.db, "db.json");
+  EXPECT_EQ(o.maxSeconds, 20);
+  EXPECT_EQ(o.finalists, 2);
+  EXPECT_EQ(o.rounds, 0);
+  ASSERT_TRUE(parse({"tune", "c0", "--db", "d", "--out", "r"}, o, err)) << err;
+  EXPECT_EQ(o.maxSeconds, 60);
+  EXPECT_EQ(o.finalists, 3);
+  EXPECT_EQ(o.rounds, 3);
+}
+
 TEST(Cli, Help) {
   CliOptions o;
   std::string err;
@@ -94,6 +114,14 @@ TEST(Cli, Errors) {
        "--max-samples is below --min-samples"},
       {{"baseline", "--out", "b"}, "--suite is required"},
       {{"report"}, "no results files"},
+      {{"tune", "c0", "--out", "r"}, "--db is required"},
+      {{"tune", "c0", "--db", "d"}, "--out is required"},
+      {{"tune", "--db", "d", "--out", "r"}, "no package folders"},
+      {{"tune", "c0", "--db", "d", "--out", "r", "--max-seconds", "0"},
+       "bad value '0' for --max-seconds"},
+      {{"tune", "c0", "--db", "d", "--out", "r", "--finalists", "0"},
+       "bad value"},
+      {{"run", "c0", "--out", "r", "--db", "d"}, "option not taken by run"},
   };
   for (const auto &[args, message] : cases) {
     EXPECT_FALSE(parse(args, o, err)) << message;

@@ -7,11 +7,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "kgen/runtime/Isolate.h"
+#include "kgen/runtime/Package.h"
 #include "kgen/runtime/Results.h"
 #include "kgen/runtime/cuda/Device.h"
 #include "kgen/runtime/cuda/Suite.h"
 
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include <sys/wait.h>
 
@@ -76,7 +79,7 @@ bool machineHasGpu() {
 TEST(KgenBench, HelpListsModesAndExitCodes) {
   const Command r = run(quoted(kBench) + " --help");
   EXPECT_EQ(r.exitCode, 0);
-  for (const char *word : {"run", "compile", "ceilings", "baseline", "report",
+  for (const char *word : {"run", "compile", "ceilings", "baseline", "tune", "report",
                            "exit codes", "3  no CUDA device", "2  usage"})
     EXPECT_NE(r.output.find(word), std::string::npos) << word;
 }
@@ -90,14 +93,16 @@ TEST(KgenBench, UsageErrorsExitTwo) {
   EXPECT_NE(bad.output.find("unknown option --bogus"), std::string::npos) << bad.output;
 }
 
-TEST(KgenBench, RunCeilingsBaselineWithoutGpuPrintOneLineAndExitThree) {
+TEST(KgenBench, RunCeilingsBaselineTuneWithoutGpuPrintOneLineAndExitThree) {
   SKIP_IF_GPU();
   const std::string dir = tempDir();
   const std::string suite = kRoot + "/bench/suites/gemm.json";
   for (const std::string &args :
        {"run " + quoted(kNaive) + " --out " + quoted(dir + "/r.json"),
         "ceilings --out " + quoted(dir + "/c.json"),
-        "baseline --suite " + quoted(suite) + " --out " + quoted(dir + "/b.json")}) {
+        "baseline --suite " + quoted(suite) + " --out " + quoted(dir + "/b.json"),
+        "tune " + quoted(kNaive) + " --db " + quoted(dir + "/db.json") +
+            " --out " + quoted(dir + "/t.json")}) {
     const Command r = run(quoted(kBench) + " " + args);
     EXPECT_EQ(r.exitCode, 3) << args << "\n" << r.output;
     EXPECT_EQ(r.output, "kgen-bench: no CUDA device\n") << args;
@@ -115,6 +120,31 @@ TEST(KgenBench, InputErrorsComeBeforeTheDeviceProbe) {
                            quoted(dir + "/b.json"));
   EXPECT_EQ(badSuite.exitCode, 2) << badSuite.output;
   EXPECT_NE(badSuite.output.find("kgen.gemm-suite"), std::string::npos);
+}
+
+TEST(KgenBench, TuneRefusesACorruptDatabaseAndMixedOps) {
+  const std::string dir = tempDir();
+  {
+    std::ofstream corrupt(dir + "/db.json");
+    corrupt << "{\"schema\": \"kgen.tuning-db\", ";
+  }
+  const Command bad = run(quoted(kBench) + " tune " + quoted(kNaive) + " --db " +
+                          quoted(dir + "/db.json") + " --out " +
+                          quoted(dir + "/t.json"));
+  EXPECT_EQ(bad.exitCode, 2) << bad.output;
+  EXPECT_NE(bad.output.find("not overwritten"), std::string::npos) << bad.output;
+  // The same kernel for another op (alpha 2): not comparable.
+  KernelPackage other;
+  std::string err;
+  ASSERT_TRUE(loadPackage(kNaive, other, err)) << err;
+  other.op["alpha"] = 2.0;
+  ASSERT_TRUE(writePackage(dir + "/other", other, err)) << err;
+  const Command mixed = run(quoted(kBench) + " tune " + quoted(kNaive) + " " +
+                            quoted(dir + "/other") + " --db " +
+                            quoted(dir + "/new.json") + " --out " +
+                            quoted(dir + "/t.json"));
+  EXPECT_EQ(mixed.exitCode, 2) << mixed.output;
+  EXPECT_NE(mixed.output.find("another op"), std::string::npos) << mixed.output;
 }
 
 TEST(KgenBench, CompileNaivePackagePrintsResourcesAndWritesResults) {

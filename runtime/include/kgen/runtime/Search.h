@@ -9,7 +9,14 @@
 #ifndef KGEN_RUNTIME_SEARCH_H
 #define KGEN_RUNTIME_SEARCH_H
 
+#include "kgen/runtime/Results.h"
+#include "kgen/runtime/TuningDb.h"
+
 #include <cstddef>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace kgen::rt {
@@ -50,6 +57,79 @@ double typicalRoundMedian(const std::vector<std::vector<double>> &times);
 /// Median of `values` (mean of the middle two for an even count); NaN when
 /// empty.
 double median(std::vector<double> values);
+
+//===----------------------------------------------------------------------===//
+// The measured search over a ranked list of candidates
+//===----------------------------------------------------------------------===//
+
+/// One measurement of a candidate: its result and the median of the
+/// baseline timed beside it in the same process (NaN: none).
+struct CandidateRun {
+  std::optional<KernelResult> result;
+  double baselineMs = std::numeric_limits<double>::quiet_NaN();
+};
+
+enum class SearchStatus { Ok, NoDevice, Failed };
+
+/// Measures the candidates `indices`, in that order, one run each, into
+/// runs[k] for indices[k]. NoDevice or Failed (with `err`) stop the search.
+using MeasureFn = std::function<SearchStatus(
+    const std::vector<size_t> &indices, std::vector<CandidateRun> &runs,
+    std::string &err)>;
+
+struct SearchOptions {
+  double maxSeconds = 60;   // checked between batches and rounds
+  size_t batch = 4;         // candidates per MeasureFn call, first pass
+  unsigned finalists = 3;   // measured again
+  unsigned rounds = 3;      // interleaved re-measurement rounds
+  double window = 1.10;     // finalists lie within this of the best
+};
+
+struct SearchOutcome {
+  std::vector<CandidateRun> first;  // per candidate; no result: not measured
+  /// Drift-free value per candidate: time over its baseline (or the time,
+  /// when some measured candidate has no baseline); finalists: their paired
+  /// score on the typical run. NaN: not measured correctly.
+  std::vector<double> relative;
+  bool usesBaselines = true;
+  std::vector<double> baselineMs;   // every baseline median seen
+  std::vector<size_t> finalists;
+  std::vector<std::vector<double>> finalistRuns; // relative, per run
+  std::vector<double> scores;       // paired score per finalist
+  size_t measured = 0;              // candidates with a first run
+  bool budgetSpent = false;
+  /// ms = relative * scale(): the baselines' median over all runs (1 without).
+  double scale() const;
+  /// The drift-corrected time of candidate i (NaN when not correct).
+  double correctedMs(size_t i) const { return relative[i] * scale(); }
+  /// The candidate with the smallest corrected time, if any.
+  std::optional<size_t> best() const;
+};
+
+/// The search over `count` candidates ranked best-first: the first pass in
+/// batches until the candidates or `maxSeconds` run out (calling `progress`
+/// after each batch with the indices just measured), then the finalists
+/// (pickFinalists on the drift-free values) in `rounds` interleaved rounds
+/// (roundOrder), compared with pairedScores. The work of kgen-tune
+/// --measure and kgen-bench tune; what measures is the caller's.
+SearchStatus searchCandidates(
+    size_t count, const SearchOptions &options, const MeasureFn &measure,
+    const std::function<void(const std::vector<size_t> &)> &progress,
+    SearchOutcome &outcome, std::string &err);
+
+/// Whether a run's kernel result is correct and timed.
+bool correctRun(const CandidateRun &run);
+
+/// The tuning database key of a kgen result measured on `device`: the op
+/// signature, the config's target, the device's SM count and name, the CUDA
+/// runtime version, and the emitter version the config records.
+TuningKey tuningKeyFor(const KernelResult &result, const DeviceInfo &device);
+
+/// Adds every measured candidate of `outcome` to `db`, correct or not, at
+/// its drift-corrected time (the first run's spread scaled alike).
+void addToDb(const SearchOutcome &outcome, const DeviceInfo &device,
+             const std::string &measuredAt, const std::string &host,
+             TuningDb &db);
 
 } // namespace kgen::rt
 

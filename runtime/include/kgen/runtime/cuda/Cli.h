@@ -26,7 +26,7 @@ enum ExitCode : int {
   kExitNoDevice = 3,     // a run mode found no CUDA device
 };
 
-enum class Mode { Help, Run, Compile, Ceilings, Baseline, Report };
+enum class Mode { Help, Run, Compile, Ceilings, Baseline, Report, Tune };
 
 struct CliOptions {
   Mode mode = Mode::Help;
@@ -39,6 +39,10 @@ struct CliOptions {
   double timeoutSeconds = 120;     // --timeout
   std::optional<uint64_t> seed;    // --seed (default: fresh per run)
   TimingPolicy timing;             // --min-samples --max-samples --target-ms
+  std::string db;                  // --db (tune)
+  double maxSeconds = 60;          // --max-seconds (tune)
+  int finalists = 3;               // --finalists (tune)
+  int rounds = 3;                  // --rounds (tune)
 };
 
 /// Parses argv[1..]: the mode first, then options and inputs in any order.
