@@ -111,6 +111,12 @@ GemmProblem GemmProblem::of(GemmOp op) {
   p.aBytes = op.getA().getType().getElementTypeBitWidth() / 8.0;
   p.dBytes = op.getD().getType().getElementTypeBitWidth() / 8.0;
   p.f32 = op.getA().getType().getElementType().isF32();
+  if (Value c = op.getC())
+    p.cBytes = cast<ShapedType>(c.getType()).getElementTypeBitWidth() / 8.0;
+  if (Value bias = op.getBias())
+    p.biasBytes =
+        cast<ShapedType>(bias.getType()).getElementTypeBitWidth() / 8.0;
+  p.activation = op.getActivation() != Activation::none;
   return p;
 }
 
@@ -147,14 +153,20 @@ GemmCost mlir::kgen::predictGemmCost(const GemmProblem &p, GemmConfigAttr c,
   double quantisation = waves * slots / blocks;
   // Padding of partial tiles does work on zeros.
   double padding = std::ceil(m / bm) * bm / m * std::ceil(n / bn) * bn / n;
+  // The epilogue on the CUDA cores (about 1/12 of the tensor-core rate):
+  // alpha, beta C, bias, the cast; an activation's exp/tanh about 20 more.
+  double epilogueFlops =
+      batch * m * n * (4 + (p.activation ? 20 : 0));
   GemmCost cost;
-  cost.computeMs = flops * padding * quantisation /
-                   (machine.matmulTflops * 1e12 * family * tileShare) * 1e3 *
-                   machine.computeScale[familyIndex(c.getInstruction())];
+  cost.computeMs = (flops * padding * quantisation /
+                        (machine.matmulTflops * 1e12 * family * tileShare) +
+                    epilogueFlops / (machine.matmulTflops * 1e12 / 12)) *
+                   1e3 * machine.computeScale[familyIndex(c.getInstruction())];
 
   // Each tile reads its A and B strips; L2 catches most re-reads within a
   // raster group.
-  double minBytes = batch * ((m * k + k * n) * eb + m * n * ob);
+  double minBytes = batch * ((m * k + k * n) * eb + m * n * (ob + p.cBytes)) +
+                    n * p.biasBytes;
   // A cluster loads each B tile once for its blocks (multicast).
   double tileBytes = tiles * (bm + bn / cluster) * k * eb + batch * m * n * ob;
   double l2Miss = c.getRasterGroup() > 1 ? 0.1 : 0.25;

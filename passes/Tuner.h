@@ -34,11 +34,17 @@ struct GemmProblem {
   double batch = 1, m = 0, n = 0, k = 0;
   double aBytes = 2, dBytes = 2; // element bytes of A (and B) and of D
   bool f32 = false;              // f32 operands (SIMT or tf32)
+  // The fused epilogue: residual C and bias element bytes (0: none), and
+  // an activation.
+  double cBytes = 0, biasBytes = 0;
+  bool activation = false;
   static GemmProblem of(GemmOp op);
 };
 
 /// The model's terms for one config: time = max(compute, memory) *
-/// pipeline + overhead.
+/// pipeline + overhead. The epilogue counts in both: C and bias reads in
+/// memory, its arithmetic (FMAs per output, more with an activation) on
+/// the CUDA cores in compute.
 struct GemmCost {
   double computeMs = 0; // FLOPs over the family's rate, scaled
   double memoryMs = 0;  // traffic over the copy bandwidth, scaled
