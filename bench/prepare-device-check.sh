@@ -84,5 +84,5 @@ echo "prepared $DEST ($(du -sh "$DEST" | cut -f1)):"
 find "$DEST/packages" -name manifest.json -printf '  %h\n' | sed "s|$DEST/||" | sort
 cat <<EOF
 device tool: command 'bash bench/device-check.sh --packages build-device/packages --json-include build-device/include --out \$OUT'
-             carry ["build-device"], timeout_s 420
+             carry ["build-device"], timeout_s 540
 EOF
