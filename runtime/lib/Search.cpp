@@ -90,14 +90,6 @@ std::vector<double> pairedScores(const std::vector<std::vector<double>> &times) 
   return scores;
 }
 
-double typicalRoundMedian(const std::vector<std::vector<double>> &times) {
-  std::vector<double> medians;
-  for (size_t r = 0, rounds = roundCount(times); r < rounds; ++r)
-    if (double m = roundMedian(times, r); std::isfinite(m))
-      medians.push_back(m);
-  return median(medians);
-}
-
 bool correctRun(const CandidateRun &run) {
   return run.result && run.result->status == RunStatus::Ok &&
          run.result->relError >= 0 && run.result->time &&
@@ -174,6 +166,7 @@ SearchStatus searchCandidates(
   if (o.finalists.size() < 2)
     return SearchStatus::Ok;
   o.finalistRuns.assign(o.finalists.size(), {});
+  o.laterFailure.assign(count, CandidateRun());
   for (size_t f = 0; f < o.finalists.size(); ++f)
     o.finalistRuns[f].push_back(o.relative[o.finalists[f]]);
   for (unsigned r = 1; r <= options.rounds; ++r) {
@@ -188,16 +181,33 @@ SearchStatus searchCandidates(
     const SearchStatus status = measure(indices, runs, err);
     if (status != SearchStatus::Ok)
       return status;
-    for (size_t k = 0; k < order.size(); ++k)
+    for (size_t k = 0; k < order.size(); ++k) {
       o.finalistRuns[order[k]].push_back(runValue(runs[k], o));
+      // A finalist that fails now (wrong, faulted: a race, a flaky
+      // kernel) is out, and recorded with that run.
+      if (runs[k].result && !correctRun(runs[k]) &&
+          !o.laterFailure[indices[k]].result)
+        o.laterFailure[indices[k]] = runs[k];
+    }
   }
   // Each run divided by its median over the finalists, the median over
   // runs: the paired score; back on the typical run's scale.
+  // runs: the paired score. Put back on the first pass's scale (its median
+  // over the finalists), which the other candidates' values are on, so
+  // drift in later rounds moves no finalist past a candidate measured once.
   o.scores = pairedScores(o.finalistRuns);
-  const double typical = typicalRoundMedian(o.finalistRuns);
-  for (size_t f = 0; f < o.finalists.size(); ++f)
-    if (std::isfinite(o.scores[f]) && std::isfinite(typical))
-      o.relative[o.finalists[f]] = o.scores[f] * typical;
+  std::vector<double> firstRun;
+  for (const std::vector<double> &runs : o.finalistRuns)
+    if (validTime(runs.front()))
+      firstRun.push_back(runs.front());
+  const double firstScale = median(firstRun);
+  for (size_t f = 0; f < o.finalists.size(); ++f) {
+    const size_t i = o.finalists[f];
+    if (o.laterFailure[i].result)
+      o.relative[i] = kNaN;
+    else if (std::isfinite(o.scores[f]) && std::isfinite(firstScale))
+      o.relative[i] = o.scores[f] * firstScale;
+  }
   return SearchStatus::Ok;
 }
 
@@ -230,6 +240,10 @@ void addToDb(const SearchOutcome &o, const DeviceInfo &device,
     c.config = run.result->config;
     c.status = run.result->status;
     c.correct = correctRun(run);
+    if (i < o.laterFailure.size() && o.laterFailure[i].result) {
+      c.status = o.laterFailure[i].result->status; // failed when re-measured
+      c.correct = false;
+    }
     c.time = run.result->time;
     const double corrected = o.correctedMs(i);
     if (c.time && c.correct && validTime(corrected)) {

@@ -464,8 +464,12 @@ int tuneMode(const CliOptions &cli) {
               !run.result         ? "not run"
               : !correctRun(run)  ? runStatusName(run.result->status)
                                   : formatFixed4(run.result->time->medianMs) +
-                                        " ms (cuBLASLt " +
-                                        formatFixed4(run.baselineMs) + " ms)";
+                                        " ms" +
+                                        (std::isfinite(run.baselineMs)
+                                             ? " (cuBLASLt " +
+                                                   formatFixed4(run.baselineMs) +
+                                                   " ms)"
+                                             : std::string(" (no baseline)"));
           say("[" + std::to_string(i + 1) + "/" +
               std::to_string(packages.size()) + "] " + packages[i].dir +
               ": " + what);

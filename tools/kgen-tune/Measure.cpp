@@ -279,16 +279,23 @@ rt::SearchStatus GemmSearch::measureBatch(const std::vector<size_t> &indices,
     dirs.push_back(candidates_[measuredOrder_[i]].dir);
   std::string out = o_.workDir + "/gemm" + std::to_string(index_) + "/run-" +
                     std::to_string(batchNumber_++) + ".json";
-  int code = runBench(o_, dirs, out, remaining() + 60, err);
+  // Room for the device probe and kgen-bench's own limit per package.
+  double limit = 60 + 60 * double(dirs.size()) + std::max(0.0, remaining());
+  int code = runBench(o_, dirs, out, limit, err);
   if (code == kBenchNoDevice)
     return rt::SearchStatus::NoDevice;
-  if (code != 0 && code != 1) {
-    err = "kgen-bench failed (exit " + std::to_string(code) + "): " + err;
+  rt::ResultsFile file;
+  std::string readErr;
+  if (!rt::readResults(out, file, readErr)) {
+    // Nothing reported (it failed before the first package): a usage or
+    // setup error stops the search.
+    err = "kgen-bench failed (exit " + std::to_string(code) + "): " + err +
+          (err.empty() ? "" : "; ") + readErr;
     return rt::SearchStatus::Failed;
   }
-  rt::ResultsFile file;
-  if (!rt::readResults(out, file, err))
-    return rt::SearchStatus::Failed;
+  if (code != 0 && code != 1)
+    llvm::outs() << "  kgen-bench stopped early (exit " << code << "; " << err
+                 << "): the packages it did not report stay unmeasured\n";
   device_ = file.device;
   createdAt_ = file.createdAt;
   host_ = file.host;
@@ -377,6 +384,20 @@ void GemmSearch::record() {
     }
   }
   summary_.measured = outcome_.measured;
+  // The database may hold this op from earlier runs (or an identical gemm
+  // of the module): selection takes its best over all of them.
+  std::optional<size_t> best = outcome_.best();
+  if (!best)
+    return;
+  const rt::KernelResult &mine = *outcome_.first[*best].result;
+  const rt::TuningEntry *entry = db_.find(rt::tuningKeyFor(mine, device_));
+  const rt::TuningCandidate *dbBest = entry ? entry->best() : nullptr;
+  if (dbBest && dbBest->config != mine.config)
+    llvm::outs() << "  note: the database's best for this op is another "
+                    "config, measured "
+                 << dbBest->measuredAt << " on " << dbBest->host << " ("
+                 << llvm::format("%.4f", dbBest->time->medianMs)
+                 << " ms): kgen-select-strategy takes that one\n";
 }
 
 SearchStatus GemmSearch::run() {
@@ -415,7 +436,12 @@ SearchStatus GemmSearch::run() {
   printRounds();
   record();
   if (!summary_.bestMs) {
-    llvm::outs() << "  no candidate ran correctly\n";
+    llvm::outs() << (measuredOrder_.empty() ? "  every candidate was dropped "
+                                              "before measuring\n"
+                     : outcome_.measured == 0
+                         ? "  the time budget was spent before measuring "
+                           "(compiling took it)\n"
+                         : "  no candidate ran correctly\n");
     return SearchStatus::Failed;
   }
   return SearchStatus::Ok;
@@ -555,21 +581,6 @@ std::string configSummary(GemmConfigAttr c) {
   if (c.getClusterM() * c.getClusterN() > 1) // blocks per cluster, M x N
     text += llvm::formatv(" c{0}x{1}", c.getClusterM(), c.getClusterN()).str();
   return text;
-}
-
-rt::TuningKey keyFor(const rt::KernelResult &result,
-                     const rt::DeviceInfo &device) {
-  rt::TuningKey key;
-  key.op = result.op;
-  auto target = result.config.find("target");
-  key.arch = target != result.config.end() && target->is_string()
-                 ? target->get<std::string>()
-                 : "";
-  key.smCount = device.smCount;
-  key.device = device.name;
-  key.cudaVersion = device.runtimeVersion;
-  key.emitterVersion = mlir::kgen::kEmitterVersion;
-  return key;
 }
 
 SearchStatus searchGemm(GemmOp gemm, int index, const MeasureOptions &options,

@@ -101,12 +101,6 @@ bool emitCandidate(mlir::kgen::GemmOp gemm, mlir::kgen::GemmConfigAttr config,
 /// on one line.
 std::string configSummary(mlir::kgen::GemmConfigAttr config);
 
-/// The database key of a kgen result measured on `device` (what
-/// kgen-select-strategy matches): op, arch, SM count, device name, CUDA
-/// runtime version, emitter version.
-::kgen::rt::TuningKey keyFor(const ::kgen::rt::KernelResult &result,
-                             const ::kgen::rt::DeviceInfo &device);
-
 } // namespace kgen::tune
 
 #endif // KGEN_TOOLS_KGEN_TUNE_MEASURE_H

@@ -43,6 +43,7 @@
 #include "dialect/KgenTarget.h"
 #include "kgen/runtime/Package.h"
 #include "kgen/runtime/Results.h"
+#include "kgen/runtime/Search.h"
 #include "kgen/runtime/TuningDb.h"
 #include "passes/Passes.h"
 #include "passes/Tuner.h"
@@ -501,7 +502,7 @@ int importIntoDb() {
     if (r.implementation != "kgen" || !r.op.is_object() ||
         !r.config.is_object())
       continue;
-    rt::TuningKey key = ::kgen::tune::keyFor(r, results.device);
+    rt::TuningKey key = rt::tuningKeyFor(r, results.device);
     rt::TuningCandidate c;
     c.config = r.config;
     c.status = r.status;

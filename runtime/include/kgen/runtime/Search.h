@@ -49,11 +49,6 @@ std::vector<size_t> roundOrder(size_t n, size_t round);
 /// two finalists measured carry no comparison and are skipped.
 std::vector<double> pairedScores(const std::vector<std::vector<double>> &times);
 
-/// The typical round median: the median over rounds of each round's median
-/// over the finalists it measured (NaN when there is none). score * this is
-/// a finalist's drift-corrected time.
-double typicalRoundMedian(const std::vector<std::vector<double>> &times);
-
 /// Median of `values` (mean of the middle two for an even count); NaN when
 /// empty.
 double median(std::vector<double> values);
@@ -89,13 +84,17 @@ struct SearchOutcome {
   std::vector<CandidateRun> first;  // per candidate; no result: not measured
   /// Drift-free value per candidate: time over its baseline (or the time,
   /// when some measured candidate has no baseline); finalists: their paired
-  /// score on the typical run. NaN: not measured correctly.
+  /// score on the first pass's scale. NaN: not measured correctly (or a
+  /// finalist that failed when measured again).
   std::vector<double> relative;
   bool usesBaselines = true;
   std::vector<double> baselineMs;   // every baseline median seen
   std::vector<size_t> finalists;
   std::vector<std::vector<double>> finalistRuns; // relative, per run
   std::vector<double> scores;       // paired score per finalist
+  /// Per candidate: the first re-measurement run that failed (a finalist
+  /// correct once, then wrong or faulted), if any. Such a candidate is out.
+  std::vector<CandidateRun> laterFailure;
   size_t measured = 0;              // candidates with a first run
   bool budgetSpent = false;
   /// ms = relative * scale(): the baselines' median over all runs (1 without).
