@@ -229,6 +229,10 @@ LogicalResult KernelPrinter::printWgmmaPipeline(TilePipelineOp op) {
                           "128-byte K rows (block_k = 64 for 16-bit, 128 for "
                           "fp8), warps_n = 1, tma and warp_specialized only, "
                           "for now");
+  if (op.getStages() < 2)
+    return op.emitOpError("the wgmma pipeline needs at least 2 stages: a "
+                          "consumer frees a stage only after waiting for the "
+                          "next one");
   // Clusters pair blocks along M that share B (multicast); the raster of
   // kgen-lower-gemm-to-tiles keeps them in one tile column.
   int64_t cluster = config.getClusterM();

@@ -20,6 +20,15 @@ func.func @wgmma_short_k(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) ->
 
 // -----
 
+// CHECK: error: 'kgen.tile.pipeline' op the wgmma pipeline needs at least 2 stages: a consumer frees a stage only after waiting for the next one
+// PKG: error: 'kgen.tile.pipeline' op the wgmma pipeline needs at least 2 stages
+func.func @wgmma_one_stage(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 1, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
+  return %d : tensor<256x1024xbf16>
+}
+
+// -----
+
 // MN-major B of one 64-column block cannot be split over two blocks.
 // CHECK: error: 'kgen.tile.pipeline' op cluster_m = 2 cannot split the 64-wide B tile evenly (K-major B: bands of a multiple of 8 rows; MN-major B: whole 64-column blocks)
 // PKG: error: 'kgen.tile.pipeline' op cluster_m = 2 cannot split the 64-wide B tile evenly

@@ -68,7 +68,9 @@ struct WgmmaPipeline {
   static_assert(BM % 64 == 0 && kConsumers >= 1 && kConsumers <= 2,
                 "one or two consumer warpgroups of 64 rows");
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N");
-  static_assert(Stages >= 1, "at least one stage");
+  // A consumer frees stage k - 1 only after waiting for stage k: with one
+  // stage, the producer and the consumers would wait for each other.
+  static_assert(Stages >= 2, "at least two stages");
   static_assert(ClusterM >= 1 && ClusterM <= 8, "clusters of 1 to 8 blocks");
   static_assert(!BatchedB || ClusterM == 1,
                 "batched B is not multicast (3-D maps, one block per plane)");
@@ -160,8 +162,10 @@ struct WgmmaPipeline {
   /// Every thread of the block, after its epilogue: in a cluster, waits for
   /// the peers, which may still arrive on this block's barriers.
   KGEN_DEVICE static void finish() {
-    if constexpr (ClusterM > 1)
+    if constexpr (ClusterM > 1) {
+      __syncwarp(); // the producer warp's lanes reconverge: .aligned barrier
       kgen::cuda::cluster_sync();
+    }
   }
 
   /// Runs K tiles [ktBegin, ktEnd) of batch `bz` (the plane of batched
