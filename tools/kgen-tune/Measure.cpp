@@ -124,7 +124,7 @@ public:
       : gemm_(gemm), index_(index), o_(o), machine_(machine), db_(db),
         summary_(summary) {}
 
-  SearchStatus run();
+  rt::SearchStatus run();
 
 private:
   void chooseCandidates();
@@ -400,11 +400,11 @@ void GemmSearch::record() {
                  << " ms): kgen-select-strategy takes that one\n";
 }
 
-SearchStatus GemmSearch::run() {
+rt::SearchStatus GemmSearch::run() {
   chooseCandidates();
   if (candidates_.empty()) {
     llvm::outs() << "  no candidate\n";
-    return SearchStatus::Failed;
+    return rt::SearchStatus::Failed;
   }
   emitPackages();
   compilePackages();
@@ -428,10 +428,10 @@ SearchStatus GemmSearch::run() {
       outcome_, err);
   summary_.seconds = secondsSince(start_);
   if (status == rt::SearchStatus::NoDevice)
-    return SearchStatus::NoDevice;
+    return status;
   if (status == rt::SearchStatus::Failed) {
     llvm::outs() << "  " << err << "\n";
-    return SearchStatus::Failed;
+    return rt::SearchStatus::Failed;
   }
   printRounds();
   record();
@@ -442,9 +442,9 @@ SearchStatus GemmSearch::run() {
                          ? "  the time budget was spent before measuring "
                            "(compiling took it)\n"
                          : "  no candidate ran correctly\n");
-    return SearchStatus::Failed;
+    return rt::SearchStatus::Failed;
   }
-  return SearchStatus::Ok;
+  return rt::SearchStatus::Ok;
 }
 
 } // namespace
@@ -534,7 +534,7 @@ bool emitCandidate(GemmOp gemm, GemmConfigAttr config, const std::string &dir,
   return false;
 }
 
-SearchStatus measureCeilings(const MeasureOptions &o, const std::string &path,
+rt::SearchStatus measureCeilings(const MeasureOptions &o, const std::string &path,
                              std::string &err) {
   std::vector<std::string> args = {o.benchPath, "ceilings", "--out", path,
                                    "--timeout", "120"};
@@ -544,13 +544,13 @@ SearchStatus measureCeilings(const MeasureOptions &o, const std::string &path,
                                        /*SecondsToWait=*/300, 0, &err,
                                        &failedToStart);
   if (code == kBenchNoDevice)
-    return SearchStatus::NoDevice;
+    return rt::SearchStatus::NoDevice;
   if (failedToStart || code != 0) {
     err = o.benchPath + " ceilings failed (exit " + std::to_string(code) +
           ")" + (err.empty() ? "" : ": " + err);
-    return SearchStatus::Failed;
+    return rt::SearchStatus::Failed;
   }
-  return SearchStatus::Ok;
+  return rt::SearchStatus::Ok;
 }
 
 bool applyCeilings(const std::string &path, mlir::kgen::MachineModel &model,
@@ -583,7 +583,7 @@ std::string configSummary(GemmConfigAttr c) {
   return text;
 }
 
-SearchStatus searchGemm(GemmOp gemm, int index, const MeasureOptions &options,
+rt::SearchStatus searchGemm(GemmOp gemm, int index, const MeasureOptions &options,
                         const mlir::kgen::MachineModel &machine,
                         rt::TuningDb &db, GemmSearchSummary &summary) {
   return GemmSearch(gemm, index, options, machine, db, summary).run();

@@ -11,6 +11,7 @@
 #define KGEN_TOOLS_KGEN_TUNE_MEASURE_H
 
 #include "dialect/KgenOps.h"
+#include "kgen/runtime/Search.h"
 #include "kgen/runtime/TuningDb.h"
 #include "passes/Tuner.h"
 
@@ -47,13 +48,11 @@ struct GemmSearchSummary {
   std::string bestConfig;    // configSummary of the winner
 };
 
-enum class SearchStatus { Ok, NoDevice, Failed };
-
 /// Runs the measured search of `gemm` (the `index`-th of its module) and
 /// adds every measured candidate to `db`. Prints progress on stdout. On
 /// NoDevice nothing was measured (kgen-bench found no GPU); on Failed the
 /// reason was printed.
-SearchStatus searchGemm(mlir::kgen::GemmOp gemm, int index,
+::kgen::rt::SearchStatus searchGemm(mlir::kgen::GemmOp gemm, int index,
                         const MeasureOptions &options,
                         const mlir::kgen::MachineModel &machine,
                         ::kgen::rt::TuningDb &db, GemmSearchSummary &summary);
@@ -64,7 +63,7 @@ mlir::OwningOpRef<mlir::ModuleOp> isolateGemm(mlir::kgen::GemmOp gemm,
 
 /// Runs `kgen-bench ceilings --out path`: NoDevice without a GPU, Failed
 /// (with `err`) when it fails otherwise.
-SearchStatus measureCeilings(const MeasureOptions &options,
+::kgen::rt::SearchStatus measureCeilings(const MeasureOptions &options,
                              const std::string &path, std::string &err);
 
 /// Sets the model's matmul and copy rates and SM count from a ceilings

@@ -317,13 +317,13 @@ int measureModule(ModuleOp module, mlir::kgen::Target target,
     (void)llvm::sys::fs::create_directories(o.workDir);
     o.ceilingsPath = o.workDir + "/ceilings.json";
     switch (::kgen::tune::measureCeilings(o, o.ceilingsPath, err)) {
-    case ::kgen::tune::SearchStatus::NoDevice:
+    case rt::SearchStatus::NoDevice:
       return fail("kgen-bench found no CUDA device: nothing measured, " +
                       dbPath + " left as it was",
                   3);
-    case ::kgen::tune::SearchStatus::Failed:
+    case rt::SearchStatus::Failed:
       return fail(err);
-    case ::kgen::tune::SearchStatus::Ok:
+    case rt::SearchStatus::Ok:
       break;
     }
   }
@@ -346,13 +346,13 @@ int measureModule(ModuleOp module, mlir::kgen::Target target,
   SmallVector<::kgen::tune::GemmSearchSummary> summaries(gemms.size());
   int status = 0;
   for (auto [index, gemm] : llvm::enumerate(gemms)) {
-    ::kgen::tune::SearchStatus s = ::kgen::tune::searchGemm(
+    rt::SearchStatus s = ::kgen::tune::searchGemm(
         gemm, int(index), o, model, db, summaries[index]);
-    if (s == ::kgen::tune::SearchStatus::NoDevice)
+    if (s == rt::SearchStatus::NoDevice)
       return fail("kgen-bench found no CUDA device: nothing measured, " +
                       dbPath + " left as it was",
                   3);
-    if (s == ::kgen::tune::SearchStatus::Failed)
+    if (s == rt::SearchStatus::Failed)
       status = 1;
   }
   if (!rt::writeTuningDb(dbPath, db, err))
