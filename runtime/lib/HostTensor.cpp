@@ -6,6 +6,11 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -109,12 +114,19 @@ void storeInt(HostTensor &t, int64_t i, int64_t v) {
   }
 }
 
-/// splitmix64 (Steele, Lea, Flood 2014), fully specified by its seed.
+/// splitmix64 (Steele, Lea, Flood 2014), fully specified by its seed. Draw
+/// i is a function of seed + (i + 1) * gamma: a stream can start anywhere,
+/// so a tensor is filled in parallel chunks with the same bytes.
 class SplitMix64 {
 public:
+  static constexpr uint64_t kGamma = 0x9E3779B97F4A7C15ull;
   explicit SplitMix64(uint64_t seed) : state(seed) {}
+  /// The stream of `seed` from draw `index` on.
+  static SplitMix64 at(uint64_t seed, int64_t index) {
+    return SplitMix64(seed + static_cast<uint64_t>(index) * kGamma);
+  }
   uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    uint64_t z = (state += kGamma);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
@@ -129,14 +141,80 @@ double uniformSigned(SplitMix64 &rng) {
   return static_cast<double>(rng.next() >> 11) * 0x1.0p-52 - 1.0;
 }
 
-void fillRandomFloats(HostTensor &t, SplitMix64 &rng) {
-  const int64_t n = t.numElements();
-  bool anyNonZero = false;
-  for (int64_t i = 0; i < n; ++i) {
-    t.setFromDouble(i, uniformSigned(rng));
-    anyNonZero = anyNonZero || t.getAsDouble(i) != 0;
+/// Runs body(begin, end) over [0, n) in chunks on up to the hardware's
+/// threads; small ranges run on the caller's thread.
+void forChunks(int64_t n, const std::function<void(int64_t, int64_t)> &body) {
+  constexpr int64_t kMinChunk = int64_t{1} << 20;
+  const int64_t threads = std::clamp<int64_t>(
+      n / kMinChunk, 1, std::max(1u, std::thread::hardware_concurrency()));
+  if (threads == 1) {
+    body(0, n);
+    return;
   }
-  if (n > 0 && !anyNonZero)
+  std::vector<std::thread> pool;
+  const int64_t chunk = (n + threads - 1) / threads;
+  for (int64_t begin = 0; begin < n; begin += chunk)
+    pool.emplace_back(body, begin, std::min(n, begin + chunk));
+  for (std::thread &t : pool)
+    t.join();
+}
+
+/// Stores the stream's uniformSigned draws, rounded to t's float type, with
+/// one type dispatch per tensor and in parallel chunks (the operands of a
+/// benchmark have 10^8 elements). True when an element is not +-0.
+template <typename Bits, Bits (*Round)(double)>
+bool fillRounded(HostTensor &t, uint64_t seed, Bits magnitudeMask) {
+  std::atomic<bool> anyNonZero{false};
+  uint8_t *p = t.data.data();
+  forChunks(t.numElements(), [&](int64_t begin, int64_t end) {
+    SplitMix64 rng = SplitMix64::at(seed, begin);
+    bool nonZero = false;
+    for (int64_t i = begin; i < end; ++i) {
+      const Bits bits = Round(uniformSigned(rng));
+      std::memcpy(p + i * static_cast<int64_t>(sizeof(Bits)), &bits, sizeof(Bits));
+      nonZero = nonZero || (bits & magnitudeMask) != 0;
+    }
+    if (nonZero)
+      anyNonZero = true;
+  });
+  return anyNonZero;
+}
+
+uint32_t f64ToF32Bits(double x) {
+  const float f = static_cast<float>(x); // rounds to nearest even
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  return bits;
+}
+
+uint64_t f64Bits(double x) {
+  uint64_t bits;
+  std::memcpy(&bits, &x, sizeof(bits));
+  return bits;
+}
+
+void fillRandomFloats(HostTensor &t, uint64_t seed) {
+  bool anyNonZero = false;
+  switch (t.type) {
+  case ElemType::F32:
+    anyNonZero = fillRounded<uint32_t, f64ToF32Bits>(t, seed, 0x7FFFFFFFu);
+    break;
+  case ElemType::F16:
+    anyNonZero = fillRounded<uint16_t, f64ToF16>(t, seed, 0x7FFF);
+    break;
+  case ElemType::BF16:
+    anyNonZero = fillRounded<uint16_t, f64ToBf16>(t, seed, 0x7FFF);
+    break;
+  case ElemType::F8E4M3FN:
+    anyNonZero = fillRounded<uint8_t, f64ToF8E4M3FN>(t, seed, 0x7F);
+    break;
+  case ElemType::F64:
+    anyNonZero = fillRounded<uint64_t, f64Bits>(t, seed, ~(uint64_t{1} << 63));
+    break;
+  default:
+    return; // not reached: called for float types only
+  }
+  if (t.numElements() > 0 && !anyNonZero)
     t.setFromDouble(0, 0.5);
 }
 
@@ -178,6 +256,19 @@ public:
   double value() const {
     return infinite ? std::numeric_limits<double>::infinity()
                     : scale * std::sqrt(ssq);
+  }
+  /// Adds the squares `other` holds, on the larger of the two scales.
+  void merge(const NormAccumulator &other) {
+    infinite = infinite || other.infinite;
+    if (other.scale == 0)
+      return;
+    if (other.scale > scale) {
+      ssq = other.ssq + (scale == 0 ? 0 : ssq * (scale / other.scale) *
+                                              (scale / other.scale));
+      scale = other.scale;
+    } else {
+      ssq += other.ssq * (other.scale / scale) * (other.scale / scale);
+    }
   }
 
 private:
@@ -345,13 +436,113 @@ HostTensor makeZeros(ElemType type, std::vector<int64_t> shape) {
 HostTensor makeRandom(ElemType type, std::vector<int64_t> shape, uint64_t seed,
                       int64_t lo, int64_t hi) {
   HostTensor t = makeZeros(type, std::move(shape));
-  SplitMix64 rng(seed);
-  if (isFloat(type))
-    fillRandomFloats(t, rng);
-  else
+  if (isFloat(type)) {
+    fillRandomFloats(t, seed);
+  } else {
+    SplitMix64 rng(seed);
     fillRandomInts(t, rng, lo, hi);
+  }
   return t;
 }
+
+namespace {
+
+/// Elements [begin, begin + n) of `t` as doubles (getAsDouble's values),
+/// with one type dispatch for the range.
+void decodeRange(const HostTensor &t, int64_t begin, int64_t n, double *out) {
+  const uint8_t *p = t.data.data() + begin * static_cast<int64_t>(elemTypeBytes(t.type));
+  switch (t.type) {
+  case ElemType::F32:
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = load<float>(p + 4 * i);
+    return;
+  case ElemType::BF16:
+    for (int64_t i = 0; i < n; ++i) {
+      const uint32_t bits = uint32_t{load<uint16_t>(p + 2 * i)} << 16;
+      float f;
+      std::memcpy(&f, &bits, sizeof(f));
+      out[i] = f;
+    }
+    return;
+  case ElemType::F16:
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = f16ToF32(load<uint16_t>(p + 2 * i));
+    return;
+  default:
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = t.getAsDouble(begin + i);
+    return;
+  }
+}
+
+/// Sums of squares, plain in double where no square can overflow (every
+/// element type but f64: |x| < 2^128, so x^2 < 2^256), else scaled.
+class SquareSum {
+public:
+  explicit SquareSum(bool scaled) : scaled_(scaled) {}
+  void add(double x) {
+    if (scaled_)
+      norm_.add(x);
+    else
+      sum_ += x * x;
+  }
+  void merge(const SquareSum &other) {
+    if (scaled_)
+      norm_.merge(other.norm_);
+    else
+      sum_ += other.sum_;
+  }
+  double norm() const { return scaled_ ? norm_.value() : std::sqrt(sum_); }
+
+private:
+  bool scaled_;
+  double sum_ = 0;
+  NormAccumulator norm_;
+};
+
+/// compare's sums over part of the elements.
+struct PartialCompare {
+  explicit PartialCompare(bool scaled) : diffNorm(scaled), refNorm(scaled) {}
+  SquareSum diffNorm, refNorm;
+  double maxAbsErr = 0;
+  int64_t nonFiniteMismatches = 0, gotNaNs = 0;
+
+  void add(const HostTensor &got, const HostTensor &ref, int64_t begin,
+           int64_t end) {
+    constexpr int64_t kChunk = 4096;
+    std::vector<double> g(kChunk), r(kChunk);
+    for (int64_t first = begin; first < end; first += kChunk) {
+      const int64_t n = std::min(kChunk, end - first);
+      decodeRange(got, first, n, g.data());
+      decodeRange(ref, first, n, r.data());
+      for (int64_t i = 0; i < n; ++i) {
+        gotNaNs += std::isnan(g[i]) ? 1 : 0;
+        // Non-finite values match only themselves (NaN matches NaN, +inf
+        // +inf) and stay out of the norms, where one infinity would hide
+        // every error.
+        if (!std::isfinite(g[i]) || !std::isfinite(r[i])) {
+          const bool same =
+              (std::isnan(g[i]) && std::isnan(r[i])) || g[i] == r[i];
+          nonFiniteMismatches += !same;
+          continue;
+        }
+        const double diff = std::fabs(g[i] - r[i]);
+        maxAbsErr = std::max(maxAbsErr, diff);
+        diffNorm.add(diff);
+        refNorm.add(r[i]);
+      }
+    }
+  }
+  void merge(const PartialCompare &o) {
+    diffNorm.merge(o.diffNorm);
+    refNorm.merge(o.refNorm);
+    maxAbsErr = std::max(maxAbsErr, o.maxAbsErr);
+    nonFiniteMismatches += o.nonFiniteMismatches;
+    gotNaNs += o.gotNaNs;
+  }
+};
+
+} // namespace
 
 bool compare(const HostTensor &got, const HostTensor &ref, CompareStats &stats,
              std::string &err) {
@@ -362,28 +553,25 @@ bool compare(const HostTensor &got, const HostTensor &ref, CompareStats &stats,
   }
   stats = CompareStats{};
   stats.count = ref.numElements();
-  NormAccumulator diffNorm, refNorm;
-  for (int64_t i = 0; i < stats.count; ++i) {
-    const double g = got.getAsDouble(i);
-    const double r = ref.getAsDouble(i);
-    // Non-finite values match only themselves (NaN matches NaN, +inf +inf)
-    // and stay out of the norms, where one infinity would hide every error.
-    if (!std::isfinite(g) || !std::isfinite(r)) {
-      bool same = (std::isnan(g) && std::isnan(r)) || g == r;
-      stats.nonFiniteMismatches += !same;
-      continue;
-    }
-    const double diff = g == r ? 0.0 : std::fabs(g - r);
-    stats.maxAbsErr = std::max(stats.maxAbsErr, diff);
-    diffNorm.add(diff);
-    refNorm.add(r);
-  }
+  const bool scaled = got.type == ElemType::F64 || ref.type == ElemType::F64;
+  PartialCompare total(scaled);
+  std::mutex mutex;
+  forChunks(stats.count, [&](int64_t begin, int64_t end) {
+    PartialCompare part(scaled);
+    part.add(got, ref, begin, end);
+    std::lock_guard<std::mutex> lock(mutex);
+    total.merge(part);
+  });
+  stats.maxAbsErr = total.maxAbsErr;
+  stats.nonFiniteMismatches = total.nonFiniteMismatches;
+  stats.gotNaNs = total.gotNaNs;
+  const SquareSum &diffNorm = total.diffNorm, &refNorm = total.refNorm;
   if (stats.nonFiniteMismatches > 0)
     stats.relFrobErr = std::numeric_limits<double>::infinity();
-  else if (refNorm.value() == 0)
-    stats.relFrobErr = diffNorm.value();
+  else if (refNorm.norm() == 0)
+    stats.relFrobErr = diffNorm.norm();
   else
-    stats.relFrobErr = diffNorm.value() / refNorm.value();
+    stats.relFrobErr = diffNorm.norm() / refNorm.norm();
   return true;
 }
 

@@ -160,6 +160,27 @@ TEST(MakeRandom, MatchesSplitMix64) {
             3203168211198807973ull);
 }
 
+// Large tensors are filled in parallel chunks, each starting the stream at
+// its first element: the bytes must be those of one sequential stream.
+TEST(MakeRandom, ParallelChunksAreOneStream) {
+  constexpr int64_t kElements = (int64_t{3} << 20) + 12345; // several chunks
+  const HostTensor t = makeRandom(ElemType::F32, {kElements}, 99);
+  uint64_t state = 99;
+  auto next = [&] {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  for (int64_t i = 0; i < kElements; ++i) {
+    const float expected =
+        static_cast<float>(static_cast<double>(next() >> 11) * 0x1.0p-52 - 1.0);
+    float got;
+    std::memcpy(&got, t.data.data() + 4 * i, sizeof got);
+    ASSERT_EQ(got, expected) << "element " << i;
+  }
+}
+
 TEST(MakeRandom, FloatsAreInRangeAndNeverAllZero) {
   for (ElemType type : {ElemType::F32, ElemType::F16, ElemType::BF16,
                         ElemType::F8E4M3FN, ElemType::F64}) {
@@ -209,6 +230,39 @@ TEST(MakeRandom, IntegersStayInRange) {
   // An empty intersection fills with lo saturated to the type.
   const HostTensor above = makeRandom(ElemType::I8, {5}, 5, 200, 300);
   EXPECT_EQ(above.data, std::vector<uint8_t>(5, 127));
+}
+
+// Large comparisons run in parallel chunks; their sums must merge to the
+// sequential answer, on the plain and the scaled (f64) paths, and count the
+// NaNs of the result.
+TEST(Compare, ChunkedSumsMerge) {
+  constexpr int64_t kElements = (int64_t{5} << 20) + 7;
+  for (ElemType type : {ElemType::F32, ElemType::F64}) {
+    HostTensor ref = makeZeros(type, {kElements});
+    HostTensor got = makeZeros(type, {kElements});
+    // ref = 2 everywhere, got = 2 + 0.5 at every 4th element: ||diff|| =
+    // 0.5 sqrt(n/4 rounded up), ||ref|| = 2 sqrt(n).
+    int64_t off = 0;
+    for (int64_t i = 0; i < kElements; ++i) {
+      ref.setFromDouble(i, 2);
+      got.setFromDouble(i, i % 4 == 0 ? 2.5 : 2);
+      off += i % 4 == 0;
+    }
+    got.setFromDouble(kElements - 1, std::nan(""));
+    ref.setFromDouble(kElements - 1, std::nan(""));
+    CompareStats s;
+    std::string err;
+    ASSERT_TRUE(compare(got, ref, s, err)) << err;
+    if ((kElements - 1) % 4 == 0)
+      --off;
+    const double expected =
+        0.5 * std::sqrt(double(off)) / (2 * std::sqrt(double(kElements - 1)));
+    EXPECT_NEAR(s.relFrobErr, expected, 1e-12 * expected) << elemTypeName(type);
+    EXPECT_EQ(s.maxAbsErr, 0.5);
+    EXPECT_EQ(s.gotNaNs, 1);
+    EXPECT_EQ(s.nonFiniteMismatches, 0); // NaN against NaN agrees
+    EXPECT_EQ(s.count, kElements);
+  }
 }
 
 TEST(Compare, ExactAndApproximate) {

@@ -100,6 +100,8 @@ struct CompareStats {
   int64_t nonFiniteMismatches = 0;
   /// Elements compared (the common element count).
   int64_t count = 0;
+  /// NaN elements of `got` (whatever `ref` holds there).
+  int64_t gotNaNs = 0;
 };
 
 /// Compares `got` with `ref` element by element through getAsDouble, so the
