@@ -125,7 +125,8 @@ ChildOutcome spawnFailed(const std::string &why) {
 /// The parent's side: collects the output of child `pid` from `readFd` and
 /// reaps it, killing it at `deadline`.
 ChildOutcome superviseChild(pid_t pid, int readFd, Clock::time_point deadline,
-                            double timeoutSeconds) {
+                            double timeoutSeconds, Deadline kind) {
+  const auto limit = deadline - Clock::now();
   ChildOutcome outcome;
   bool pipeOpen = true, truncated = false, timedOut = false;
   int status = 0;
@@ -142,8 +143,12 @@ ChildOutcome superviseChild(pid_t pid, int readFd, Clock::time_point deadline,
         left.count(), pipeOpen ? kPipeWaitMs : kReapPollMs));
     if (pipeOpen) {
       pollfd p{readFd, POLLIN, 0};
-      if (::poll(&p, 1, waitMs) > 0)
+      if (::poll(&p, 1, waitMs) > 0) {
+        const size_t before = outcome.output.size();
         pipeOpen = drainPipe(readFd, outcome.output, truncated);
+        if (kind == Deadline::SinceOutput && outcome.output.size() > before)
+          deadline = Clock::now() + limit;
+      }
     } else {
       ::poll(nullptr, 0, waitMs); // sleeps
     }
@@ -158,7 +163,9 @@ ChildOutcome superviseChild(pid_t pid, int readFd, Clock::time_point deadline,
                 : "";
   if (timedOut) {
     outcome.kind = ChildOutcome::Kind::TimedOut;
-    outcome.error = "timed out after " + formatSeconds(timeoutSeconds) +
+    outcome.error = (kind == Deadline::SinceOutput
+                         ? "reported nothing for " + formatSeconds(timeoutSeconds)
+                         : "timed out after " + formatSeconds(timeoutSeconds)) +
                     " and was killed" + note;
   } else if (WIFEXITED(status)) {
     outcome.kind = ChildOutcome::Kind::Exited;
@@ -175,7 +182,7 @@ ChildOutcome superviseChild(pid_t pid, int readFd, Clock::time_point deadline,
 } // namespace
 
 ChildOutcome runIsolated(const std::function<int(int resultFd)> &body,
-                         double timeoutSeconds) {
+                         double timeoutSeconds, Deadline kind) {
   if (!body || !(timeoutSeconds > 0)) {
     ChildOutcome outcome;
     outcome.error = !body ? "no body to run"
@@ -206,7 +213,7 @@ ChildOutcome runIsolated(const std::function<int(int resultFd)> &body,
     reap(pid, status, /*hang=*/true);
     return spawnFailed("cannot make the pipe non-blocking");
   }
-  return superviseChild(pid, readEnd.get(), deadline, timeoutSeconds);
+  return superviseChild(pid, readEnd.get(), deadline, timeoutSeconds, kind);
 }
 
 bool writeAll(int fd, const std::string &data) {

@@ -108,6 +108,39 @@ TEST(IsolateTest, KillsAChildThatRunsPastTheTimeout) {
   EXPECT_TRUE(noChildrenLeft());
 }
 
+// A child working through a list reports each item: with a limit counted
+// from its last report it may run far longer than the limit, and is killed
+// only when an item takes longer.
+TEST(IsolateTest, ALimitSinceTheLastOutputRestartsOnEachReport) {
+  const auto steady = [](int fd) {
+    for (int i = 0; i < 6; ++i) {
+      ::usleep(150 * 1000);
+      writeAll(fd, std::to_string(i));
+    }
+    return 0;
+  };
+  const ChildOutcome reporting = runIsolated(steady, 0.5, Deadline::SinceOutput);
+  EXPECT_TRUE(reporting.ok()) << reporting.error;
+  EXPECT_EQ(reporting.output, "012345");
+  const ChildOutcome total = runIsolated(steady, 0.5, Deadline::Total);
+  EXPECT_EQ(total.kind, ChildOutcome::Kind::TimedOut);
+
+  const ChildOutcome stuck = runIsolated(
+      [](int fd) {
+        writeAll(fd, "a");
+        ::usleep(100 * 1000);
+        writeAll(fd, "b");
+        ::sleep(30);
+        return 0;
+      },
+      0.4, Deadline::SinceOutput);
+  EXPECT_EQ(stuck.kind, ChildOutcome::Kind::TimedOut);
+  EXPECT_EQ(stuck.output, "ab");
+  EXPECT_NE(stuck.error.find("reported nothing for 0.4 s"), std::string::npos)
+      << stuck.error;
+  EXPECT_TRUE(noChildrenLeft());
+}
+
 TEST(IsolateTest, ClosedPipeDoesNotEndTheWait) {
   // The child closes its result fd, then keeps running: still a timeout.
   const ChildOutcome outcome = runIsolated(

@@ -141,6 +141,7 @@ TEST(SearchDriverTest, DriftBetweenBatchesDoesNotPickTheWinner) {
   m.truth = {1.03, 1.05, 1.06, 1.04, 1.02, 1.00, 1.10, 1.09};
   m.wrong = 6;
   SearchOptions o;
+  o.batch = 4;
   SearchOutcome out;
   std::string err;
   std::vector<size_t> progressed;

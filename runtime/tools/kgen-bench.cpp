@@ -39,6 +39,11 @@ namespace {
 /// How long the device probe may take (driver start-up included).
 constexpr double kProbeTimeoutSeconds = 60;
 
+/// The most packages of one op `run` measures in one child: the set-up
+/// (context, inputs, reference) is paid once per group, and the results
+/// file is rewritten after each.
+constexpr size_t kGroupPackages = 16;
+
 void say(const std::string &line) {
   std::fprintf(stderr, "kgen-bench: %s\n", line.c_str());
 }
@@ -177,14 +182,6 @@ std::vector<KernelResult> collect(const ChildOutcome &outcome, DeviceInfo &devic
   return results;
 }
 
-const KernelResult *findImplementation(const std::vector<KernelResult> &results,
-                                       const std::string &implementation) {
-  for (const KernelResult &r : results)
-    if (r.implementation == implementation)
-      return &r;
-  return nullptr;
-}
-
 // ------------------------------------------------------------------ modes
 
 int compileMode(const CliOptions &cli) {
@@ -265,48 +262,88 @@ bool preparePackage(const KernelPackage &pkg, const DeviceInfo &device,
   return true;
 }
 
-/// Verifies and times a prepared package and its baseline in a child:
-/// {baseline, kernel}, with what the child could not report filled in.
-std::vector<KernelResult> runPrepared(const PreparedPackage &prepared,
-                                      const BenchOptions &options,
-                                      KernelResult kernel, DeviceInfo &device) {
-  const KernelPackage &pkg = prepared.pkg;
-  const ChildOutcome outcome = runIsolated(
-      [&](int fd) { return packageChild(prepared, options, fd); },
-      options.timeoutSeconds);
-  const std::vector<KernelResult> reported = collect(outcome, device);
-  const KernelResult *baselinePtr = findImplementation(reported, "cublaslt");
-  const KernelResult *kernelPtr = findImplementation(reported, "kgen");
-  KernelResult baseline = baselinePtr != nullptr
-                              ? *baselinePtr
-                              : missingResult("cublaslt/" + pkg.name, "cublaslt",
-                                              pkg.op, outcome);
-  if (kernelPtr != nullptr) {
-    kernel = *kernelPtr;
-  } else {
-    const KernelResult missing = missingResult(pkg.name, "kgen", pkg.op, outcome);
-    kernel.status = missing.status;
-    kernel.reason = missing.reason;
+/// What one package's measurement reported: its baseline's result (none
+/// when the package did not get that far) and its kernel's.
+struct PackageOutcome {
+  std::optional<KernelResult> baseline;
+  KernelResult kernel;
+};
+
+/// Verifies and times prepared packages of one op (equal op and tf32) in as
+/// few children as faults allow (runListInChildren): {baseline, kernel} per
+/// package, in order. `kernels[i]` is package i's result so far (its ptxas
+/// report); what a child could not report is filled in.
+std::vector<PackageOutcome>
+runPreparedGroup(const std::vector<PreparedPackage> &prepared,
+                 const std::vector<KernelResult> &kernels,
+                 const BenchOptions &options, DeviceInfo &device) {
+  const std::vector<ItemReport> reports = runListInChildren(
+      prepared.size(),
+      [&](size_t from, int fd) {
+        std::vector<const PreparedPackage *> rest;
+        for (size_t i = from; i < prepared.size(); ++i)
+          rest.push_back(&prepared[i]);
+        return packageGroupChild(rest, options, fd);
+      },
+      [](const KernelResult &r) { return r.implementation == "kgen"; },
+      options.timeoutSeconds, device);
+  std::vector<PackageOutcome> out;
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const ItemReport &report = reports[i];
+    const KernelPackage &pkg = prepared[i].pkg;
+    PackageOutcome one{std::nullopt, kernels[i]};
+    for (const KernelResult &r : report.results)
+      (r.implementation == "kgen" ? one.kernel : one.baseline.emplace()) = r;
+    if (!report.complete) {
+      const KernelResult missing = missingResult(pkg.name, "kgen", pkg.op, report.child);
+      one.kernel.status = report.ran ? missing.status : RunStatus::Skipped;
+      one.kernel.reason = report.ran ? missing.reason
+                              : "not run: children of its group die before "
+                                "reporting (" + report.child.error + ")";
+    }
+    if (!one.baseline)
+      one.baseline = missingResult("cublaslt/" + pkg.name, "cublaslt", pkg.op,
+                                   report.child);
+    linkBaseline(one.kernel, *one.baseline);
+    out.push_back(std::move(one));
   }
-  linkBaseline(kernel, baseline);
-  return {baseline, kernel};
+  return out;
 }
 
-/// Compiles, verifies and times one package with its baseline.
-std::vector<KernelResult> runPackage(const KernelPackage &pkg,
-                                     const BenchOptions &options,
-                                     const std::string &cacheDir,
-                                     DeviceInfo &device) {
-  KernelResult kernel = newResult(pkg.name, "kgen", pkg.op, pkg.config);
-  const std::string kind = pkg.op.value("kind", "");
-  if (kind != "gemm") {
-    kernel.reason = "no reference for op kind '" + kind + "' yet: not run";
-    return {kernel};
+/// Compiles, verifies and times packages (gemms of one op measure in one
+/// child, see runPreparedGroup); an outcome per package, in order.
+std::vector<PackageOutcome> runPackages(const std::vector<const KernelPackage *> &packages,
+                                        const BenchOptions &options,
+                                        const std::string &cacheDir,
+                                        DeviceInfo &device) {
+  std::vector<PackageOutcome> out;
+  std::vector<PreparedPackage> group;
+  std::vector<KernelResult> groupKernels;
+  auto flush = [&] {
+    for (PackageOutcome &o : runPreparedGroup(group, groupKernels, options, device))
+      out.push_back(std::move(o));
+    group.clear();
+    groupKernels.clear();
+  };
+  for (const KernelPackage *pkg : packages) {
+    KernelResult kernel = newResult(pkg->name, "kgen", pkg->op, pkg->config);
+    const std::string kind = pkg->op.value("kind", "");
+    PreparedPackage prepared;
+    if (kind != "gemm") {
+      kernel.reason = "no reference for op kind '" + kind + "' yet: not run";
+    } else if (preparePackage(*pkg, device, cacheDir, prepared, kernel)) {
+      if (!group.empty() && (prepared.pkg.op != group.front().pkg.op ||
+                             prepared.tf32 != group.front().tf32))
+        flush();
+      group.push_back(std::move(prepared));
+      groupKernels.push_back(std::move(kernel));
+      continue;
+    }
+    flush(); // keeps the packages' order
+    out.push_back({std::nullopt, std::move(kernel)});
   }
-  PreparedPackage prepared;
-  if (!preparePackage(pkg, device, cacheDir, prepared, kernel))
-    return {kernel};
-  return runPrepared(prepared, options, kernel, device);
+  flush();
+  return out;
 }
 
 bool checkGemmPackages(const std::vector<KernelPackage> &packages) {
@@ -355,12 +392,29 @@ int runMode(const CliOptions &cli) {
     return *stop;
   const uint64_t seed = chooseSeed(cli);
   const std::string cacheDir = cli.cacheDir.empty() ? defaultCacheDir() : cli.cacheDir;
-  for (size_t i = 0; i < packages.size(); ++i) {
-    say("[" + std::to_string(i + 1) + "/" + std::to_string(packages.size()) + "] " +
-        packages[i].name);
+  // Consecutive packages of one op, up to kGroupPackages, share a child,
+  // its inputs and its reference; the results file is rewritten after each
+  // such group, so an interrupted run loses at most the group in flight.
+  for (size_t i = 0, end; i < packages.size(); i = end) {
+    end = i + 1;
+    while (end < packages.size() && end - i < kGroupPackages &&
+           packages[end].op == packages[i].op)
+      ++end;
+    std::vector<const KernelPackage *> group;
+    for (size_t k = i; k < end; ++k)
+      group.push_back(&packages[k]);
+    say("[" + std::to_string(i + 1) +
+        (end - i > 1 ? "-" + std::to_string(end) : "") + "/" +
+        std::to_string(packages.size()) + "] " + packages[i].name +
+        (end - i > 1 ? " and " + std::to_string(end - i - 1) +
+                           " more of its op"
+                     : ""));
     const BenchOptions options = benchOptions(cli, seed + i, ceilings);
-    for (KernelResult &r : runPackage(packages[i], options, cacheDir, file.device))
-      file.results.push_back(std::move(r));
+    for (PackageOutcome &o : runPackages(group, options, cacheDir, file.device)) {
+      if (o.baseline)
+        file.results.push_back(std::move(*o.baseline));
+      file.results.push_back(std::move(o.kernel));
+    }
     if (!save(cli.out, file))
       return kExitUsage;
   }
@@ -435,18 +489,21 @@ int tuneMode(const CliOptions &cli) {
   const MeasureFn measure = [&](const std::vector<size_t> &indices,
                                 std::vector<CandidateRun> &out,
                                 std::string &e) {
-    for (size_t k = 0; k < indices.size(); ++k) {
-      const BenchOptions bench =
-          benchOptions(cli, seed + static_cast<uint64_t>(runs++), ceilings);
-      const std::vector<KernelResult> results =
-          runPackage(packages[indices[k]], bench, cacheDir, file.device);
-      if (const KernelResult *kernel = findImplementation(results, "kgen"))
-        out[k].result = *kernel;
-      if (const KernelResult *base = findImplementation(results, "cublaslt");
-          base && base->time)
-        out[k].baselineMs = base->time->medianMs;
-      for (const KernelResult &r : results)
-        file.results.push_back(r);
+    // One child for the batch: one op, one set of inputs.
+    const BenchOptions bench =
+        benchOptions(cli, seed + static_cast<uint64_t>(runs++), ceilings);
+    std::vector<const KernelPackage *> batch;
+    for (size_t i : indices)
+      batch.push_back(&packages[i]);
+    const std::vector<PackageOutcome> results =
+        runPackages(batch, bench, cacheDir, file.device);
+    for (size_t k = 0; k < results.size() && k < out.size(); ++k) {
+      out[k].result = results[k].kernel;
+      if (results[k].baseline && results[k].baseline->time)
+        out[k].baselineMs = results[k].baseline->time->medianMs;
+      if (results[k].baseline)
+        file.results.push_back(*results[k].baseline);
+      file.results.push_back(results[k].kernel);
     }
     if (!save(cli.out, file)) {
       e = "cannot write " + cli.out;

@@ -6,25 +6,26 @@
 // noise), so the search itself is tested without a GPU.
 // REQUIRES: kgen-bench
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: env FAKE_BENCH_STATE=%t/bench kgen-tune %s --measure --db %t/db.json --work-dir %t/work --bench %S/Inputs/fake-kgen-bench.py --cache %t/cache --max-candidates 6 --jobs 2 | FileCheck %s
+// RUN: env FAKE_BENCH_STATE=%t/bench kgen-tune %s --measure --db %t/db.json --work-dir %t/work --bench %S/Inputs/fake-kgen-bench.py --cache %t/cache --max-candidates 10 --jobs 2 | FileCheck %s
 // The GPU's ceilings first (the roofline of the model; no GPU: stop here).
 // CHECK: ceilings: 600 TFLOP/s matmul, 3500 GB/s copy, 132 SMs ({{.*}}ceilings.json)
-// CHECK-NEXT: gemm 0: 1x512x2048x1024 bf16: {{[0-9]+}} valid configs; measuring 6 ({{[0-9]+}}% of the space): the default and the model's best
-// CHECK-NEXT: compiled 6 packages in {{.*}} s on 2 threads; 0 dropped
-// CHECK-NEXT: [1/6] wgmma {{.*}} ms  (model {{.*}} ms)  cuBLASLt {{.*}} ms  (default)
-// CHECK: [6/6] wgmma
+// CHECK-NEXT: gemm 0: 1x512x2048x1024 bf16: {{[0-9]+}} valid configs; measuring 10 ({{[0-9]+}}% of the space): the default and the model's best
+// CHECK-NEXT: compiled 10 packages in {{.*}} s on 2 threads; 0 dropped
+// CHECK-NEXT: [1/10] wgmma {{.*}} ms  (model {{.*}} ms)  cuBLASLt {{.*}} ms  (default)
+// CHECK: [10/10] wgmma
 // CHECK-NEXT: re-measured the best 3 in 3 more interleaved rounds; paired scores (1 = the runs' median), on time over cuBLASLt in the same process:
 // CHECK-COUNT-3: {{^    wgmma .* -> .* ms   runs:( [0-9.]+){4}$}}
 // CHECK: gemm  space  measured     s   default ms     tuned ms  speed-up  tuned config
-// CHECK-NEXT: {{^ +0 +[0-9]+ +6 .* [0-9.]+x  wgmma }}
+// CHECK-NEXT: {{^ +0 +[0-9]+ +10 .* [0-9.]+x  wgmma }}
 // CHECK-NEXT: kgen-tune: {{.*}}db.json: 1 entries
 
-// Batches of 4, then three rounds of the three finalists, each in another
-// order; the database's best is the truly fastest measured candidate.
+// Batches of 8 (a kgen-bench run each), then three rounds of the three
+// finalists, each in another order; the database's best is the truly
+// fastest measured candidate.
 // RUN: %python %S/Inputs/check-tuned.py %t/db.json %t/bench | FileCheck %s --check-prefix=TRUTH
-// TRUTH: candidates in the database: 6, correct 6
-// TRUTH-NEXT: run 0: gemm0_c0 gemm0_c1 gemm0_c2 gemm0_c3
-// TRUTH-NEXT: run 1: gemm0_c4 gemm0_c5
+// TRUTH: candidates in the database: 10, correct 10
+// TRUTH-NEXT: run 0: gemm0_c0 gemm0_c1 gemm0_c2 gemm0_c3 gemm0_c4 gemm0_c5 gemm0_c6 gemm0_c7
+// TRUTH-NEXT: run 1: gemm0_c8 gemm0_c9
 // TRUTH-NEXT: run 2: [[B:gemm0_c[0-9]]] [[C:gemm0_c[0-9]]] [[A:gemm0_c[0-9]]]
 // TRUTH-NEXT: run 3: [[C]] [[A]] [[B]]
 // TRUTH-NEXT: run 4: [[A]] [[B]] [[C]]
@@ -41,8 +42,8 @@
 // The cost model fitted to those measurements, its error before and after
 // (in-sample and held out), written to a model file that ranks with.
 // RUN: kgen-tune %s --report --db %t/db.json --fit --model-out %t/model.json | FileCheck %s --check-prefix=FIT
-// FIT: cost model error over 6 measured candidates: median {{[0-9.]+}}%, worst {{[0-9.]+}}%
-// FIT-NEXT: fitted on 6 measured candidates: compute scale simt 1.000, mma_sync 1.000, wgmma {{[0-9.]+}}; memory scale {{[0-9.]+}}
+// FIT: cost model error over 10 measured candidates: median {{[0-9.]+}}%, worst {{[0-9.]+}}%
+// FIT-NEXT: fitted on 10 measured candidates: compute scale simt 1.000, mma_sync 1.000, wgmma {{[0-9.]+}}; memory scale {{[0-9.]+}}
 // FIT-NEXT: after the fit, in-sample: median {{[0-9.]+}}%, worst {{[0-9.]+}}%
 // FIT-NEXT: after the fit, held out (2-fold): median {{[0-9.]+}}% and {{[0-9.]+}}%, worst {{[0-9.]+}}%
 // FIT-NEXT: kgen-tune: wrote the fitted model to {{.*}}model.json
@@ -61,7 +62,7 @@
 // RUN: env FAKE_BENCH_STATE=%t/bench2 FAKE_BENCH_WRONG=gemm0_c1 kgen-tune %s --measure --db %t/db.json --work-dir %t/work --bench %S/Inputs/fake-kgen-bench.py --cache %t/cache --max-candidates 3 --rounds 1 | FileCheck %s --check-prefix=WRONG
 // WRONG: [2/3] wgmma {{.*}} wrong: max error 1e3 (synthetic)
 // RUN: %python -c "import json; c = json.load(open('%t/db.json'))['entries'][0]['candidates']; print(len(c), sum(not x['correct'] for x in c))" | FileCheck %s --check-prefix=WRONGDB
-// WRONGDB: 9 1
+// WRONGDB: 13 1
 
 // No GPU: nothing measured, the database left as it was, exit 3.
 // RUN: cp %t/db.json %t/db-before.json

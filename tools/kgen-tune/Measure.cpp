@@ -60,10 +60,6 @@ namespace kgen::tune {
 namespace {
 using Clock = std::chrono::steady_clock;
 
-/// Packages kgen-bench measures per child-process batch: small enough for
-/// progress and the time budget to act between batches.
-constexpr size_t kBatch = 4;
-
 /// kgen-bench's exit code when it finds no CUDA device.
 constexpr int kBenchNoDevice = 3;
 
@@ -413,7 +409,6 @@ rt::SearchStatus GemmSearch::run() {
       measuredOrder_.push_back(i);
   rt::SearchOptions options;
   options.maxSeconds = remaining();
-  options.batch = kBatch;
   options.finalists = o_.finalists;
   options.rounds = o_.rounds;
   options.window = o_.finalistWindow;

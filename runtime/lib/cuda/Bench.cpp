@@ -140,6 +140,56 @@ KernelResult missingResult(const std::string &name,
   return result;
 }
 
+std::vector<ItemReport>
+runListInChildren(size_t count,
+                  const std::function<int(size_t from, int fd)> &body,
+                  const std::function<bool(const KernelResult &)> &endsItem,
+                  double timeoutSeconds, DeviceInfo &device, int silentLimit) {
+  std::vector<ItemReport> out;
+  int silent = 0;
+  while (out.size() < count) {
+    const size_t from = out.size();
+    const ChildOutcome child = runIsolated(
+        [&](int fd) { return body(from, fd); }, timeoutSeconds,
+        Deadline::SinceOutput);
+    std::vector<ResultsFile> fragments;
+    std::string err;
+    if (!parseFragments(child.output, fragments, err))
+      std::fprintf(stderr, "kgen-bench: %s\n", err.c_str());
+    ItemReport item;
+    item.child = child;
+    size_t reported = 0;
+    for (ResultsFile &fragment : fragments) {
+      if (!fragment.device.name.empty())
+        device = fragment.device;
+      for (KernelResult &r : fragment.results) {
+        if (out.size() == count)
+          break; // more than asked for: ignored
+        ++reported;
+        const bool last = endsItem(r);
+        item.results.push_back(std::move(r));
+        if (last) {
+          item.complete = true;
+          out.push_back(std::move(item));
+          item = ItemReport{};
+          item.child = child;
+        }
+      }
+    }
+    if (out.size() < count) // the child ended inside this item
+      out.push_back(std::move(item));
+    silent = reported == 0 ? silent + 1 : 0;
+    if (silent >= silentLimit)
+      while (out.size() < count) {
+        ItemReport skipped;
+        skipped.child = child;
+        skipped.ran = false;
+        out.push_back(std::move(skipped));
+      }
+  }
+  return out;
+}
+
 void fillRates(KernelResult &result, double flops, double bytes,
                const std::optional<Ceilings> &ceilings) {
   if (!result.time || result.time->medianMs <= 0)

@@ -74,7 +74,10 @@ using MeasureFn = std::function<SearchStatus(
 
 struct SearchOptions {
   double maxSeconds = 60;   // checked between batches and rounds
-  size_t batch = 4;         // candidates per MeasureFn call, first pass
+  /// Candidates per MeasureFn call in the first pass: kgen-bench measures
+  /// a batch in one child, paying its set-up (CUDA context, inputs, the
+  /// reference) once; small enough for the budget to act between batches.
+  size_t batch = 8;
   unsigned finalists = 3;   // measured again
   unsigned rounds = 3;      // interleaved re-measurement rounds
   double window = 1.10;     // finalists lie within this of the best

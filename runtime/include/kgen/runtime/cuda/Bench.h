@@ -24,6 +24,7 @@
 #include "kgen/runtime/cuda/Timing.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,9 +61,16 @@ struct PreparedPackage {
 /// reason written).
 int probeChild(int fd);
 
-/// Verifies and times one package and its cuBLASLt baseline; writes the
-/// baseline's result, then the kernel's. Returns 0 when both were judged
-/// (whatever the verdict), 1 after a fault or setup failure (reported).
+/// Verifies and times packages of one op (equal `pkg.op` and `tf32`), in
+/// order, over one set of inputs and one reference: for each package writes
+/// its cuBLASLt baseline's result, then its kernel's. Returns 0 when every
+/// package was judged (whatever the verdicts); 1 after a setup failure
+/// (reported for every package) or a fault (reported; the packages after it
+/// are not run: run them in a new child).
+int packageGroupChild(const std::vector<const PreparedPackage *> &group,
+                      const BenchOptions &options, int fd);
+
+/// packageGroupChild of one package.
 int packageChild(const PreparedPackage &prepared, const BenchOptions &options,
                  int fd);
 
@@ -113,6 +121,29 @@ KernelResult missingResult(const std::string &name,
                            const std::string &implementation,
                            const nlohmann::json &op,
                            const ChildOutcome &outcome);
+
+/// What a list child reported for one item of its list.
+struct ItemReport {
+  std::vector<KernelResult> results; // in the order reported
+  bool complete = false;  // its last result came; else the child ended in it
+  bool ran = true;        // false: not run (children kept dying silently)
+  ChildOutcome child;     // the child it ran in (for what is missing)
+};
+
+/// Runs items [0, count) of a list in children, in order, as few as faults
+/// allow: `body(from, fd)` runs items [from, count) and reports each item's
+/// results as fragments, the item's last result marked by `endsItem`. When a
+/// child ends inside an item (a fault, a crash, or `timeoutSeconds` since
+/// its last report), that item is incomplete and a new child goes on from
+/// the next. After `silentLimit` children in a row that report nothing, the
+/// remaining items get empty, incomplete reports without running. `device`
+/// takes the last device info seen. One report per item, in order.
+std::vector<ItemReport>
+runListInChildren(size_t count,
+                  const std::function<int(size_t from, int fd)> &body,
+                  const std::function<bool(const KernelResult &)> &endsItem,
+                  double timeoutSeconds, DeviceInfo &device,
+                  int silentLimit = 2);
 
 /// TFLOP/s and GB/s from the median time and, with ceilings, the fractions
 /// of the measured matmul rate and copy bandwidth. No-op without a time.
