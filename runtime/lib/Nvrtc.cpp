@@ -23,9 +23,11 @@
 
 #include <nvrtc.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #ifndef KGEN_CUDA_HOME
 #define KGEN_CUDA_HOME "/usr/local/cuda"
@@ -280,6 +282,34 @@ bool compilePackage(const KernelPackage &pkg, const CompileOptions &options,
   }
   result.resources = worstOf(result.perKernel);
   return true;
+}
+
+std::vector<PackageCompile>
+compilePackages(const std::vector<const KernelPackage *> &packages,
+                const std::vector<CompileOptions> &options, unsigned jobs) {
+  std::vector<PackageCompile> out(packages.size());
+  if (options.size() != packages.size()) {
+    for (PackageCompile &c : out)
+      c.error = "compilePackages: " + std::to_string(options.size()) +
+                " options for " + std::to_string(packages.size()) + " packages";
+    return out;
+  }
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < packages.size();)
+      out[i].ok = compilePackage(*packages[i], options[i], out[i].result,
+                                 out[i].error);
+  };
+  const size_t threads = std::min<size_t>(
+      packages.size(),
+      jobs > 0 ? jobs : std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t)
+    pool.emplace_back(work);
+  work(); // this thread is one of them
+  for (std::thread &t : pool)
+    t.join();
+  return out;
 }
 
 } // namespace kgen::rt

@@ -21,12 +21,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <thread>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -423,31 +421,20 @@ int runMode(const CliOptions &cli) {
 }
 
 /// Compiles every package into the cache on all hardware threads, so that
-/// the measured search finds them there (NVRTC is thread-safe).
+/// the measured search finds them there. Errors are reported when the
+/// package is measured (preparePackage compiles again, from the cache).
 void precompile(const std::vector<KernelPackage> &packages,
                 const DeviceInfo &device, const std::string &cacheDir) {
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next++) < packages.size();) {
-      const std::optional<std::string> arch =
-          runArch(packages[i].target, device);
-      if (!arch)
-        continue; // runPackage says why
-      CompileOptions options;
-      options.arch = *arch;
-      options.cacheDir = cacheDir;
-      CompileResult compiled;
-      std::string err;
-      (void)compilePackage(packages[i], options, compiled, err);
+  std::vector<const KernelPackage *> runnable;
+  std::vector<CompileOptions> options;
+  for (const KernelPackage &pkg : packages)
+    if (const std::optional<std::string> arch = runArch(pkg.target, device)) {
+      runnable.push_back(&pkg);
+      options.emplace_back();
+      options.back().arch = *arch;
+      options.back().cacheDir = cacheDir;
     }
-  };
-  const size_t threads = std::min<size_t>(
-      packages.size(), std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  for (size_t t = 0; t < threads; ++t)
-    pool.emplace_back(work);
-  for (std::thread &t : pool)
-    t.join();
+  (void)compilePackages(runnable, options, /*jobs=*/0);
 }
 
 /// kgen-bench tune: the measured search (kgen/runtime/Search.h) over

@@ -8,6 +8,9 @@
 // RANK-NEXT: {{^ +1 +}}
 // RANK-NEXT: {{^ +2 +}}
 // RANK-NOT: {{^ +3 +}}
+// --all lists the whole space, ranked: as many lines as valid configs.
+// RUN: kgen-tune %s --all | %python -c "import re, sys; t = sys.stdin.read(); n = int(re.search(r'(\d+) valid configs', t).group(1)); r = re.findall(r'(?m)^ +(\d+) +(?:simt|mma_sync|wgmma) ', t); print('space', n, 'listed', len(r), 'last', r[-1])" | FileCheck %s --check-prefix=ALL
+// ALL: space [[N:[0-9]+]] listed [[N]] last
 // RUN: kgen-tune %s --target=sm_80 --top 1 | FileCheck %s --check-prefix=SM80
 // SM80: valid configs for sm_80
 // SM80-NEXT: {{^ +0 +mma_sync}}

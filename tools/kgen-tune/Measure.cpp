@@ -44,7 +44,6 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <atomic>
 #include <map>
 #include <set>
 #include <chrono>
@@ -195,76 +194,33 @@ void GemmSearch::emitPackages() {
   }
 }
 
-/// The one package folder under a candidate's folder.
-std::string onlyPackage(const std::string &dir) {
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
-       it.increment(ec))
-    return it->path();
-  return "";
-}
-
 void GemmSearch::compilePackages() {
-#if KGEN_HAVE_NVRTC
   Clock::time_point begin = Clock::now();
-  unsigned jobs = o_.jobs ? o_.jobs : std::max(1u, std::thread::hardware_concurrency());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next++) < candidates_.size();) {
-      Candidate &c = candidates_[i];
-      if (!c.dropped.empty())
-        continue;
-      std::string dir = onlyPackage(c.dir), err;
-      rt::KernelPackage pkg;
-      rt::CompileOptions options;
-      options.cacheDir = o_.cacheDir;
-      rt::CompileResult compiled;
-      if (dir.empty() || !rt::loadPackage(dir, pkg, err)) {
-        c.dropped = "no package: " + err;
-        continue;
-      }
-      options.arch = pkg.target;
-      if (!rt::compilePackage(pkg, options, compiled, err)) {
-        c.dropped = "does not compile: " + err.substr(0, err.find('\n'));
-        continue;
-      }
-      const rt::ResourceUsage &r = compiled.resources;
-      if (r.stackBytes > 0 || r.spillStoreBytes > 0) {
-        c.dropped = llvm::formatv("ptxas: {0} bytes stack, {1} bytes spilled",
-                                  r.stackBytes, r.spillStoreBytes)
-                        .str();
-        continue;
-      }
-      // Named apart, with ptxas's report, for the results and the reader.
-      pkg.name = packageName(i);
-      for (auto [k, usage] : llvm::zip(pkg.kernels, compiled.perKernel))
-        k.resources = usage;
-      if (!rt::writePackage(dir, pkg, err)) {
-        c.dropped = err;
-        continue;
-      }
-      c.dir = dir;
+  std::vector<std::string> dirs, names;
+  std::vector<size_t> which;
+  for (size_t i = 0; i < candidates_.size(); ++i)
+    if (candidates_[i].dropped.empty()) {
+      dirs.push_back(candidates_[i].dir);
+      // Named apart, for the results and the reader.
+      names.push_back(packageName(i));
+      which.push_back(i);
     }
-  };
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < std::min<size_t>(jobs, candidates_.size()); ++t)
-    threads.emplace_back(work);
-  for (std::thread &t : threads)
-    t.join();
+  unsigned threads = 0;
+  std::vector<CompiledCandidate> compiled =
+      compileCandidates(dirs, names, o_.cacheDir, o_.jobs, threads);
+  for (auto [i, c] : llvm::zip(which, compiled)) {
+    candidates_[i].dropped = c.dropped;
+    candidates_[i].dir = c.packageDir;
+  }
   size_t dropped = llvm::count_if(
       candidates_, [](const Candidate &c) { return !c.dropped.empty(); });
   llvm::outs() << llvm::formatv(
       "  compiled {0} packages in {1:F1} s on {2} threads; {3} dropped\n",
-      candidates_.size() - dropped, secondsSince(begin), threads.size(),
-      dropped);
+      candidates_.size() - dropped, secondsSince(begin), threads, dropped);
   for (const Candidate &c : candidates_)
     if (!c.dropped.empty())
       llvm::outs() << "  dropped  " << configSummary(c.config) << ": "
                    << c.dropped << "\n";
-#else
-  for (Candidate &c : candidates_)
-    c.dropped = "kgen-tune was built without the CUDA toolkit (NVRTC)";
-#endif
 }
 
 rt::SearchStatus GemmSearch::measureBatch(const std::vector<size_t> &indices,
@@ -576,6 +532,80 @@ std::string configSummary(GemmConfigAttr c) {
   if (c.getClusterM() * c.getClusterN() > 1) // blocks per cluster, M x N
     text += llvm::formatv(" c{0}x{1}", c.getClusterM(), c.getClusterN()).str();
   return text;
+}
+
+/// The one package folder under a candidate's folder.
+static std::string onlyPackage(const std::string &dir) {
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec))
+    return it->path();
+  return "";
+}
+
+std::vector<CompiledCandidate>
+compileCandidates(const std::vector<std::string> &dirs,
+                  const std::vector<std::string> &names,
+                  const std::string &cacheDir, unsigned jobs,
+                  unsigned &threads) {
+  std::vector<CompiledCandidate> out(dirs.size());
+  threads = 0;
+#if KGEN_HAVE_NVRTC
+  // Loaded one by one (small files), compiled at once, checked one by one.
+  std::vector<rt::KernelPackage> packages(dirs.size());
+  std::vector<const rt::KernelPackage *> toCompile;
+  std::vector<rt::CompileOptions> options;
+  std::vector<size_t> which;
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    out[i].packageDir = onlyPackage(dirs[i]);
+    std::string err;
+    if (out[i].packageDir.empty() ||
+        !rt::loadPackage(out[i].packageDir, packages[i], err)) {
+      out[i].dropped = "no package: " + err;
+      continue;
+    }
+    rt::CompileOptions o;
+    o.arch = packages[i].target;
+    o.cacheDir = cacheDir;
+    toCompile.push_back(&packages[i]);
+    options.push_back(o);
+    which.push_back(i);
+  }
+  if (toCompile.empty())
+    return out;
+  unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(
+      std::min<size_t>(jobs ? jobs : hardware, toCompile.size()));
+  std::vector<rt::PackageCompile> compiled =
+      rt::compilePackages(toCompile, options, threads);
+  for (auto [i, c] : llvm::zip(which, compiled)) {
+    CompiledCandidate &cand = out[i];
+    if (!c.ok) {
+      cand.dropped = "does not compile: " + c.error.substr(0, c.error.find('\n'));
+      continue;
+    }
+    const rt::ResourceUsage &r = c.result.resources;
+    if (r.stackBytes > 0 || r.spillStoreBytes > 0) {
+      cand.dropped = llvm::formatv("ptxas: {0} bytes stack, {1} bytes spilled",
+                                   r.stackBytes, r.spillStoreBytes)
+                         .str();
+      continue;
+    }
+    // ptxas's report per kernel into the manifest, for the results.
+    rt::KernelPackage &pkg = packages[i];
+    if (i < names.size() && !names[i].empty())
+      pkg.name = names[i];
+    for (auto [k, usage] : llvm::zip(pkg.kernels, c.result.perKernel))
+      k.resources = usage;
+    std::string err;
+    if (!rt::writePackage(cand.packageDir, pkg, err))
+      cand.dropped = err;
+  }
+#else
+  for (CompiledCandidate &c : out)
+    c.dropped = "kgen-tune was built without the CUDA toolkit (NVRTC)";
+#endif
+  return out;
 }
 
 rt::SearchStatus searchGemm(GemmOp gemm, int index, const MeasureOptions &options,

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kgen::tune {
 
@@ -95,6 +96,25 @@ rankCandidates(mlir::kgen::GemmOp gemm, mlir::kgen::Target target,
 /// diagnostics in `why`.
 bool emitCandidate(mlir::kgen::GemmOp gemm, mlir::kgen::GemmConfigAttr config,
                    const std::string &dir, bool compile, std::string &why);
+
+/// A candidate's package after compileCandidates.
+struct CompiledCandidate {
+  std::string packageDir; // the package folder under the candidate's folder
+  std::string dropped;    // why it is not kept; empty when it is
+};
+
+/// Compiles the packages emitted (uncompiled) under `dirs`, a candidate's
+/// folder each holding one package, with NVRTC on `jobs` threads (0: one
+/// per hardware thread; `threads` says how many ran) into `cacheDir`.
+/// Drops those that do not compile or whose ptxas report shows a stack
+/// frame or spills; writes ptxas's report per kernel into each kept
+/// package's manifest, renamed to names[i] where that is given and not
+/// empty. One outcome per folder, in order.
+std::vector<CompiledCandidate>
+compileCandidates(const std::vector<std::string> &dirs,
+                  const std::vector<std::string> &names,
+                  const std::string &cacheDir, unsigned jobs,
+                  unsigned &threads);
 
 /// "wgmma 128x256x64 w8x1 s4 k1 r8" (and " c2x1" with a cluster): a config
 /// on one line.

@@ -1,11 +1,14 @@
 //===- kgen-tune.cpp - candidate strategies, packages, measurements -------===//
 //
-// kgen-tune FILE.mlir [--target=sm_90a] [--top=N] [--packages=DIR]
+// kgen-tune FILE.mlir [--target=sm_90a] [--top=N | --all] [--packages=DIR]
+//           [--jobs=J] [--cache=DIR]
 //     For each kgen.gemm: enumerate the gemm_configs that can work, rank
 //     them by the analytical cost model (passes/Tuner.cpp) and print the
-//     top N with their predicted time. With --packages, write the top N
-//     as kernel packages under DIR, compiled
-//     with NVRTC: candidates with spills or a stack frame are dropped.
+//     top N (--all: every one) with their predicted time. With --packages,
+//     write them as kernel packages DIR/gemm<i>/c<j>, the default strategy
+//     first, compiled with NVRTC on J threads: candidates that do not
+//     compile, or have spills or a stack frame, are dropped and the next in
+//     rank takes their place.
 // kgen-tune FILE.mlir --measure --db=DB.json [--max-candidates=N]
 //           [--max-seconds=S] [--jobs=J] [--finalists=F] [--rounds=R]
 //           [--work-dir=DIR] [--bench=PATH] [--cache=DIR] [--ceilings=C]
@@ -74,6 +77,11 @@ static cl::opt<std::string> targetName("target", cl::desc("sm_80 or sm_90a"),
                                        cl::init("sm_90a"), cl::cat(category));
 static cl::opt<unsigned> top("top", cl::desc("Candidates kept per gemm"),
                              cl::init(8), cl::cat(category));
+static cl::opt<bool>
+    all("all",
+        cl::desc("Keep every valid config, not --top of them (with "
+                 "--packages: the whole space, for an exhaustive sweep)"),
+        cl::cat(category));
 static cl::opt<std::string>
     packagesDir("packages",
                 cl::desc("Write the top candidates as packages under DIR"),
@@ -99,8 +107,9 @@ static cl::opt<double>
                         "measuring"),
                cl::init(60), cl::cat(category));
 static cl::opt<unsigned> jobs("jobs",
-                              cl::desc("--measure: parallel compiles (0: "
-                                       "one per hardware thread)"),
+                              cl::desc("--measure, --packages: parallel "
+                                       "compiles (0: one per hardware "
+                                       "thread)"),
                               cl::init(0), cl::cat(category));
 static cl::opt<unsigned>
     finalists("finalists",
@@ -121,7 +130,8 @@ static cl::opt<std::string>
                        "beside kgen-tune)"),
               cl::cat(category));
 static cl::opt<std::string> cacheDir("cache",
-                                     cl::desc("--measure: NVRTC cache folder"),
+                                     cl::desc("--measure, --packages: NVRTC "
+                                              "cache folder"),
                                      cl::cat(category));
 static cl::opt<std::string>
     ceilingsPath("ceilings",
@@ -157,37 +167,6 @@ using mlir::kgen::stringifyInstructionFamily;
 int fail(const llvm::Twine &msg, int code = 1) {
   llvm::errs() << "kgen-tune: error: " << msg << "\n";
   return code;
-}
-
-/// Lowers and packages one candidate into `dir`; false (with the reason)
-/// when it fails or ptxas reports a stack frame or spills.
-bool packageCandidate(GemmOp gemm, GemmConfigAttr config, StringRef dir,
-                      std::string &why) {
-  if (!::kgen::tune::emitCandidate(gemm, config, dir.str(), /*compile=*/true,
-                                   why))
-    return false;
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
-       it.increment(ec)) {
-    rt::KernelPackage pkg;
-    std::string err;
-    if (!rt::loadPackage(it->path(), pkg, err)) {
-      why = err;
-      return false;
-    }
-    std::vector<rt::ResourceUsage> usages;
-    for (const rt::PackageKernel &kernel : pkg.kernels)
-      if (kernel.resources)
-        usages.push_back(*kernel.resources);
-    rt::ResourceUsage worst = rt::worstOf(usages);
-    if (worst.spillStoreBytes > 0 || worst.stackBytes > 0) {
-      why = llvm::formatv("ptxas: {0} bytes stack, {1} bytes spilled",
-                          worst.stackBytes, worst.spillStoreBytes)
-                .str();
-      return false;
-    }
-  }
-  return true;
 }
 
 void reportGemm(GemmOp gemm, const rt::TuningDb &db,
@@ -378,6 +357,87 @@ int measureModule(ModuleOp module, mlir::kgen::Target target,
   return status;
 }
 
+/// One ranked candidate's line: its config, predicted time and rate.
+void printCandidate(GemmOp gemm, unsigned rank,
+                    const ::kgen::tune::RankedConfig &r, StringRef note) {
+  double flops = *mlir::kgen::estimateFlops(gemm);
+  llvm::outs() << llvm::format("  %2u  %-40s %9.4f ms %8.1f TFLOP/s", rank,
+                               ::kgen::tune::configSummary(r.config).c_str(),
+                               r.predictedMs,
+                               flops / (r.predictedMs * 1e-3) / 1e12)
+               << (r.isDefault ? "  (default)" : "") << note << "\n";
+}
+
+/// The first `wanted` of `ranked`, printed; how many.
+unsigned listCandidates(GemmOp gemm,
+                        ArrayRef<::kgen::tune::RankedConfig> ranked,
+                        size_t wanted) {
+  for (size_t i = 0; i < wanted; ++i)
+    printCandidate(gemm, unsigned(i), ranked[i], "");
+  return unsigned(wanted);
+}
+
+/// --packages: the first `wanted` of `ranked` that compile cleanly, as
+/// packages DIR/gemm<index>/c<rank> (c0 the first kept, numbered without
+/// gaps). Emitted one by one (fast), compiled with NVRTC on --jobs threads
+/// (slow), in rounds until `wanted` are kept or the ranking runs out; a
+/// candidate that does not lower, does not compile, or has a stack frame or
+/// spills is dropped and the next in rank takes its place. How many kept.
+unsigned packageCandidates(GemmOp gemm,
+                           ArrayRef<::kgen::tune::RankedConfig> ranked,
+                           size_t wanted, int index) {
+  llvm::SmallString<256> gemmDir(packagesDir);
+  llvm::sys::path::append(gemmDir, "gemm" + std::to_string(index));
+  unsigned kept = 0;
+  size_t next = 0;
+  while (kept < wanted && next < ranked.size()) {
+    // This round: as many as are still wanted, emitted under a scratch
+    // name, then compiled together.
+    std::vector<std::string> dirs;
+    std::vector<size_t> which;
+    for (; next < ranked.size() && dirs.size() < wanted - kept; ++next) {
+      llvm::SmallString<256> dir(gemmDir);
+      llvm::sys::path::append(dir, "pending" + std::to_string(next));
+      (void)llvm::sys::fs::remove_directories(dir);
+      std::string why;
+      if (!::kgen::tune::emitCandidate(gemm, ranked[next].config,
+                                       dir.str().str(), /*compile=*/false,
+                                       why)) {
+        llvm::outs() << "  dropped  "
+                     << ::kgen::tune::configSummary(ranked[next].config)
+                     << ": " << why << "\n";
+        continue;
+      }
+      dirs.push_back(dir.str().str());
+      which.push_back(next);
+    }
+    unsigned threads = 0;
+    std::vector<::kgen::tune::CompiledCandidate> compiled =
+        ::kgen::tune::compileCandidates(dirs, {}, cacheDir, jobs, threads);
+    for (auto [dir, i, c] : llvm::zip(dirs, which, compiled)) {
+      const ::kgen::tune::RankedConfig &r = ranked[i];
+      llvm::SmallString<256> final(gemmDir);
+      llvm::sys::path::append(final, "c" + std::to_string(kept));
+      (void)llvm::sys::fs::remove_directories(final);
+      if (c.dropped.empty()) {
+        if (std::error_code ec = llvm::sys::fs::rename(dir, final))
+          c.dropped = "cannot rename " + dir + " to " + final.str().str() +
+                      ": " + ec.message();
+      }
+      if (!c.dropped.empty()) {
+        (void)llvm::sys::fs::remove_directories(dir);
+        llvm::outs() << "  dropped  "
+                     << ::kgen::tune::configSummary(r.config) << ": "
+                     << c.dropped << "\n";
+        continue;
+      }
+      printCandidate(gemm, kept, r, ("  -> " + final).str());
+      ++kept;
+    }
+  }
+  return kept;
+}
+
 int tuneModule() {
   DialectRegistry registry;
   mlir::kgen::registerKgenDialects(registry);
@@ -416,36 +476,14 @@ int tuneModule() {
         ::kgen::tune::rankCandidates(gemm, *target, machine,
                                      /*defaultFirst=*/!packagesDir.empty(),
                                      space);
-    double flops = *mlir::kgen::estimateFlops(gemm);
     llvm::outs() << "gemm " << index << ": " << gemm.getBatch() << "x"
                  << gemm.getM() << "x" << gemm.getN() << "x" << gemm.getK()
                  << " " << gemm.getA().getType().getElementType() << ", "
                  << space << " valid configs for " << targetName << "\n";
-    unsigned kept = 0;
-    for (const ::kgen::tune::RankedConfig &r : ranked) {
-      if (kept == top)
-        break;
-      std::string note;
-      if (!packagesDir.empty()) {
-        llvm::SmallString<256> dir(packagesDir);
-        llvm::sys::path::append(dir, "gemm" + std::to_string(index),
-                                "c" + std::to_string(kept));
-        std::string why;
-        if (!packageCandidate(gemm, r.config, dir, why)) {
-          llvm::outs() << "  dropped  "
-                       << ::kgen::tune::configSummary(r.config) << ": " << why
-                       << "\n";
-          continue;
-        }
-        note = "  -> " + dir.str().str();
-      }
-      llvm::outs() << llvm::format("  %2u  %-40s %9.4f ms %8.1f TFLOP/s", kept,
-                                   ::kgen::tune::configSummary(r.config).c_str(),
-                                   r.predictedMs,
-                                   flops / (r.predictedMs * 1e-3) / 1e12)
-                   << (r.isDefault ? "  (default)" : "") << note << "\n";
-      ++kept;
-    }
+    const size_t wanted = all ? ranked.size() : std::min<size_t>(top, ranked.size());
+    unsigned kept = packagesDir.empty()
+                        ? listCandidates(gemm, ranked, wanted)
+                        : packageCandidates(gemm, ranked, wanted, index);
     if (kept == 0) {
       llvm::outs() << "  no candidate\n";
       status = 1;

@@ -55,6 +55,22 @@ bool compileCuda(const std::string &source, const std::string &name,
 bool compilePackage(const KernelPackage &pkg, const CompileOptions &options,
                     CompileResult &result, std::string &err);
 
+/// One package's compilation by compilePackages.
+struct PackageCompile {
+  bool ok = false;
+  CompileResult result;
+  std::string error; // why it did not compile (the log), when !ok
+};
+
+/// compilePackage of packages[i] with options[i] (as many options as
+/// packages) on `jobs` threads (0: one per hardware thread; never more
+/// threads than packages): a search's candidates compile at once, into the
+/// cache the measurement then reads. NVRTC is thread-safe, and so is the
+/// cache. One outcome per package, in order.
+std::vector<PackageCompile>
+compilePackages(const std::vector<const KernelPackage *> &packages,
+                const std::vector<CompileOptions> &options, unsigned jobs);
+
 } // namespace kgen::rt
 
 #endif // KGEN_RUNTIME_NVRTC_H
