@@ -191,7 +191,6 @@ SearchStatus searchCandidates(
     }
   }
   // Each run divided by its median over the finalists, the median over
-  // runs: the paired score; back on the typical run's scale.
   // runs: the paired score. Put back on the first pass's scale (its median
   // over the finalists), which the other candidates' values are on, so
   // drift in later rounds moves no finalist past a candidate measured once.

@@ -462,14 +462,19 @@ int tuneMode(const CliOptions &cli) {
   const std::string cacheDir = cli.cacheDir.empty() ? defaultCacheDir() : cli.cacheDir;
   const auto compileStart = std::chrono::steady_clock::now();
   precompile(packages, file.device, cacheDir);
-  say("compiled " + std::to_string(packages.size()) + " packages in " +
-      std::to_string(std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - compileStart)
-                         .count()) +
-      " s");
+  const double compileSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                    compileStart)
+          .count();
+  char compiled[96];
+  std::snprintf(compiled, sizeof(compiled), "compiled %zu packages in %.1f s",
+                packages.size(), compileSeconds);
+  say(compiled);
   const uint64_t seed = chooseSeed(cli);
   SearchOptions options;
-  options.maxSeconds = cli.maxSeconds;
+  // The budget is the whole tuning of the op: compiling took part of it.
+  options.maxSeconds = cli.maxSeconds - compileSeconds;
+  options.batch = static_cast<size_t>(cli.batch);
   options.finalists = static_cast<unsigned>(cli.finalists);
   options.rounds = static_cast<unsigned>(cli.rounds);
   int runs = 0;
@@ -552,7 +557,9 @@ int tuneMode(const CliOptions &cli) {
               std::isfinite(first)
                   ? (formatFixed4(first / winner) + "x").c_str()
                   : "no speed-up known (the first package did not run correctly)");
-  return kExitOk;
+  // A wrong or faulting candidate is kept out of the choice, and is still
+  // a kernel that failed.
+  return resultsExitCode(file.results);
 }
 
 int ceilingsMode(const CliOptions &cli) {

@@ -33,12 +33,14 @@ modes:
            [--seed N] [timing options]
       time cuBLASLt alone over a GEMM shape suite (bench/suites/gemm.json)
   tune PKG_DIR... --db DB.json --out F.json [--max-seconds S]
-       [--finalists F] [--rounds R] [--ceilings C.json] [--cache DIR]
-       [--timeout S] [--seed N] [timing options]
+       [--batch B] [--finalists F] [--rounds R] [--ceilings C.json]
+       [--cache DIR] [--timeout S] [--seed N] [timing options]
       the measured search over candidate packages of one op, ranked best
       first (kgen-tune --packages writes them so, the default strategy
       first): compile them in parallel, measure them as run does in
-      batches within S seconds (default 60), measure the best F (3) again
+      batches of B (8; one child each) within S seconds (default 60,
+      compiling included),
+      measure the best F (3) again
       in R (3) interleaved rounds and compare them paired; every candidate
       goes into the tuning database DB (merged with what it holds), every
       run into F.json; prints the winner's speed-up over the first package
@@ -69,7 +71,7 @@ exit codes:
 
 enum class Opt {
   Out, Ceilings, Suite, Arch, Cache, Timeout, Seed, MinSamples, MaxSamples, TargetMs,
-  Db, MaxSeconds, Finalists, Rounds
+  Db, MaxSeconds, Batch, Finalists, Rounds
 };
 
 const std::map<std::string, Opt> &optionNames() {
@@ -80,7 +82,8 @@ const std::map<std::string, Opt> &optionNames() {
       {"--seed", Opt::Seed},         {"--min-samples", Opt::MinSamples},
       {"--max-samples", Opt::MaxSamples}, {"--target-ms", Opt::TargetMs},
       {"--db", Opt::Db},             {"--max-seconds", Opt::MaxSeconds},
-      {"--finalists", Opt::Finalists}, {"--rounds", Opt::Rounds}};
+      {"--batch", Opt::Batch},       {"--finalists", Opt::Finalists},
+      {"--rounds", Opt::Rounds}};
   return names;
 }
 
@@ -103,7 +106,7 @@ std::set<Opt> allowedOptions(Mode mode) {
   case Mode::Tune:
     allowed = {Opt::Out,       Opt::Ceilings,   Opt::Timeout,
                Opt::Seed,      Opt::Cache,      Opt::Db,
-               Opt::MaxSeconds, Opt::Finalists, Opt::Rounds};
+               Opt::MaxSeconds, Opt::Batch, Opt::Finalists, Opt::Rounds};
     break;
   case Mode::Help:
   case Mode::Report:
@@ -194,6 +197,9 @@ bool applyOption(Opt opt, const std::string &name, const std::string &value,
     break;
   case Opt::MaxSeconds:
     ok = parseDouble(value, o.maxSeconds) && o.maxSeconds > 0;
+    break;
+  case Opt::Batch:
+    ok = parseCount(value, o.batch);
     break;
   case Opt::Finalists:
     ok = parseCount(value, o.finalists);

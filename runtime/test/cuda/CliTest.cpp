@@ -66,7 +66,8 @@ TEST(Cli, Tune) {
   std::string err;
   ASSERT_TRUE(parse({"tune", "c0", "c1", "--db", "db.json", "--out", "r.json",
                      "--max-seconds", "20", "--finalists", "2", "--rounds",
-                     "0", "--cache", "/tmp/c", "--target-ms", "100"},
+                     "0", "--cache", "/tmp/c", "--target-ms", "100",
+                     "--batch", "32"},
                     o, err))
       << err;
   EXPECT_EQ(o.mode, Mode::Tune);
@@ -75,10 +76,12 @@ TEST(Cli, Tune) {
   EXPECT_EQ(o.maxSeconds, 20);
   EXPECT_EQ(o.finalists, 2);
   EXPECT_EQ(o.rounds, 0);
+  EXPECT_EQ(o.batch, 32);
   ASSERT_TRUE(parse({"tune", "c0", "--db", "d", "--out", "r"}, o, err)) << err;
   EXPECT_EQ(o.maxSeconds, 60);
   EXPECT_EQ(o.finalists, 3);
   EXPECT_EQ(o.rounds, 3);
+  EXPECT_EQ(o.batch, 8);
 }
 
 TEST(Cli, Help) {
@@ -121,7 +124,10 @@ TEST(Cli, Errors) {
        "bad value '0' for --max-seconds"},
       {{"tune", "c0", "--db", "d", "--out", "r", "--finalists", "0"},
        "bad value"},
+      {{"tune", "c0", "--db", "d", "--out", "r", "--batch", "0"},
+       "bad value '0' for --batch"},
       {{"run", "c0", "--out", "r", "--db", "d"}, "option not taken by run"},
+      {{"run", "c0", "--out", "r", "--batch", "4"}, "option not taken by run"},
   };
   for (const auto &[args, message] : cases) {
     EXPECT_FALSE(parse(args, o, err)) << message;

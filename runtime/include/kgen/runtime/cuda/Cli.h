@@ -41,6 +41,7 @@ struct CliOptions {
   TimingPolicy timing;             // --min-samples --max-samples --target-ms
   std::string db;                  // --db (tune)
   double maxSeconds = 60;          // --max-seconds (tune)
+  int batch = 8;                   // --batch (tune): packages per child
   int finalists = 3;               // --finalists (tune)
   int rounds = 3;                  // --rounds (tune)
 };
