@@ -7,8 +7,13 @@
 #   2. measure the ceilings                      -> ceilings.json
 #   3. run the kernel packages + their cuBLASLt  -> kgen.json
 #      and the packages that must fault          -> kgen-faults.json
-#   3b. the measured search over each op's candidate packages, when there
-#      are some (kgen-bench tune)                -> tuning-db.json, tune-*.json
+#   3b. tune: the measured search over each op's candidate packages
+#      (kgen-bench tune, 60 s each)              -> tuning-db.json, tune-*.json
+#   3c. sweep (not by default: a call of its own): per sweep op, the search
+#      over its 15% candidates, timed, and over the whole space; how close
+#      the first came to the second (bench/tuning_bar.py)
+#                                                -> sweep-db.json, sweep-*.json,
+#                                                   budget-db.json, tuning-bar.txt
 #   4. time cuBLASLt over the GEMM suite         -> baseline-cublaslt.json
 #   5. torch.matmul / Triton / SDPA baselines    -> baseline-torch.json
 #   6. print the summary table last              -> summary.txt
@@ -16,6 +21,7 @@
 #
 # usage: bench/device-check.sh [--packages DIR] [--json-include DIR]
 #                              [--out DIR] [--build DIR] [--quick]
+#                              [--steps LIST] [--candidates FILE]
 #   --packages DIR      package folders (each with manifest.json); DIR/expect-fault/
 #                       holds packages that must be reported "faulted"
 #                       (default $KGEN_PACKAGES or build-device/packages)
@@ -23,11 +29,23 @@
 #                       (default $KGEN_NLOHMANN_INCLUDE_DIR or build-device/include)
 #   --out DIR           output folder (default $OUT, else ./bench-out)
 #   --build DIR         build folder (default $KGEN_BUILD_DIR or /tmp/kgen-device-build)
+#   --candidates FILE   the packed candidates of the searches (default
+#                       build-device/candidates.tar.xz, from
+#                       prepare-gemm-device-check.sh), unpacked in the build
+#                       folder: tune/<op>/c<i>/, sweep/{budget,all}/<op>/c<i>/
 #   --tune DIR          candidate packages, DIR/<op>/c<i>/ ranked best first
-#                       (kgen-tune --packages; default build-device/tune when
-#                       it exists)
-#   --tune-seconds S    search budget per op (default 30)
+#                       (kgen-tune --packages; default: tune/ of --candidates)
+#   --tune-seconds S    search budget per op (default 60: the bar)
+#   --sweep-seconds S   budget of the sweep of the whole space per op
+#                       (default 240)
+#   --steps LIST        comma-separated steps to run, of ceilings, packages,
+#                       faults, tune, sweep, suite, torch (default all but
+#                       sweep; "all": every one); the build and the summary
+#                       always run
 #   --quick             fewer samples (10..30, 30 ms each) for a smoke test
+#   --dry-run           no GPU, no build: unpack the candidates and print
+#                       the commands each step would run (a check of the
+#                       script and its inputs on the development machine)
 # Exit: 0 all good, 1 a real failure (build, a wrong or failing kernel or
 # baseline, a fault not contained), 2 bad arguments, 3 no CUDA device.
 set -u -o pipefail
@@ -37,8 +55,14 @@ PACKAGES=${KGEN_PACKAGES:-$ROOT/build-device/packages}
 JSON_INCLUDE=${KGEN_NLOHMANN_INCLUDE_DIR:-$ROOT/build-device/include}
 OUT_DIR=${OUT:-./bench-out}
 BUILD_DIR=${KGEN_BUILD_DIR:-/tmp/kgen-device-build}
-TUNE_DIR=$ROOT/build-device/tune
-TUNE_SECONDS=30
+PACKED=$ROOT/build-device/candidates.tar.xz
+TUNE_DIR=
+TUNE_SECONDS=60
+# The sweep's budget per op: ends the sweep (and writes its database) well
+# before the device call's limit; a sweep cut short says so.
+SWEEP_SECONDS=240
+STEPS=ceilings,packages,faults,tune,suite,torch
+DRY_RUN=0
 # Sized for the whole check to finish within 5 minutes on an H200: about 100
 # suite shapes at ~0.1 s of GPU time each, plus builds and start-ups.
 TIMING=(--min-samples 20 --max-samples 100 --target-ms 100)
@@ -51,14 +75,31 @@ while [ $# -gt 0 ]; do
     --build) BUILD_DIR=${2:?}; shift 2 ;;
     --tune) TUNE_DIR=${2:?}; shift 2 ;;
     --tune-seconds) TUNE_SECONDS=${2:?}; shift 2 ;;
+    --sweep-seconds) SWEEP_SECONDS=${2:?}; shift 2 ;;
+    --candidates) PACKED=${2:?}; shift 2 ;;
+    --steps) STEPS=${2:?}; shift 2 ;;
     --quick) TIMING=(--min-samples 10 --max-samples 30 --target-ms 30); shift ;;
+    --dry-run) DRY_RUN=1; shift ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "device-check: unknown argument '$1' (--help)" >&2; exit 2 ;;
   esac
 done
 
+[ "$STEPS" = all ] && STEPS=ceilings,packages,faults,tune,sweep,suite,torch
+IFS=, read -r -a STEP_LIST <<<"$STEPS"
+for s in "${STEP_LIST[@]}"; do
+  case "$s" in
+    ceilings|packages|faults|tune|sweep|suite|torch) ;;
+    *) echo "device-check: unknown step '$s' in --steps (ceilings, packages, faults, tune, sweep, suite, torch, all)" >&2; exit 2 ;;
+  esac
+done
+# Whether step $1 is to run.
+want() { [[ ",$STEPS," == *",$1,"* ]]; }
+# Whether this is a dry run (commands printed, not run).
+dry() { [ "$DRY_RUN" = 1 ]; }
+
 # No GPU: say so in one line before building anything.
-if [ ! -e /dev/nvidia0 ] && ! nvidia-smi -L >/dev/null 2>&1; then
+if ! dry && [ ! -e /dev/nvidia0 ] && ! nvidia-smi -L >/dev/null 2>&1; then
   echo "device-check: no CUDA device (no /dev/nvidia0, nvidia-smi finds none); nothing to measure"
   exit 3
 fi
@@ -73,6 +114,10 @@ fail() { FAILED+=("$1"); echo "device-check: FAILED: $1"; }
 
 check() {
 
+if dry; then
+  step "dry run: no device, no build; the commands each step would run"
+  BENCH=kgen-bench
+else
 step "device"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
   --format=csv 2>/dev/null || echo "(nvidia-smi not available)"
@@ -107,12 +152,17 @@ if ! cmake --build "$BUILD_DIR" --target kgen-bench -j "$(nproc)"; then
   exit 1
 fi
 BENCH=$BUILD_DIR/bin/kgen-bench
+fi
 export KGEN_CACHE_DIR=${KGEN_CACHE_DIR:-$BUILD_DIR/nvrtc-cache}
 
 # Runs kgen-bench; 3 (no device) ends the check, other non-zero codes fail.
 bench() {
   local what=$1
   shift
+  if dry; then
+    echo "would run: $BENCH $*"
+    return 0
+  fi
   "$BENCH" "$@"
   local rc=$?
   if [ $rc -eq 3 ]; then
@@ -123,23 +173,30 @@ bench() {
   return $rc
 }
 
-step "ceilings"
-bench "ceilings" ceilings --out "$OUT_DIR/ceilings.json" --timeout 60 "${TIMING[@]}"
 CEILINGS=()
+if want ceilings; then
+  step "ceilings"
+  bench "ceilings" ceilings --out "$OUT_DIR/ceilings.json" --timeout 60 "${TIMING[@]}"
+fi
 [ -f "$OUT_DIR/ceilings.json" ] && CEILINGS=(--ceilings "$OUT_DIR/ceilings.json")
 
-step "kernel packages from $PACKAGES"
-mapfile -t PKGS < <(find "$PACKAGES" -mindepth 2 -maxdepth 2 -name manifest.json \
-                      -not -path "*/expect-fault/*" -printf '%h\n' 2>/dev/null | sort)
-if [ ${#PKGS[@]} -gt 0 ]; then
-  bench "packages" run "${PKGS[@]}" --out "$OUT_DIR/kgen.json" --timeout 60 \
-    "${CEILINGS[@]}" "${TIMING[@]}"
-else
-  echo "no packages under $PACKAGES"
+if want packages; then
+  step "kernel packages from $PACKAGES"
+  mapfile -t PKGS < <(find "$PACKAGES" -mindepth 2 -maxdepth 2 -name manifest.json \
+                        -not -path "*/expect-fault/*" -printf '%h\n' 2>/dev/null | sort)
+  if [ ${#PKGS[@]} -gt 0 ]; then
+    bench "packages" run "${PKGS[@]}" --out "$OUT_DIR/kgen.json" --timeout 60 \
+      "${CEILINGS[@]}" "${TIMING[@]}"
+  else
+    echo "no packages under $PACKAGES"
+  fi
 fi
 mapfile -t FAULTY < <(find "$PACKAGES/expect-fault" -mindepth 2 -maxdepth 2 \
                         -name manifest.json -printf '%h\n' 2>/dev/null | sort)
-if [ ${#FAULTY[@]} -gt 0 ]; then
+if want faults && [ ${#FAULTY[@]} -gt 0 ] && dry; then
+  step "packages that must fault (containment)"
+  echo "would run: $BENCH run ${FAULTY[*]} --out $OUT_DIR/kgen-faults.json (every kgen result faulted)"
+elif want faults && [ ${#FAULTY[@]} -gt 0 ]; then
   step "packages that must fault (containment)"
   "$BENCH" run "${FAULTY[@]}" --out "$OUT_DIR/kgen-faults.json" --timeout 60 "${TIMING[@]}"
   rc=$?
@@ -161,33 +218,104 @@ EOF
   fi
 fi
 
-if [ -d "$TUNE_DIR" ]; then
+# The packed candidates of the searches, unpacked beside the build.
+UNPACKED=$BUILD_DIR/candidates
+if { want tune && [ -z "$TUNE_DIR" ]; } || want sweep; then
+  rm -rf "$UNPACKED"
+  mkdir -p "$BUILD_DIR"
+  if [ -f "$PACKED" ]; then
+    # Python's tarfile (xz through lzma) where tar cannot read xz.
+    if ! tar -C "$BUILD_DIR" -xJf "$PACKED" 2>/dev/null &&
+       ! python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+           "$PACKED" "$BUILD_DIR"; then
+      fail "unpacking $PACKED"
+    fi
+  else
+    echo "no packed candidates at $PACKED (bench/prepare-gemm-device-check.sh writes them)"
+  fi
+fi
+[ -n "$TUNE_DIR" ] || TUNE_DIR=$UNPACKED/tune
+
+# The candidate package folders of op folder $1 (OP/c<rank>/<package>/,
+# as kgen-tune --packages writes them), in rank order: c2 before c10.
+candidates_of() {
+  find "$1" -mindepth 3 -maxdepth 3 -name manifest.json -printf '%h\n' 2>/dev/null | sort -V
+}
+
+if want tune && [ -d "$TUNE_DIR" ]; then
   for op in "$TUNE_DIR"/*/; do
     op=${op%/}
-    mapfile -t CANDIDATES < <(find "$op" -mindepth 2 -maxdepth 2 -name manifest.json \
-                                -printf '%h\n' | sort -V)
-    [ ${#CANDIDATES[@]} -gt 0 ] || continue
-    step "tuning $(basename "$op"): ${#CANDIDATES[@]} candidates, ${TUNE_SECONDS} s"
-    bench "tune $(basename "$op")" tune "${CANDIDATES[@]}" --db "$OUT_DIR/tuning-db.json" \
+    mapfile -t CANDS < <(candidates_of "$op")
+    [ ${#CANDS[@]} -gt 0 ] || continue
+    step "tuning $(basename "$op"): ${#CANDS[@]} candidates, ${TUNE_SECONDS} s"
+    bench "tune $(basename "$op")" tune "${CANDS[@]}" --db "$OUT_DIR/tuning-db.json" \
       --out "$OUT_DIR/tune-$(basename "$op").json" --max-seconds "$TUNE_SECONDS" \
       --timeout 60 "${CEILINGS[@]}" --min-samples 10 --max-samples 50 --target-ms 50
   done
 fi
 
-step "cuBLASLt over bench/suites/gemm.json"
-# 10 s per shape (a model's ~20 shapes share one child and its limit).
-bench "cuBLASLt suite" baseline --suite "$ROOT/bench/suites/gemm.json" --timeout 10 \
-  --out "$OUT_DIR/baseline-cublaslt.json" "${CEILINGS[@]}" "${TIMING[@]}"
-
-step "torch baselines"
-if python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
-  PYTHONUNBUFFERED=1 timeout 240 python3 "$ROOT/bench/torch_baselines.py" \
-    --suite "$ROOT/bench/suites/gemm.json" --out "$OUT_DIR/baseline-torch.json" \
-    "${CEILINGS[@]}" "${TIMING[@]}" || fail "torch baselines (exit $?)"
-else
-  echo "torch with CUDA does not import here: torch baselines skipped"
+# Per sweep op: the search a tuner runs (its 15% of the space within the
+# budget, timed), then the search over the whole space (every valid config
+# once, with fewer samples, in large batches; its best few again), and how
+# close the first came to the second (bench/tuning_bar.py).
+if want sweep && [ -d "$UNPACKED/sweep/all" ]; then
+  : >"$OUT_DIR/tuning-bar-seconds.tsv"
+  for op in "$UNPACKED"/sweep/all/*/; do
+    op=$(basename "$op")
+    mapfile -t BUDGET < <(candidates_of "$UNPACKED/sweep/budget/$op")
+    mapfile -t ALL < <(candidates_of "$UNPACKED/sweep/all/$op")
+    [ ${#BUDGET[@]} -gt 0 ] && [ ${#ALL[@]} -gt 0 ] || continue
+    step "sweep $op: the search over ${#BUDGET[@]} candidates, ${TUNE_SECONDS} s"
+    t0=$SECONDS
+    bench "sweep $op (budget)" tune "${BUDGET[@]}" --db "$OUT_DIR/budget-db.json" \
+      --out "$OUT_DIR/budget-$op.json" --max-seconds "$TUNE_SECONDS" \
+      --timeout 60 "${CEILINGS[@]}" --min-samples 10 --max-samples 50 --target-ms 50
+    printf '%s\t%d\t%s\t%d\n' "$op" $((SECONDS - t0)) "$OUT_DIR/budget-$op.json" \
+      ${#ALL[@]} >>"$OUT_DIR/tuning-bar-seconds.tsv"
+    step "sweep $op: the whole space, ${#ALL[@]} candidates"
+    bench "sweep $op (all)" tune "${ALL[@]}" --db "$OUT_DIR/sweep-db.json" \
+      --out "$OUT_DIR/sweep-$op.json" --max-seconds "$SWEEP_SECONDS" --batch 32 \
+      --timeout 60 "${CEILINGS[@]}" --min-samples 5 --max-samples 20 --target-ms 10
+  done
+  step "tuning bar (also in tuning-bar.txt)"
+  if dry; then
+    echo "would run: python3 bench/tuning_bar.py --budget $OUT_DIR/budget-db.json" \
+         "--sweep $OUT_DIR/sweep-db.json --seconds $OUT_DIR/tuning-bar-seconds.tsv"
+    sed 's/^/  /' "$OUT_DIR/tuning-bar-seconds.tsv"
+  else
+    python3 "$ROOT/bench/tuning_bar.py" --budget "$OUT_DIR/budget-db.json" \
+      --sweep "$OUT_DIR/sweep-db.json" --seconds "$OUT_DIR/tuning-bar-seconds.tsv" \
+      | tee "$OUT_DIR/tuning-bar.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || fail "tuning bar (bench/tuning_bar.py)"
+  fi
 fi
 
+if want suite; then
+  step "cuBLASLt over bench/suites/gemm.json"
+  # 10 s per shape (a model's ~20 shapes share one child and its limit).
+  bench "cuBLASLt suite" baseline --suite "$ROOT/bench/suites/gemm.json" --timeout 10 \
+    --out "$OUT_DIR/baseline-cublaslt.json" "${CEILINGS[@]}" "${TIMING[@]}"
+fi
+
+if want torch; then
+  step "torch baselines"
+  if dry; then
+    echo "would run: python3 bench/torch_baselines.py --out $OUT_DIR/baseline-torch.json"
+  elif python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+    PYTHONUNBUFFERED=1 timeout 240 python3 "$ROOT/bench/torch_baselines.py" \
+      --suite "$ROOT/bench/suites/gemm.json" --out "$OUT_DIR/baseline-torch.json" \
+      "${CEILINGS[@]}" "${TIMING[@]}" || fail "torch baselines (exit $?)"
+  else
+    echo "torch with CUDA does not import here: torch baselines skipped"
+  fi
+fi
+
+if dry; then
+  echo
+  echo "device-check: dry run done; nothing measured"
+  [ ${#FAILED[@]} -eq 0 ] || { printf 'device-check: FAILED: %s\n' "${FAILED[@]}"; exit 1; }
+  return 0
+fi
 step "summary (also in summary.txt)"
 for f in "$OUT_DIR"/*.json; do [ -f "$f" ] && "$BENCH" report "$f"; done >"$OUT_DIR/summary.txt"
 if command -v python3 >/dev/null 2>&1; then

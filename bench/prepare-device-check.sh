@@ -86,3 +86,9 @@ cat <<EOF
 device tool: command 'bash bench/device-check.sh --packages build-device/packages --json-include build-device/include --out \$OUT'
              carry ["build-device"], timeout_s 540
 EOF
+if [ -f "$DEST/candidates.tar.xz" ]; then
+  cat <<EOF
+then:        command 'bash bench/device-check.sh --steps sweep --json-include build-device/include --out \$OUT'
+             carry ["build-device"], timeout_s 360 (the tuning bars)
+EOF
+fi

@@ -66,15 +66,6 @@ double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// The config's fields without where it came from: equal for the same
-/// strategy chosen by different sources.
-nlohmann::json strategyOf(GemmConfigAttr config) {
-  nlohmann::json j = mlir::kgen::toJson(config);
-  for (const char *key : {"source", "entry", "attribute"})
-    j.erase(key);
-  return j;
-}
-
 /// A candidate of the search and what became of it.
 struct Candidate {
   GemmConfigAttr config;
@@ -532,6 +523,17 @@ std::string configSummary(GemmConfigAttr c) {
   if (c.getClusterM() * c.getClusterN() > 1) // blocks per cluster, M x N
     text += llvm::formatv(" c{0}x{1}", c.getClusterM(), c.getClusterN()).str();
   return text;
+}
+
+nlohmann::json strategyOf(nlohmann::json config) {
+  if (config.is_object())
+    for (const char *key : {"source", "entry", "attribute"})
+      config.erase(key);
+  return config;
+}
+
+nlohmann::json strategyOf(GemmConfigAttr config) {
+  return strategyOf(mlir::kgen::toJson(config));
 }
 
 /// The one package folder under a candidate's folder.

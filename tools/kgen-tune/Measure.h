@@ -116,6 +116,12 @@ compileCandidates(const std::vector<std::string> &dirs,
                   const std::string &cacheDir, unsigned jobs,
                   unsigned &threads);
 
+/// A config's JSON without where it came from (source, entry, attribute):
+/// equal for one strategy whoever chose it, so a database's candidates
+/// compare with the configs of the space.
+nlohmann::json strategyOf(nlohmann::json config);
+nlohmann::json strategyOf(mlir::kgen::GemmConfigAttr config);
+
 /// "wgmma 128x256x64 w8x1 s4 k1 r8" (and " c2x1" with a cluster): a config
 /// on one line.
 std::string configSummary(mlir::kgen::GemmConfigAttr config);

@@ -5,10 +5,17 @@
 //     For each kgen.gemm: enumerate the gemm_configs that can work, rank
 //     them by the analytical cost model (passes/Tuner.cpp) and print the
 //     top N (--all: every one) with their predicted time. With --packages,
-//     write them as kernel packages DIR/gemm<i>/c<j>, the default strategy
-//     first, compiled with NVRTC on J threads: candidates that do not
-//     compile, or have spills or a stack frame, are dropped and the next in
-//     rank takes their place.
+//     write them as kernel packages DIR/gemm<i>/c<j> for kgen-bench tune:
+//     the default strategy first, as many as a measured search measures
+//     (--max-candidates, default 15% of the space) unless --top or --all
+//     say otherwise, compiled with NVRTC on J threads; candidates that do
+//     not compile, or have spills or a stack frame, are dropped and the
+//     next in rank takes their place.
+// kgen-tune FILE.mlir --json [--top=N | --all]
+//     The same ranking as JSON on stdout (schema "kgen.tune-ranking",
+//     version 1): {target, gemms: [{index, op, space, candidates: [{rank,
+//     config, predicted_ms, default}]}]}, the candidates in the order a
+//     measured search takes them (the default strategy first).
 // kgen-tune FILE.mlir --measure --db=DB.json [--max-candidates=N]
 //           [--max-seconds=S] [--jobs=J] [--finalists=F] [--rounds=R]
 //           [--work-dir=DIR] [--bench=PATH] [--cache=DIR] [--ceilings=C]
@@ -24,6 +31,10 @@
 //     For each kgen.gemm, every correct measured candidate of its database
 //     entries beside the cost model's prediction, and the model's relative
 //     error over them (median and worst): the model's quality, measured.
+//     On a sweep (an entry holding more of the space than a search
+//     measures), also the search replayed: which of the entry's
+//     measurements the search's candidates under this model include, the
+//     best of them (the search's choice) against the best of the space.
 // kgen-tune FILE.mlir --report --db=DB.json --fit [--model-out=M.json]
 //     Also fits the cost model's scales (per-family compute, memory) to
 //     those measurements and prints the error after the fit, in-sample and
@@ -65,6 +76,7 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <cmath>
+#include <map>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -75,13 +87,22 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
                                       cl::init(""), cl::cat(category));
 static cl::opt<std::string> targetName("target", cl::desc("sm_80 or sm_90a"),
                                        cl::init("sm_90a"), cl::cat(category));
-static cl::opt<unsigned> top("top", cl::desc("Candidates kept per gemm"),
-                             cl::init(8), cl::cat(category));
+static cl::opt<unsigned>
+    top("top",
+        cl::desc("Candidates kept per gemm (default 8; with --packages, "
+                 "--max-candidates)"),
+        cl::init(8), cl::cat(category));
 static cl::opt<bool>
     all("all",
         cl::desc("Keep every valid config, not --top of them (with "
                  "--packages: the whole space, for an exhaustive sweep)"),
         cl::cat(category));
+static cl::opt<bool>
+    jsonOut("json",
+            cl::desc("Print the ranking as JSON (schema kgen.tune-ranking): "
+                     "per gemm its op, the size of the space and --top (or "
+                     "--all) candidates in the order a search measures them"),
+            cl::cat(category));
 static cl::opt<std::string>
     packagesDir("packages",
                 cl::desc("Write the top candidates as packages under DIR"),
@@ -98,8 +119,8 @@ static cl::opt<bool>
             cl::cat(category));
 static cl::opt<unsigned>
     maxCandidates("max-candidates",
-                  cl::desc("--measure: candidates measured per gemm (0: 15% "
-                           "of the space)"),
+                  cl::desc("--measure, --packages: candidates measured per "
+                           "gemm (0: 15% of the space)"),
                   cl::init(0), cl::cat(category));
 static cl::opt<double>
     maxSeconds("max-seconds",
@@ -172,6 +193,8 @@ int fail(const llvm::Twine &msg, int code = 1) {
 void reportGemm(GemmOp gemm, const rt::TuningDb &db,
                 const mlir::kgen::MachineModel &machine,
                 SmallVectorImpl<mlir::kgen::GemmMeasurement> &measured);
+void replayGemm(GemmOp gemm, const rt::TuningDb &db,
+                const mlir::kgen::MachineModel &machine, StringRef label);
 
 /// Median and worst relative error of `model` over `measured`; false when
 /// there is none.
@@ -209,6 +232,7 @@ int reportModule(ModuleOp module, const mlir::kgen::MachineModel &machine) {
                  << gemm.getM() << "x" << gemm.getN() << "x" << gemm.getK()
                  << "\n";
     reportGemm(gemm, db, machine, measured);
+    replayGemm(gemm, db, machine, "");
   });
   double median = 0, worst = 0;
   if (!modelError(measured, machine, median, worst)) {
@@ -251,6 +275,11 @@ int reportModule(ModuleOp module, const mlir::kgen::MachineModel &machine) {
                                  100 * heldOut[0], 100 * heldOut[2],
                                  100 * std::max(heldOut[1], heldOut[3]));
   }
+  // The ranking of the fitted model, replayed on the sweeps it was fitted
+  // to: in-sample, so an upper bound of what the fit does for the search.
+  module.walk([&](GemmOp gemm) {
+    replayGemm(gemm, db, fitted, "after the fit (in-sample): ");
+  });
   if (!modelOut.empty()) {
     if (!mlir::kgen::writeCostModel(modelOut, fitted, measured.size(), err))
       return fail(err);
@@ -438,6 +467,38 @@ unsigned packageCandidates(GemmOp gemm,
   return kept;
 }
 
+/// --json: every gemm's candidates in the order a measured search takes
+/// them (the default strategy first, then the model's ranking), --top or
+/// --all of them, as one JSON document (schema kgen.tune-ranking v1).
+int printRankingJson(ModuleOp module, mlir::kgen::Target target,
+                     const mlir::kgen::MachineModel &machine) {
+  nlohmann::json gemms = nlohmann::json::array();
+  module.walk([&](GemmOp gemm) {
+    size_t space = 0;
+    SmallVector<::kgen::tune::RankedConfig> ranked =
+        ::kgen::tune::rankCandidates(gemm, target, machine,
+                                     /*defaultFirst=*/true, space);
+    size_t wanted = all ? ranked.size() : std::min<size_t>(top, ranked.size());
+    nlohmann::json candidates = nlohmann::json::array();
+    for (size_t i = 0; i < wanted; ++i)
+      candidates.push_back({{"rank", i},
+                            {"config", mlir::kgen::toJson(ranked[i].config)},
+                            {"predicted_ms", ranked[i].predictedMs},
+                            {"default", ranked[i].isDefault}});
+    gemms.push_back(
+        {{"index", gemms.size()},
+         {"op", mlir::kgen::toJson(mlir::kgen::gemmSignature(gemm))},
+         {"space", space},
+         {"candidates", std::move(candidates)}});
+  });
+  nlohmann::json doc = {{"schema", "kgen.tune-ranking"},
+                        {"version", 1},
+                        {"target", targetName.getValue()},
+                        {"gemms", std::move(gemms)}};
+  llvm::outs() << doc.dump(1) << "\n";
+  return 0;
+}
+
 int tuneModule() {
   DialectRegistry registry;
   mlir::kgen::registerKgenDialects(registry);
@@ -467,6 +528,10 @@ int tuneModule() {
     return fail("--fit goes with --report", 2);
   if (report)
     return reportModule(*module, machine);
+  if (jsonOut && !packagesDir.empty())
+    return fail("--json lists the ranking; it does not go with --packages", 2);
+  if (jsonOut)
+    return printRankingJson(*module, *target, machine);
   int status = 0, index = 0;
   module->walk([&](GemmOp gemm) {
     // With packages (for kgen-bench tune), the default strategy leads:
@@ -480,7 +545,13 @@ int tuneModule() {
                  << gemm.getM() << "x" << gemm.getN() << "x" << gemm.getK()
                  << " " << gemm.getA().getType().getElementType() << ", "
                  << space << " valid configs for " << targetName << "\n";
-    const size_t wanted = all ? ranked.size() : std::min<size_t>(top, ranked.size());
+    // Packages feed kgen-bench tune: unless told otherwise, as many as a
+    // measured search measures.
+    const size_t wanted =
+        all ? ranked.size()
+        : !packagesDir.empty() && top.getNumOccurrences() == 0
+            ? rt::measurementBudget(ranked.size(), maxCandidates)
+            : std::min<size_t>(top, ranked.size());
     unsigned kept = packagesDir.empty()
                         ? listCandidates(gemm, ranked, wanted)
                         : packageCandidates(gemm, ranked, wanted, index);
@@ -522,6 +593,80 @@ void reportGemm(GemmOp gemm, const rt::TuningDb &db,
                                    ms, 100 * error)
                    << "  (" << entry.key.device << ")\n";
     }
+  }
+}
+
+/// --report on a sweep: the measured search replayed on recorded
+/// measurements. For each database entry of `gemm`'s op that holds more of
+/// the space than a search measures (a sweep), the candidates the search
+/// would measure under `machine` (the default, then the ranking: the first
+/// measurementBudget of the space) are looked up in the entry, and the best
+/// of them, the search's choice, is compared with the best of the whole
+/// space: how the ranking does, without a GPU. A candidate the entry lacks
+/// is one the search would not have had either.
+void replayGemm(GemmOp gemm, const rt::TuningDb &db,
+                const mlir::kgen::MachineModel &machine, StringRef label) {
+  nlohmann::json op = mlir::kgen::toJson(mlir::kgen::gemmSignature(gemm));
+  for (const rt::TuningEntry &entry : db.entries) {
+    rt::TuningKey probe = entry.key;
+    probe.op = op;
+    std::optional<mlir::kgen::Target> target =
+        mlir::kgen::parseTarget(entry.key.arch);
+    if (!target || !entry.key.sameOpAndTarget(probe))
+      continue;
+    // The entry's correct, timed measurements by strategy (the fastest of
+    // repeated ones).
+    std::map<std::string, double> measuredMs;
+    for (const rt::TuningCandidate &c : entry.candidates) {
+      if (c.status != rt::RunStatus::Ok || !c.correct || !c.time ||
+          !(c.time->medianMs > 0))
+        continue;
+      std::string key = ::kgen::tune::strategyOf(c.config).dump();
+      auto [it, fresh] = measuredMs.try_emplace(key, c.time->medianMs);
+      if (!fresh)
+        it->second = std::min(it->second, c.time->medianMs);
+    }
+    size_t space = 0;
+    SmallVector<::kgen::tune::RankedConfig> ranked =
+        ::kgen::tune::rankCandidates(gemm, *target, machine,
+                                     /*defaultFirst=*/true, space);
+    const size_t budget = rt::measurementBudget(ranked.size(), maxCandidates);
+    // Per ranked config: its measured time, if the entry has it.
+    SmallVector<std::optional<double>> times;
+    size_t covered = 0;
+    for (const ::kgen::tune::RankedConfig &r : ranked) {
+      auto it = measuredMs.find(::kgen::tune::strategyOf(r.config).dump());
+      times.push_back(it == measuredMs.end() ? std::nullopt
+                                             : std::optional(it->second));
+      covered += times.back().has_value();
+    }
+    if (covered <= budget)
+      continue; // not a sweep: the search would see all of it
+    auto fastest = [&](size_t end) {
+      std::optional<size_t> best;
+      for (size_t i = 0; i < end; ++i)
+        if (times[i] && (!best || *times[i] < *times[*best]))
+          best = i;
+      return best;
+    };
+    std::optional<size_t> chosen = fastest(budget), best = fastest(ranked.size());
+    size_t seen = llvm::count_if(ArrayRef(times).take_front(budget),
+                                 [](auto t) { return t.has_value(); });
+    llvm::outs() << llvm::formatv(
+        "  {0}search replay ({1} of the {2} configs measured, {3}): the "
+        "search's {4} candidates ({5:P0} of the space; {6} measured here) ",
+        label, covered, ranked.size(), entry.key.device, budget,
+        double(budget) / double(ranked.size()), seen);
+    if (!chosen) {
+      llvm::outs() << "hold no correct measurement\n";
+      continue;
+    }
+    llvm::outs() << llvm::formatv(
+        "would choose {0} at {1:F4} ms: {2:F1}% over the best, {3} at "
+        "{4:F4} ms\n",
+        ::kgen::tune::configSummary(ranked[*chosen].config), *times[*chosen],
+        100 * (*times[*chosen] / *times[*best] - 1),
+        ::kgen::tune::configSummary(ranked[*best].config), *times[*best]);
   }
 }
 
