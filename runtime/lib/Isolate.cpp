@@ -67,9 +67,9 @@ constexpr double kMaxTimeoutSeconds = 1e9;
 }
 
 /// Appends what is readable now from the non-blocking `fd` to `out` (up to
-/// kMaxOutputBytes; the rest is dropped). Returns false at end of file or on
-/// an error other than EAGAIN.
-bool drainPipe(int fd, std::string &out, bool &truncated) {
+/// kMaxOutputBytes; the rest is dropped), adding the bytes read to `bytesRead`.
+/// Returns false at end of file or on an error other than EAGAIN.
+bool drainPipe(int fd, std::string &out, bool &truncated, size_t &bytesRead) {
   char buf[65536];
   while (true) {
     const ssize_t got = ::read(fd, buf, sizeof buf);
@@ -79,6 +79,7 @@ bool drainPipe(int fd, std::string &out, bool &truncated) {
       return errno == EAGAIN || errno == EWOULDBLOCK;
     if (got == 0)
       return false;
+    bytesRead += static_cast<size_t>(got);
     const size_t keep =
         std::min(static_cast<size_t>(got), kMaxOutputBytes - out.size());
     out.append(buf, keep);
@@ -144,16 +145,18 @@ ChildOutcome superviseChild(pid_t pid, int readFd, Clock::time_point deadline,
     if (pipeOpen) {
       pollfd p{readFd, POLLIN, 0};
       if (::poll(&p, 1, waitMs) > 0) {
-        const size_t before = outcome.output.size();
-        pipeOpen = drainPipe(readFd, outcome.output, truncated);
-        if (kind == Deadline::SinceOutput && outcome.output.size() > before)
+        // Bytes read, not kept: past the output cap a report still counts.
+        size_t read = 0;
+        pipeOpen = drainPipe(readFd, outcome.output, truncated, read);
+        if (kind == Deadline::SinceOutput && read > 0)
           deadline = Clock::now() + limit;
       }
     } else {
       ::poll(nullptr, 0, waitMs); // sleeps
     }
     if (reap(pid, status, /*hang=*/false)) {
-      drainPipe(readFd, outcome.output, truncated);
+      size_t read = 0;
+      drainPipe(readFd, outcome.output, truncated, read);
       break;
     }
   }

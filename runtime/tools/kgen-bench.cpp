@@ -292,6 +292,8 @@ runPreparedGroup(const std::vector<PreparedPackage> &prepared,
     PackageOutcome one{std::nullopt, kernels[i]};
     for (const KernelResult &r : report.results)
       (r.implementation == "kgen" ? one.kernel : one.baseline.emplace()) = r;
+    if (!one.kernel.resources) // ptxas's report, from the compile here
+      one.kernel.resources = kernels[i].resources;
     if (!report.complete) {
       const KernelResult missing = missingResult(pkg.name, "kgen", pkg.op, report.child);
       one.kernel.status = report.ran ? missing.status : RunStatus::Skipped;
@@ -300,8 +302,8 @@ runPreparedGroup(const std::vector<PreparedPackage> &prepared,
                                 "reporting (" + report.child.error + ")";
     }
     if (!one.baseline)
-      one.baseline = missingResult("cublaslt/" + pkg.name, "cublaslt", pkg.op,
-                                   report.child);
+      one.baseline = missingResult(baselineNameFor(prepared[i]), "cublaslt",
+                                   pkg.op, report.child);
     linkBaseline(one.kernel, *one.baseline);
     out.push_back(std::move(one));
   }
@@ -330,8 +332,11 @@ std::vector<PackageOutcome> runPackages(const std::vector<const KernelPackage *>
     if (kind != "gemm") {
       kernel.reason = "no reference for op kind '" + kind + "' yet: not run";
     } else if (preparePackage(*pkg, device, cacheDir, prepared, kernel)) {
+      // A group shares inputs and a reference: one op, one tf32 use, the
+      // same tensors.
       if (!group.empty() && (prepared.pkg.op != group.front().pkg.op ||
-                             prepared.tf32 != group.front().tf32))
+                             prepared.tf32 != group.front().tf32 ||
+                             !sameTensorParams(prepared.pkg, group.front().pkg)))
         flush();
       group.push_back(std::move(prepared));
       groupKernels.push_back(std::move(kernel));

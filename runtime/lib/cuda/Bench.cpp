@@ -156,8 +156,11 @@ runListInChildren(size_t count,
     std::string err;
     if (!parseFragments(child.output, fragments, err))
       std::fprintf(stderr, "kgen-bench: %s\n", err.c_str());
+    // What an item needs of its child, for what is missing: not the output.
+    ChildOutcome ended = child;
+    ended.output.clear();
     ItemReport item;
-    item.child = child;
+    item.child = ended;
     size_t reported = 0;
     for (ResultsFile &fragment : fragments) {
       if (!fragment.device.name.empty())
@@ -172,11 +175,16 @@ runListInChildren(size_t count,
           item.complete = true;
           out.push_back(std::move(item));
           item = ItemReport{};
-          item.child = child;
+          item.child = ended;
         }
       }
     }
-    if (out.size() < count) // the child ended inside this item
+    // The child ended inside the next item when it reported part of it, or
+    // died (a crash, a hang) after the last complete one. A child that
+    // exits after a complete item (it stops after a fault it reported)
+    // ended between items: a new child goes on with the next.
+    const bool diedInside = child.kind != ChildOutcome::Kind::Exited;
+    if (out.size() < count && (!item.results.empty() || diedInside))
       out.push_back(std::move(item));
     silent = reported == 0 ? silent + 1 : 0;
     if (silent >= silentLimit)

@@ -198,7 +198,7 @@ bool KernelArgs::build(const KernelPackage &pkg, const PackageKernel &kernel,
     const KernelParam &param = pkg.params[kernel.args[i]];
     switch (param.kind) {
     case ParamKind::Tensor:
-      words_[i] = argWord(tensors[i]);
+      words_[i] = argWord(tensors[kernel.args[i]]);
       pointers_[i] = &words_[i];
       break;
     case ParamKind::Scalar:

@@ -9,8 +9,9 @@
 // (checked against the reference the first time, timed again for each
 // package: the drift reference of its time), reported; the package's
 // kernel (checked run on NaN-poisoned outputs, compared, timed only when
-// right, its output after timing compared with the checked run's),
-// reported. A fault ends the child; the parent goes on with the rest of the
+// right, its output after timing bit for bit the checked run's, every copy
+// of every input still what the reference read), reported. A fault, or an
+// input written, ends the child; the parent goes on with the rest of the
 // group in a new one.
 //
 //===----------------------------------------------------------------------===//
@@ -44,11 +45,32 @@ uint64_t mixSeed(uint64_t seed, uint64_t salt) {
   return z ^ (z >> 31);
 }
 
+/// A tensor's salt of the input seed, from its name (FNV-1a): the same
+/// inputs whatever a package's parameter order, in every child of a group.
+uint64_t nameSalt(const std::string &name) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : name)
+    h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
 size_t tensorBytes(const KernelParam &param) {
   size_t count = 1;
   for (int64_t d : param.shape)
     count *= static_cast<size_t>(d);
   return count * elemTypeBytes(param.dtype);
+}
+
+/// The result of a package's kernel that did not run because of what went
+/// wrong before it (`why`), beside `baseline`.
+KernelResult notRun(const PreparedPackage &p, const KernelResult &baseline,
+                    const std::string &why) {
+  KernelResult kernel = newResult(p.pkg.name, "kgen", p.pkg.op, p.pkg.config);
+  kernel.status = RunStatus::Skipped;
+  kernel.reason = "not run: " + why;
+  kernel.baseline = baseline.name;
+  kernel.resources = p.kernel.resources;
+  return kernel;
 }
 
 /// Verifies and times the packages of one op (same op, same tf32 use), in
@@ -73,6 +95,7 @@ private:
     KernelParam param;
     HostTensor host; // inputs: what the reference read
     Arena arena;
+    DeviceBuffer pristine; // inputs: a copy no kernel is given
   };
 
   const Tensor *tensor(const std::string &name) const {
@@ -87,14 +110,14 @@ private:
     return t != nullptr ? t->arena.slot(set) : nullptr;
   }
   std::string baselineName(const KernelPackage &pkg) const {
-    return "cublaslt/" + pkg.name +
-           (omitted_.empty() ? "" : " (without " + omitted_ + ")");
+    return baselineResultName(pkg.name, omitted_);
   }
 
   bool allocate(std::string &err);
   bool computeReference(std::string &err);
   void checkReference(const HostTensor &reference);
   bool resetTensors(std::string &err);
+  bool inputsIntact(KernelResult &result);
   KernelResult runBaseline(const KernelPackage &pkg);
   KernelResult runKernel(const PreparedPackage &prepared);
   bool judgeOutput(const void *device, ElemType type, KernelResult &result,
@@ -119,6 +142,8 @@ private:
   std::string referenceProblem_; // non-empty: the reference failed its check
   std::optional<KernelResult> baselineVerdict_; // its first check, if failed
   bool baselineChecked_ = false;
+  LoadedKernel differences_;     // kgen_count_differences
+  DeviceBuffer differenceCount_; // its counter
 };
 
 bool GroupRun::allocate(std::string &err) {
@@ -144,8 +169,7 @@ bool GroupRun::allocate(std::string &err) {
   sets_ = rotationSets(setBytes, s_.device().l2Bytes,
                        static_cast<int64_t>(kRotationMemoryFraction * freeBytes));
 
-  for (size_t i = 0; i < pkg.params.size(); ++i) {
-    const KernelParam &param = pkg.params[i];
+  for (const KernelParam &param : pkg.params) {
     if (param.kind != ParamKind::Tensor || param.role == ParamRole::Workspace)
       continue;
     Tensor &t = tensors_[param.name];
@@ -156,13 +180,25 @@ bool GroupRun::allocate(std::string &err) {
       // All-ones bytes are NaN in every float type kgen writes.
       KGEN_CUDA_TRY(cudaMemset(t.arena.slot(0), 0xFF, t.arena.tensorBytes), err);
     } else {
-      t.host = makeRandom(param.dtype, param.shape, mixSeed(o_.seed, i));
+      t.host = makeRandom(param.dtype, param.shape,
+                          mixSeed(o_.seed, nameSalt(param.name)));
       if (!upload(t.host, t.arena.slot(0), err))
         return false;
+    }
+    if (param.role == ParamRole::Input) {
+      if (!t.pristine.allocate(t.arena.tensorBytes, err))
+        return false;
+      KGEN_CUDA_TRY(cudaMemcpy(t.pristine.get(), t.arena.slot(0),
+                               t.arena.tensorBytes, cudaMemcpyDeviceToDevice),
+                    err);
     }
     if (!replicateSlotZero(t.arena, err))
       return false;
   }
+  if (!differenceCount_.allocate(sizeof(unsigned long long), err) ||
+      !differences_.load(first_.epilogue.cubin, kDifferencesEntry,
+                         differencesLaunch(), err))
+    return false;
   if (!allocateArena(baselineBytes, sets_, baselineD_, err))
     return false;
   KGEN_CUDA_TRY(cudaMemset(baselineD_.slot(0), 0xFF, baselineBytes), err);
@@ -315,8 +351,10 @@ KernelResult GroupRun::runKernel(const PreparedPackage &prepared) {
       }
       // NaN: a kernel reading a workspace element no kernel before it
       // wrote shows.
-      if (cudaMemset(w.slot(0), 0xFF, w.tensorBytes) != cudaSuccess ||
-          !replicateSlotZero(w, err) || !settle(err)) {
+      const cudaError_t poisoned = cudaMemset(w.slot(0), 0xFF, w.tensorBytes);
+      if (poisoned != cudaSuccess)
+        err = cudaErrorText("cudaMemset", poisoned);
+      if (poisoned != cudaSuccess || !replicateSlotZero(w, err) || !settle(err)) {
         markFailed(result, "poisoning workspace " + param.name + ": " + err);
         return result;
       }
@@ -389,15 +427,58 @@ KernelResult GroupRun::runKernel(const PreparedPackage &prepared) {
     markFailed(result, "after the timed runs: " + err);
     return result;
   }
-  // The same bits as the checked run need no second comparison (kgen's
-  // kernels are deterministic); other bits must still pass it.
-  if (again.data != checked.data && !judge(again, reference_, tolerance_, result)) {
-    result.reason = "after the timed runs: " + result.reason;
+  // kgen's kernels are deterministic (split-K reduces in a fixed order, no
+  // atomics): the same inputs give the same bits, or something raced.
+  if (again.data != checked.data) {
+    const size_t bytes = elemTypeBytes(spec_.d);
+    int64_t differ = 0;
+    for (size_t i = 0; i + bytes <= again.data.size(); i += bytes)
+      differ += !std::equal(again.data.begin() + i, again.data.begin() + i + bytes,
+                            checked.data.begin() + i);
+    (void)judge(again, reference_, tolerance_, result); // its error, for the reader
+    result.status = RunStatus::Wrong;
+    result.reason = "after the timed runs, " + std::to_string(differ) + " of " +
+                    std::to_string(again.numElements()) +
+                    " outputs differ from the checked run's (the same inputs: "
+                    "a race, or a read of memory no kernel wrote)";
     result.time.reset();
     result.tflops = result.gbps = 0;
     result.fractionOfMatmulCeiling = result.fractionOfCopyCeiling = 0;
   }
   return result;
+}
+
+/// After a package: every copy of every input still holds what the
+/// reference read (compared on the GPU with a copy no kernel was given).
+/// A kernel that wrote into one is wrong, and the packages after it would
+/// be judged on other inputs: false, and the child ends.
+bool GroupRun::inputsIntact(KernelResult &result) {
+  for (auto &[name, t] : tensors_) {
+    if (t.param.role != ParamRole::Input)
+      continue;
+    for (int set = 0; set < t.arena.sets; ++set) {
+      uint64_t changed = 0;
+      std::string err;
+      if (!countDifferences(differences_, t.arena.slot(set), t.pristine.get(),
+                            t.arena.tensorBytes,
+                            static_cast<unsigned long long *>(differenceCount_.get()),
+                            s_.stream(), changed, err)) {
+        markFailed(result, "checking the inputs after the run: " + err);
+        return false;
+      }
+      if (changed == 0)
+        continue;
+      result.status = RunStatus::Wrong;
+      result.reason = "wrote into its input " + name + " (" +
+                      std::to_string(changed) + " bytes of copy " +
+                      std::to_string(set) + " changed)";
+      result.time.reset();
+      result.tflops = result.gbps = 0;
+      result.fractionOfMatmulCeiling = result.fractionOfCopyCeiling = 0;
+      return false;
+    }
+  }
+  return true;
 }
 
 bool GroupRun::judgeOutput(const void *device, ElemType type,
@@ -426,25 +507,29 @@ void GroupRun::emit(const KernelResult &result) {
 int GroupRun::run() {
   std::string err;
   if (!allocate(err) || !computeReference(err)) {
-    // Nothing can be judged: every package reports why.
+    // Nothing can be judged, and no kernel ran: every package says why.
     for (const PreparedPackage *p : group_) {
       KernelResult baseline = newResult(baselineName(p->pkg), "cublaslt", p->pkg.op);
       markFailed(baseline, "setting up: " + err);
-      KernelResult kernel = newResult(p->pkg.name, "kgen", p->pkg.op, p->pkg.config);
-      kernel.status = baseline.status;
-      kernel.reason = baseline.reason;
-      kernel.baseline = baseline.name;
       emit(baseline);
-      emit(kernel);
+      emit(notRun(*p, baseline, "setting up failed: " + err));
     }
     return 1;
   }
   for (const PreparedPackage *p : group_) {
-    emit(runBaseline(p->pkg));
-    const KernelResult kernel = runKernel(*p);
+    const KernelResult baseline = runBaseline(p->pkg);
+    emit(baseline);
+    // The context is lost (cuBLASLt faulted): the kernel would be blamed.
+    if (baseline.status == RunStatus::Faulted) {
+      emit(notRun(*p, baseline, "the cuBLASLt baseline beside it faulted"));
+      return 1;
+    }
+    KernelResult kernel = runKernel(*p);
+    // A fault poisons the context, and inputs a kernel wrote into would be
+    // another op's: either way the parent goes on in a new child.
+    const bool goOn = kernel.status != RunStatus::Faulted && inputsIntact(kernel);
     emit(kernel);
-    // A fault poisons the context: the parent goes on in a new child.
-    if (kernel.status == RunStatus::Faulted)
+    if (!goOn)
       return 1;
   }
   return 0;
@@ -460,15 +545,12 @@ int packageGroupChild(const std::vector<const PreparedPackage *> &group,
   std::string err;
   if (!session.open(err)) {
     for (const PreparedPackage *p : group) {
-      const KernelPackage &pkg = p->pkg;
-      KernelResult kernel = newResult(pkg.name, "kgen", pkg.op, pkg.config);
-      kernel.status = RunStatus::LaunchFailed;
-      kernel.reason = "opening the device: " + err;
       KernelResult baseline =
-          newResult("cublaslt/" + pkg.name, "cublaslt", pkg.op);
-      baseline.status = kernel.status;
-      baseline.reason = kernel.reason;
-      emitFragment(fd, makeFragment(DeviceInfo{}, {baseline, kernel}));
+          newResult(baselineNameFor(*p), "cublaslt", p->pkg.op);
+      baseline.status = RunStatus::LaunchFailed;
+      baseline.reason = "opening the device: " + err;
+      emitFragment(fd, makeFragment(DeviceInfo{},
+                                    {baseline, notRun(*p, baseline, baseline.reason)}));
     }
     return 1;
   }
@@ -478,6 +560,36 @@ int packageGroupChild(const std::vector<const PreparedPackage *> &group,
 int packageChild(const PreparedPackage &prepared, const BenchOptions &options,
                  int fd) {
   return packageGroupChild({&prepared}, options, fd);
+}
+
+bool sameTensorParams(const KernelPackage &a, const KernelPackage &b) {
+  auto tensors = [](const KernelPackage &pkg) {
+    std::map<std::string, const KernelParam *> out;
+    for (const KernelParam &param : pkg.params)
+      if (param.kind == ParamKind::Tensor && param.role != ParamRole::Workspace)
+        out[param.name] = &param;
+    return out;
+  };
+  const auto ta = tensors(a), tb = tensors(b);
+  return std::equal(ta.begin(), ta.end(), tb.begin(), tb.end(),
+                    [](const auto &x, const auto &y) {
+                      return x.first == y.first &&
+                             x.second->dtype == y.second->dtype &&
+                             x.second->shape == y.second->shape &&
+                             x.second->role == y.second->role;
+                    });
+}
+
+std::string baselineResultName(const std::string &packageName,
+                               const std::string &omitted) {
+  return "cublaslt/" + packageName +
+         (omitted.empty() ? "" : " (without " + omitted + ")");
+}
+
+std::string baselineNameFor(const PreparedPackage &prepared) {
+  std::string omitted;
+  (void)baselineProblem(prepared.spec, prepared.tf32, omitted);
+  return baselineResultName(prepared.pkg.name, omitted);
 }
 
 } // namespace kgen::rt

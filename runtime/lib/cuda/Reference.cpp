@@ -2,6 +2,8 @@
 
 #include "kgen/runtime/cuda/Reference.h"
 
+#include "kgen/runtime/cuda/Device.h"
+
 #include <algorithm>
 
 namespace kgen::rt {
@@ -51,10 +53,34 @@ extern "C" __global__ void kgen_ref_epilogue(
     store(&out[i], activate(act, v));
   }
 }
+
+// *count += the number of bytes in which a and b differ, over `bytes` bytes;
+// a and b 16-byte aligned. Checks that no kernel wrote into an input.
+extern "C" __global__ void kgen_count_differences(
+    const unsigned char *a, const unsigned char *b, long long bytes,
+    unsigned long long *count) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const uint4 *a16 = reinterpret_cast<const uint4 *>(a);
+  const uint4 *b16 = reinterpret_cast<const uint4 *>(b);
+  unsigned long long mine = 0;
+  for (long long i = first; i < bytes / 16; i += stride) {
+    const uint4 x = a16[i], y = b16[i];
+    // __vcmpne4: 0xff in each byte that differs.
+    mine += (__popc(__vcmpne4(x.x, y.x)) + __popc(__vcmpne4(x.y, y.y)) +
+             __popc(__vcmpne4(x.z, y.z)) + __popc(__vcmpne4(x.w, y.w))) / 8;
+  }
+  for (long long i = bytes / 16 * 16 + first; i < bytes; i += stride)
+    mine += a[i] != b[i];
+  if (mine != 0)
+    atomicAdd(count, mine);
+}
 )cuda";
 
 constexpr uint32_t kEpilogueThreads = 256;
 constexpr int64_t kEpilogueMaxBlocks = 4096;
+// Enough blocks to fill an H200 several times over, for a streaming compare.
+constexpr uint32_t kDifferencesBlocks = 1056;
 
 int activationCode(Activation act) {
   switch (act) {
@@ -90,6 +116,30 @@ bool compileEpilogue(const GemmSpec &spec, const std::string &arch,
   options.cacheDir = cacheDir;
   return compileCuda(kEpilogueSource, "kgen_ref_epilogue.cu", kEpilogueEntry,
                      options, result, err);
+}
+
+LaunchConfig differencesLaunch() {
+  LaunchConfig launch;
+  launch.grid = {kDifferencesBlocks, 1, 1};
+  launch.block = {kEpilogueThreads, 1, 1};
+  return launch;
+}
+
+bool countDifferences(const LoadedKernel &kernel, const void *a, const void *b,
+                      size_t bytes, unsigned long long *deviceCount,
+                      cudaStream_t stream, uint64_t &count, std::string &err) {
+  long long n = static_cast<long long>(bytes);
+  void *args[] = {&a, &b, &n, &deviceCount};
+  unsigned long long host = 0;
+  KGEN_CUDA_TRY(cudaMemsetAsync(deviceCount, 0, sizeof host, stream), err);
+  if (!kernel.launch(args, stream, err))
+    return false;
+  KGEN_CUDA_TRY(cudaMemcpyAsync(&host, deviceCount, sizeof host,
+                                cudaMemcpyDeviceToHost, stream),
+                err);
+  KGEN_CUDA_TRY(cudaStreamSynchronize(stream), err);
+  count = host;
+  return true;
 }
 
 LaunchConfig epilogueLaunch(int64_t elements) {

@@ -144,7 +144,13 @@ bool machineHasGpu() {
 
 // runListInChildren with children that stand in for a group child: item i
 // reports {baseline, kernel}; `fate(i)` says what happens at item i.
-enum class Fate { Fine, FaultAfterBaseline, CrashBefore, Hang };
+enum class Fate {
+  Fine,
+  FaultAfterBaseline,     // dies inside the item
+  ReportedFaultThenExit,  // reports the item (its kernel faulted), exits 1
+  CrashBefore,
+  Hang
+};
 
 std::vector<ItemReport> runFakeList(size_t count,
                                     const std::function<Fate(size_t)> &fate,
@@ -167,6 +173,10 @@ std::vector<ItemReport> runFakeList(size_t count,
           case Fate::FaultAfterBaseline:
             emitFragment(fd, makeFragment(d, {timed("b" + tag, "cublaslt", 2)}));
             std::abort();
+          case Fate::ReportedFaultThenExit:
+            emitFragment(fd, makeFragment(d, {timed("b" + tag, "cublaslt", 2),
+                                              timed("k" + tag, "kgen", 1)}));
+            return 1;
           case Fate::Fine:
             emitFragment(fd, makeFragment(d, {timed("b" + tag, "cublaslt", 2),
                                               timed("k" + tag, "kgen", 1)}));
@@ -223,6 +233,20 @@ TEST(BenchParent, ListChildrenGoOnAfterFaultsCrashesAndHangs) {
   // Started at 0 (items 0, 1), at 2 (item 2), at 4, at 6.
   EXPECT_EQ(starts, (std::vector<size_t>{0, 0, 2, 4, 6}));
 
+  // A child that reports a fault and exits (as a group child does after a
+  // faulting kernel): the item is complete, and the next runs in a new
+  // child, not counted against it.
+  starts.clear();
+  std::vector<ItemReport> reported = runFakeList(
+      4, [](size_t i) { return i == 1 ? Fate::ReportedFaultThenExit : Fate::Fine; },
+      &starts);
+  ASSERT_EQ(reported.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_TRUE(reported[i].complete) << "item " << i;
+    EXPECT_EQ(reported[i].results.size(), 2u) << "item " << i;
+  }
+  EXPECT_EQ(starts, (std::vector<size_t>{0, 0, 2, 2}));
+
   // Children that die before reporting anything twice in a row (those
   // started at items 2 and 3; the one that died in item 1 had reported
   // item 0): the rest is not run.
@@ -258,11 +282,15 @@ TEST(BenchChildren, ReportAMissingDeviceThroughTheProtocol) {
   ASSERT_TRUE(parseFragments(outcome.output, fragments, err)) << err;
   ASSERT_EQ(fragments.size(), 1u);
   ASSERT_EQ(fragments[0].results.size(), 2u);
-  EXPECT_EQ(fragments[0].results[0].implementation, "cublaslt");
+  const KernelResult &baseline = fragments[0].results[0];
+  EXPECT_EQ(baseline.implementation, "cublaslt");
+  EXPECT_EQ(baseline.status, RunStatus::LaunchFailed);
+  // The kernel did not run: skipped, saying why, beside its baseline.
   const KernelResult &kernel = fragments[0].results[1];
   EXPECT_EQ(kernel.implementation, "kgen");
-  EXPECT_EQ(kernel.status, RunStatus::LaunchFailed);
-  EXPECT_NE(kernel.reason.find("cudaGetDeviceCount"), std::string::npos)
+  EXPECT_EQ(kernel.status, RunStatus::Skipped);
+  EXPECT_EQ(kernel.baseline, baseline.name);
+  EXPECT_EQ(kernel.reason.find("not run: opening the device: cudaGetDeviceCount"), 0u)
       << kernel.reason;
 
   EXPECT_EQ(runIsolated([&](int fd) { return ceilingsChild(options, fd); }, 60).exitCode, 1);

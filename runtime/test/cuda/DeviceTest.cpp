@@ -97,6 +97,39 @@ TEST(Device, DriverEntryPointsFailCleanlyWithoutADriver) {
   EXPECT_TRUE(outcome.ok()) << outcome.error << ": " << outcome.output;
 }
 
+// A later kernel of a package (split-K's reduction) takes some of the
+// package's parameters: each argument is the buffer of the parameter it
+// names, not of the parameter at its position.
+TEST(KernelArgs, ArgumentsAreTheirParametersBuffers) {
+  KernelPackage pkg;
+  for (const char *name : {"A", "B", "W", "C", "bias", "D"}) {
+    KernelParam param;
+    param.name = name;
+    param.shape = {4, 4};
+    pkg.params.push_back(param);
+  }
+  KernelParam k;
+  k.name = "k";
+  k.kind = ParamKind::Scalar;
+  k.dtype = ElemType::I32;
+  k.value = 7;
+  pkg.params.push_back(k);
+  PackageKernel reduce;
+  reduce.entry = "reduce";
+  reduce.args = {2, 6, 5}; // W, k, D
+  pkg.kernels.push_back(reduce);
+  std::vector<void *> buffers;
+  for (uintptr_t i = 0; i < pkg.params.size(); ++i)
+    buffers.push_back(reinterpret_cast<void *>(0x1000 * (i + 1)));
+  KernelArgs args;
+  std::string err;
+  ASSERT_TRUE(args.build(pkg, pkg.kernels[0], buffers, err)) << err;
+  auto word = [&](size_t i) { return *static_cast<uint64_t *>(args.data()[i]); };
+  EXPECT_EQ(word(0), 0x3000u); // W, parameter 2
+  EXPECT_EQ(static_cast<int32_t>(word(1)), 7);
+  EXPECT_EQ(word(2), 0x6000u); // D, parameter 5
+}
+
 TEST(Tma, GeometryOfARowMajorTile) {
   TmaGeometry g;
   std::string err;

@@ -52,6 +52,11 @@ TEST(ReferenceEpilogue, CompilesForEveryTypeCombination) {
             << arch << " " << elemTypeName(out) << ": " << err;
         EXPECT_FALSE(result.cubin.empty());
         EXPECT_EQ(result.resources.spillStoreBytes, 0);
+        // The input check's kernel is in the same cubin.
+        ResourceUsage differences;
+        EXPECT_TRUE(parsePtxasReport(result.log, kDifferencesEntry, differences))
+            << result.log;
+        EXPECT_EQ(differences.spillStoreBytes, 0);
       }
 }
 

@@ -61,18 +61,32 @@ struct PreparedPackage {
 /// reason written).
 int probeChild(int fd);
 
-/// Verifies and times packages of one op (equal `pkg.op` and `tf32`), in
-/// order, over one set of inputs and one reference: for each package writes
-/// its cuBLASLt baseline's result, then its kernel's. Returns 0 when every
-/// package was judged (whatever the verdicts); 1 after a setup failure
-/// (reported for every package) or a fault (reported; the packages after it
-/// are not run: run them in a new child).
+/// Verifies and times packages of one op (equal `pkg.op` and `tf32`, the
+/// same tensor parameters: sameTensorParams), in order, over one set of
+/// inputs and one reference: for each package writes its cuBLASLt
+/// baseline's result, then its kernel's. Returns 0 when every package was
+/// judged (whatever the verdicts); 1 after a setup failure (reported for
+/// every package, kernels `skipped`), or after a package that faulted, whose
+/// baseline faulted (its kernel `skipped`), or that wrote into an input
+/// (`wrong`): the packages after it are not run; run them in a new child.
 int packageGroupChild(const std::vector<const PreparedPackage *> &group,
                       const BenchOptions &options, int fd);
+
+/// Whether two packages have the same tensor parameters (names, element
+/// types, shapes and roles; workspaces aside): what packageGroupChild needs
+/// of a group.
+bool sameTensorParams(const KernelPackage &a, const KernelPackage &b);
 
 /// packageGroupChild of one package.
 int packageChild(const PreparedPackage &prepared, const BenchOptions &options,
                  int fd);
+
+/// The name of a package's cuBLASLt baseline result: "cublaslt/NAME", and
+/// " (without silu)" where the baseline leaves part of the epilogue out.
+std::string baselineResultName(const std::string &packageName,
+                               const std::string &omitted);
+/// baselineResultName of `prepared`, what it leaves out found from its op.
+std::string baselineNameFor(const PreparedPackage &prepared);
 
 /// Times cuBLASLt over `shapes` (plain GEMMs), one result line per shape.
 int suiteChild(const std::vector<SuiteShape> &shapes,
@@ -133,11 +147,14 @@ struct ItemReport {
 /// Runs items [0, count) of a list in children, in order, as few as faults
 /// allow: `body(from, fd)` runs items [from, count) and reports each item's
 /// results as fragments, the item's last result marked by `endsItem`. When a
-/// child ends inside an item (a fault, a crash, or `timeoutSeconds` since
-/// its last report), that item is incomplete and a new child goes on from
-/// the next. After `silentLimit` children in a row that report nothing, the
-/// remaining items get empty, incomplete reports without running. `device`
-/// takes the last device info seen. One report per item, in order.
+/// child ends inside an item (a crash, or `timeoutSeconds` since its last
+/// report, or an exit after part of the item's results), that item is
+/// incomplete and a new child goes on from the next; a child that exits
+/// after a complete item (it stops after reporting a fault) is followed by
+/// a new child from the item after it. After `silentLimit` children in a
+/// row that report nothing, the remaining items get empty, incomplete
+/// reports without running. `device` takes the last device info seen. One
+/// report per item, in order.
 std::vector<ItemReport>
 runListInChildren(size_t count,
                   const std::function<int(size_t from, int fd)> &body,

@@ -22,6 +22,9 @@
 namespace kgen::rt {
 
 constexpr const char *kEpilogueEntry = "kgen_ref_epilogue";
+/// In the same source and cubin: counts the bytes in which two buffers
+/// differ (no kernel may write into an input).
+constexpr const char *kDifferencesEntry = "kgen_count_differences";
 
 /// The CUDA source of the epilogue kernel; its element types come from the
 /// macros that epilogueDefines gives.
@@ -40,6 +43,18 @@ bool compileEpilogue(const GemmSpec &spec, const std::string &arch,
 /// Threads per block and the grid the epilogue kernel runs with over
 /// `elements` outputs (a grid-stride loop, at most 4096 blocks).
 LaunchConfig epilogueLaunch(int64_t elements);
+
+/// The launch kgen_count_differences is loaded with (a grid-stride loop).
+LaunchConfig differencesLaunch();
+
+/// The number of bytes in which `a` and `b` (device buffers of `bytes`
+/// bytes, 16-byte aligned) differ, counted on the GPU into `deviceCount`
+/// (one unsigned long long of device memory) on `stream`, which it
+/// synchronises. Precondition: `kernel` is kDifferencesEntry loaded with
+/// differencesLaunch().
+bool countDifferences(const LoadedKernel &kernel, const void *a, const void *b,
+                      size_t bytes, unsigned long long *deviceCount,
+                      cudaStream_t stream, uint64_t &count, std::string &err);
 
 /// Enqueues the loaded epilogue on `stream`: `acc` is f32 [batch, M, N],
 /// `c` (or null) and `out` are [batch, M, N], `bias` (or null) is [N].
