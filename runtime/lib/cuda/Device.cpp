@@ -38,7 +38,16 @@ bool isStickyError(cudaError_t status) {
   }
 }
 
-bool deviceFaulted() { return isStickyError(cudaDeviceSynchronize()); }
+bool deviceFaulted() {
+  // Asynchronous work reports its failures here, and each leaves the
+  // context unusable: the sticky errors and anything unclassified (say
+  // cudaErrorUnknown). A refused call (out of memory, a bad launch
+  // configuration) returned its error already and left at most a stale
+  // "last error": cleared, so that the next launch does not report it.
+  const cudaError_t status = cudaDeviceSynchronize();
+  (void)cudaGetLastError();
+  return status != cudaSuccess;
+}
 
 std::string formatCudaVersion(int version) {
   return std::to_string(version / 1000) + "." +
@@ -187,6 +196,19 @@ DeviceProbe probeDevice(int ordinal) {
   DeviceProbe probe;
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
+  // "Insufficient driver" with a driver present is a GPU this runtime
+  // cannot use until the driver is upgraded: a failure that says so, not
+  // "no device".
+  int driver = 0, runtime = 0;
+  if (status == cudaErrorInsufficientDriver &&
+      cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0) {
+    (void)cudaRuntimeGetVersion(&runtime);
+    probe.error = "the driver supports CUDA " + formatCudaVersion(driver) +
+                  ", this runtime needs CUDA " + formatCudaVersion(runtime) +
+                  ": upgrade the driver (" +
+                  cudaErrorText("cudaGetDeviceCount", status) + ")";
+    return probe;
+  }
   if (isNoDeviceError(status) || (status == cudaSuccess && count == 0)) {
     probe.status = ProbeStatus::NoDevice;
     probe.error = status == cudaSuccess

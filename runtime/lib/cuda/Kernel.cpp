@@ -242,6 +242,10 @@ LoadedKernel::~LoadedKernel() {
 
 bool LoadedKernel::load(const std::vector<char> &cubin, const std::string &entry,
                         const LaunchConfig &launch, std::string &err) {
+  if (library_ != nullptr) { // loaded before: this replaces it
+    (void)cudaLibraryUnload(library_);
+    library_ = nullptr;
+  }
   launch_ = launch;
   entry_ = entry;
   KGEN_CUDA_TRY(cudaLibraryLoadData(&library_, cubin.data(), nullptr, nullptr,
@@ -249,6 +253,8 @@ bool LoadedKernel::load(const std::vector<char> &cubin, const std::string &entry
                 err);
   KGEN_CUDA_TRY(cudaLibraryGetKernel(&kernel_, library_, entry.c_str()), err);
   const void *fn = reinterpret_cast<const void *>(kernel_);
+  // Dynamic shared memory is allowed up to 48 KiB less the kernel's static
+  // shared memory unless raised: raised to what the launch asks, always.
   if (launch.dynamicSmemBytes > kDefaultDynamicSmemLimit) {
     int device = 0, optin = 0;
     KGEN_CUDA_TRY(cudaGetDevice(&device), err);
@@ -262,11 +268,12 @@ bool LoadedKernel::load(const std::vector<char> &cubin, const std::string &entry
             std::to_string(optin) + " per block";
       return false;
     }
+  }
+  if (launch.dynamicSmemBytes > 0)
     KGEN_CUDA_TRY(cudaFuncSetAttribute(fn,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(launch.dynamicSmemBytes)),
                   err);
-  }
   const uint32_t clusterBlocks =
       launch.cluster[0] * launch.cluster[1] * launch.cluster[2];
   if (clusterBlocks > 8)
@@ -292,6 +299,9 @@ bool LoadedKernel::launch(void **args, cudaStream_t stream,
     config.attrs = &cluster;
     config.numAttrs = 1;
   }
+  // A stale error of an earlier, refused call (reported by that call) is
+  // not this launch's.
+  (void)cudaGetLastError();
   const cudaError_t status = cudaLaunchKernelExC(
       &config, reinterpret_cast<const void *>(kernel_), args);
   if (status != cudaSuccess) {

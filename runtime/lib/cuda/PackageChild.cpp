@@ -151,10 +151,16 @@ bool GroupRun::allocate(std::string &err) {
   const size_t dBytes = tensorBytes(pkg.params[*pkg.findParam("D")]);
   const size_t baselineBytes =
       dBytes / elemTypeBytes(spec_.d) * elemTypeBytes(baselineProblem_.out);
-  int64_t setBytes = static_cast<int64_t>(alignUp(baselineBytes, kSlotAlignment));
-  for (const KernelParam &param : pkg.params)
-    if (param.kind == ParamKind::Tensor && param.role != ParamRole::Workspace)
-      setBytes += static_cast<int64_t>(alignUp(tensorBytes(param), kSlotAlignment));
+  // Bytes per set: the tensors both the kernels and the baseline read
+  // (inputs, in-out C), and D, the largest workspace and the baseline's D,
+  // which only one of them touches.
+  int64_t shared = 0, kernelOnly = 0;
+  for (const KernelParam &param : pkg.params) {
+    if (param.kind != ParamKind::Tensor || param.role == ParamRole::Workspace)
+      continue;
+    const auto bytes = static_cast<int64_t>(alignUp(tensorBytes(param), kSlotAlignment));
+    (param.role == ParamRole::Output ? kernelOnly : shared) += bytes;
+  }
   for (const PreparedPackage *p : group_) {
     size_t workspace = 0;
     for (const KernelParam &param : p->pkg.params)
@@ -162,12 +168,17 @@ bool GroupRun::allocate(std::string &err) {
         workspace += alignUp(tensorBytes(param), kSlotAlignment);
     workspaceBytes_ = std::max(workspaceBytes_, workspace);
   }
-  setBytes += static_cast<int64_t>(workspaceBytes_);
+  kernelOnly += static_cast<int64_t>(workspaceBytes_);
+  const auto baselineOnly = static_cast<int64_t>(alignUp(baselineBytes, kSlotAlignment));
   int64_t freeBytes = 0;
   if (!s_.freeBytes(freeBytes, err))
     return false;
-  sets_ = rotationSets(setBytes, s_.device().l2Bytes,
-                       static_cast<int64_t>(kRotationMemoryFraction * freeBytes));
+  // Enough sets that what one timed launch touches rotates over 3x the L2;
+  // as many as fit in the memory budget with everything a set allocates.
+  const int64_t touched = shared + std::max(kernelOnly, baselineOnly);
+  const int64_t allocated = shared + kernelOnly + baselineOnly;
+  const auto budget = static_cast<int64_t>(kRotationMemoryFraction * freeBytes);
+  sets_ = rotationSets(touched, s_.device().l2Bytes, budget / allocated * touched);
 
   for (const KernelParam &param : pkg.params) {
     if (param.kind != ParamKind::Tensor || param.role == ParamRole::Workspace)

@@ -46,9 +46,10 @@ bool isNoDeviceError(cudaError_t status);
 /// or timeout, uncorrectable ECC, contained errors, tensor-memory leaks.
 bool isStickyError(cudaError_t status);
 
-/// After a failed step: waits for the device and reports whether it now
-/// holds a sticky fault (the failure was the kernel's doing) rather than a
-/// refused call (bad launch configuration, out of memory).
+/// After a failed step: waits for the device and reports whether
+/// asynchronous work failed (a fault: the context is lost, the failure was
+/// a kernel's doing) rather than a call being refused (bad launch
+/// configuration, out of memory); clears the thread's last error either way.
 bool deviceFaulted();
 
 /// "13.0" for 13000 (the encoding of cudaDriverGetVersion and

@@ -62,6 +62,14 @@ bool encodeTensorMap(const TmaGeometry &geometry, CUtensorMapDataType type,
 /// descriptor.
 class KernelArgs {
 public:
+  KernelArgs() = default;
+  // pointers_ point into this object's own buffers: moved along with them,
+  // never copied.
+  KernelArgs(const KernelArgs &) = delete;
+  KernelArgs &operator=(const KernelArgs &) = delete;
+  KernelArgs(KernelArgs &&) = default;
+  KernelArgs &operator=(KernelArgs &&) = default;
+
   /// `tensors[i]` is the device buffer of parameter i when it is a tensor
   /// (ignored otherwise). TMA descriptors are encoded over the buffer of the
   /// tensor they name. Preconditions: tensors.size() == pkg.params.size(),
