@@ -105,7 +105,8 @@ static cl::opt<bool>
             cl::cat(category));
 static cl::opt<std::string>
     packagesDir("packages",
-                cl::desc("Write the top candidates as packages under DIR"),
+                cl::desc("Write the candidates as packages DIR/gemm<i>/c<j> "
+                         "(for kgen-bench tune)"),
                 cl::cat(category));
 static cl::opt<std::string>
     importResults("import",

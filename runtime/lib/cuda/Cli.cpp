@@ -39,9 +39,8 @@ modes:
       first (kgen-tune --packages writes them so, the default strategy
       first): compile them in parallel, measure them as run does in
       batches of B (8; one child each) within S seconds (default 60,
-      compiling included),
-      measure the best F (3) again
-      in R (3) interleaved rounds and compare them paired; every candidate
+      compiling included), measure the best F (3) again in R (3)
+      interleaved rounds and compare them paired; every candidate
       goes into the tuning database DB (merged with what it holds), every
       run into F.json; prints the winner's speed-up over the first package
   report F.json...
