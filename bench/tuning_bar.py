@@ -182,11 +182,10 @@ def report(budget, sweep, seconds, out):
         measured = searched["candidates"]
         took, given = (seconds or {}).get(canonical(op), (None, None))
         # Distinct strategies: a database may hold a config measured twice.
-        space_size = len({strategy(c.get("config")) for c in space})
+        swept = {strategy(c.get("config")) for c in space}
+        swept_ok = {strategy(c.get("config")) for c in space if timed(c) is not None}
+        space_size, failed = len(swept), len(swept - swept_ok)
         measured_size = len({strategy(c.get("config")) for c in measured})
-        failed = len({strategy(c.get("config")) for c in space}
-                     - {strategy(c.get("config")) for c in space
-                        if timed(c) is not None})
         top, top_ms = best(space)
         choice, choice_own_ms = best(measured)
         print(f"{name}:", file=out)

@@ -163,23 +163,6 @@ std::string formatFixed4(double v) {
   return buf;
 }
 
-/// Results a child reported, in order; `device` takes the last device info
-/// seen (its clocks are those of the latest measurement).
-std::vector<KernelResult> collect(const ChildOutcome &outcome, DeviceInfo &device) {
-  std::vector<ResultsFile> fragments;
-  std::string err;
-  if (!parseFragments(outcome.output, fragments, err))
-    say(err);
-  std::vector<KernelResult> results;
-  for (ResultsFile &fragment : fragments) {
-    if (!fragment.device.name.empty())
-      device = fragment.device;
-    for (KernelResult &r : fragment.results)
-      results.push_back(std::move(r));
-  }
-  return results;
-}
-
 // ------------------------------------------------------------------ modes
 
 int compileMode(const CliOptions &cli) {
@@ -619,7 +602,7 @@ int baselineMode(const CliOptions &cli) {
     const ChildOutcome outcome = runIsolated(
         [&](int fd) { return suiteChild(group, options, fd); },
         cli.timeoutSeconds * static_cast<double>(group.size()));
-    std::vector<KernelResult> results = collect(outcome, file.device);
+    std::vector<KernelResult> results = collectResults(outcome, file.device);
     for (size_t i = results.size(); i < group.size(); ++i)
       results.push_back(missingResult(group[i].name, "cublaslt",
                                       gemmOpJson(group[i].spec), outcome));

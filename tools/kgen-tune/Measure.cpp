@@ -180,7 +180,7 @@ void GemmSearch::emitPackages() {
     (void)llvm::sys::fs::remove_directories(c.dir);
     std::string why;
     // compilePackages compiles them, in parallel.
-    if (!emitCandidate(gemm_, c.config, c.dir, /*compile=*/false, why))
+    if (!emitCandidate(gemm_, c.config, c.dir, why))
       c.dropped = "not emitted: " + why;
   }
 }
@@ -456,7 +456,7 @@ SmallVector<RankedConfig> rankCandidates(GemmOp gemm, mlir::kgen::Target target,
 }
 
 bool emitCandidate(GemmOp gemm, GemmConfigAttr config, const std::string &dir,
-                   bool compile, std::string &why) {
+                   std::string &why) {
   OwningOpRef<ModuleOp> module = isolateGemm(gemm, config);
   std::string diagnostics;
   llvm::raw_string_ostream diagStream(diagnostics);
@@ -468,7 +468,7 @@ bool emitCandidate(GemmOp gemm, GemmConfigAttr config, const std::string &dir,
   pm.addPass(mlir::kgen::createKgenLowerGemmToTiles());
   mlir::kgen::KgenEmitPackagesOptions emit;
   emit.outputDir = dir;
-  emit.compile = compile;
+  emit.compile = false; // compileCandidates compiles them in parallel
   pm.addPass(mlir::kgen::createKgenEmitPackages(emit));
   if (succeeded(pm.run(*module)))
     return true;

@@ -91,11 +91,11 @@ rankCandidates(mlir::kgen::GemmOp gemm, mlir::kgen::Target target,
                const mlir::kgen::MachineModel &machine, bool defaultFirst,
                size_t &spaceSize);
 
-/// Lowers `gemm` with `config` and writes its package under `dir`
-/// (kgen-lower-gemm-to-tiles, kgen-emit-packages{compile}); false with the
-/// diagnostics in `why`.
+/// Lowers `gemm` with `config` and writes its package, not compiled, under
+/// `dir` (kgen-lower-gemm-to-tiles, kgen-emit-packages); false with the
+/// diagnostics in `why`. compileCandidates compiles such packages.
 bool emitCandidate(mlir::kgen::GemmOp gemm, mlir::kgen::GemmConfigAttr config,
-                   const std::string &dir, bool compile, std::string &why);
+                   const std::string &dir, std::string &why);
 
 /// A candidate's package after compileCandidates.
 struct CompiledCandidate {

@@ -431,8 +431,7 @@ unsigned packageCandidates(GemmOp gemm,
       (void)llvm::sys::fs::remove_directories(dir);
       std::string why;
       if (!::kgen::tune::emitCandidate(gemm, ranked[next].config,
-                                       dir.str().str(), /*compile=*/false,
-                                       why)) {
+                                       dir.str().str(), why)) {
         llvm::outs() << "  dropped  "
                      << ::kgen::tune::configSummary(ranked[next].config)
                      << ": " << why << "\n";

@@ -32,10 +32,22 @@ KernelResult newResult(const std::string &name, const std::string &implementatio
   return result;
 }
 
+void clearTiming(KernelResult &result) {
+  result.time.reset();
+  result.tflops = result.gbps = 0;
+  result.fractionOfMatmulCeiling = result.fractionOfCopyCeiling = 0;
+}
+
 void markFailed(KernelResult &result, const std::string &err) {
   result.status = deviceFaulted() ? RunStatus::Faulted : RunStatus::LaunchFailed;
   result.reason = err;
-  result.time.reset();
+  clearTiming(result);
+}
+
+void markWrong(KernelResult &result, const std::string &reason) {
+  result.status = RunStatus::Wrong;
+  result.reason = reason;
+  clearTiming(result);
 }
 
 bool judge(const HostTensor &got, const HostTensor &expected, double tolerance,
@@ -76,7 +88,7 @@ bool timeResult(const LaunchFn &launch, int sets, cudaStream_t stream,
   if (!timeLaunches(launch, sets, stream, options.timing, outcome)) {
     result.status = outcome.faulted ? RunStatus::Faulted : RunStatus::LaunchFailed;
     result.reason = "while timing: " + outcome.error;
-    result.time.reset();
+    clearTiming(result);
     return false;
   }
   result.status = RunStatus::Ok;
@@ -140,6 +152,22 @@ KernelResult missingResult(const std::string &name,
   return result;
 }
 
+std::vector<KernelResult> collectResults(const ChildOutcome &outcome,
+                                         DeviceInfo &device) {
+  std::vector<ResultsFile> fragments;
+  std::string err;
+  if (!parseFragments(outcome.output, fragments, err))
+    std::fprintf(stderr, "kgen-bench: %s\n", err.c_str());
+  std::vector<KernelResult> results;
+  for (ResultsFile &fragment : fragments) {
+    if (!fragment.device.name.empty())
+      device = fragment.device;
+    for (KernelResult &r : fragment.results)
+      results.push_back(std::move(r));
+  }
+  return results;
+}
+
 std::vector<ItemReport>
 runListInChildren(size_t count,
                   const std::function<int(size_t from, int fd)> &body,
@@ -152,31 +180,24 @@ runListInChildren(size_t count,
     const ChildOutcome child = runIsolated(
         [&](int fd) { return body(from, fd); }, timeoutSeconds,
         Deadline::SinceOutput);
-    std::vector<ResultsFile> fragments;
-    std::string err;
-    if (!parseFragments(child.output, fragments, err))
-      std::fprintf(stderr, "kgen-bench: %s\n", err.c_str());
+    std::vector<KernelResult> results = collectResults(child, device);
     // What an item needs of its child, for what is missing: not the output.
     ChildOutcome ended = child;
     ended.output.clear();
     ItemReport item;
     item.child = ended;
     size_t reported = 0;
-    for (ResultsFile &fragment : fragments) {
-      if (!fragment.device.name.empty())
-        device = fragment.device;
-      for (KernelResult &r : fragment.results) {
-        if (out.size() == count)
-          break; // more than asked for: ignored
-        ++reported;
-        const bool last = endsItem(r);
-        item.results.push_back(std::move(r));
-        if (last) {
-          item.complete = true;
-          out.push_back(std::move(item));
-          item = ItemReport{};
-          item.child = ended;
-        }
+    for (KernelResult &r : results) {
+      if (out.size() == count)
+        break; // more than asked for: ignored
+      ++reported;
+      const bool last = endsItem(r);
+      item.results.push_back(std::move(r));
+      if (last) {
+        item.complete = true;
+        out.push_back(std::move(item));
+        item = ItemReport{};
+        item.child = ended;
       }
     }
     // The child ended inside the next item when it reported part of it, or
@@ -190,7 +211,7 @@ runListInChildren(size_t count,
     if (silent >= silentLimit)
       while (out.size() < count) {
         ItemReport skipped;
-        skipped.child = child;
+        skipped.child = ended;
         skipped.ran = false;
         out.push_back(std::move(skipped));
       }

@@ -341,6 +341,13 @@ KernelResult GroupRun::runKernel(const PreparedPackage &prepared) {
     result.reason = "not judged: the reference failed its host spot check";
     return result;
   }
+  // The group shares the first package's tensors (runPackages groups so).
+  if (!sameTensorParams(pkg, first_.pkg)) {
+    result.status = RunStatus::LaunchFailed;
+    result.reason = "its tensor parameters differ from those of the first "
+                    "package of its group";
+    return result;
+  }
   std::string err;
   if (!resetTensors(err)) {
     markFailed(result, "resetting the outputs: " + err);
@@ -372,15 +379,7 @@ KernelResult GroupRun::runKernel(const PreparedPackage &prepared) {
       arenas[i] = &w;
       continue;
     }
-    const Tensor *t = tensor(param.name);
-    if (t == nullptr || t->param.dtype != param.dtype ||
-        t->param.shape != param.shape || t->param.role != param.role) {
-      result.status = RunStatus::LaunchFailed;
-      result.reason = "tensor parameter " + param.name +
-                      " differs from the op's (the first package of its group)";
-      return result;
-    }
-    arenas[i] = &t->arena;
+    arenas[i] = &tensor(param.name)->arena;
   }
   // The package's kernels, launched in order on one stream: one timed
   // launch is the whole sequence.
@@ -447,14 +446,10 @@ KernelResult GroupRun::runKernel(const PreparedPackage &prepared) {
       differ += !std::equal(again.data.begin() + i, again.data.begin() + i + bytes,
                             checked.data.begin() + i);
     (void)judge(again, reference_, tolerance_, result); // its error, for the reader
-    result.status = RunStatus::Wrong;
-    result.reason = "after the timed runs, " + std::to_string(differ) + " of " +
-                    std::to_string(again.numElements()) +
-                    " outputs differ from the checked run's (the same inputs: "
-                    "a race, or a read of memory no kernel wrote)";
-    result.time.reset();
-    result.tflops = result.gbps = 0;
-    result.fractionOfMatmulCeiling = result.fractionOfCopyCeiling = 0;
+    markWrong(result, "after the timed runs, " + std::to_string(differ) + " of " +
+                          std::to_string(again.numElements()) +
+                          " outputs differ from the checked run's (the same "
+                          "inputs: a race, or a read of memory no kernel wrote)");
   }
   return result;
 }
@@ -479,13 +474,9 @@ bool GroupRun::inputsIntact(KernelResult &result) {
       }
       if (changed == 0)
         continue;
-      result.status = RunStatus::Wrong;
-      result.reason = "wrote into its input " + name + " (" +
-                      std::to_string(changed) + " bytes of copy " +
-                      std::to_string(set) + " changed)";
-      result.time.reset();
-      result.tflops = result.gbps = 0;
-      result.fractionOfMatmulCeiling = result.fractionOfCopyCeiling = 0;
+      markWrong(result, "wrote into its input " + name + " (" +
+                            std::to_string(changed) + " bytes of copy " +
+                            std::to_string(set) + " changed)");
       return false;
     }
   }

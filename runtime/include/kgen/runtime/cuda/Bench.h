@@ -103,9 +103,16 @@ KernelResult newResult(const std::string &name, const std::string &implementatio
                        const nlohmann::json &op,
                        const nlohmann::json &config = nullptr);
 
+/// Drops `result`'s time and the rates computed from it: what a result
+/// that failed or was found wrong after timing must not carry.
+void clearTiming(KernelResult &result);
+
 /// Marks `result` failed after `err`: faulted when the device now holds a
-/// sticky fault (deviceFaulted), else launch_failed.
+/// sticky fault (deviceFaulted), else launch_failed; its timing cleared.
 void markFailed(KernelResult &result, const std::string &err);
+
+/// Marks `result` wrong for `reason`, its timing cleared.
+void markWrong(KernelResult &result, const std::string &reason);
 
 /// Judges `got` against `expected` (same shape): sets relError (infinite
 /// when an element of `got` is NaN: NaN never passes, or when the two
@@ -135,6 +142,12 @@ KernelResult missingResult(const std::string &name,
                            const std::string &implementation,
                            const nlohmann::json &op,
                            const ChildOutcome &outcome);
+
+/// The results a child reported, in order (a line it wrote that is not a
+/// results fragment is said on stderr); `device` takes the last device
+/// info seen (its clocks are those of the latest measurement).
+std::vector<KernelResult> collectResults(const ChildOutcome &outcome,
+                                         DeviceInfo &device);
 
 /// What a list child reported for one item of its list.
 struct ItemReport {
