@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/KgenOps.h"
+#include "dialect/GemmLegality.h"
 #include "dialect/KgenTarget.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -180,47 +181,10 @@ LogicalResult checkTopK(Operation *op, int64_t topK, int64_t experts) {
 /// The checks of a gemm_config that depend on the operands: the instruction's
 /// K for the element type and the shared memory of the pipeline stages.
 LogicalResult mlir::kgen::verifyGemmConfig(GemmOp op, GemmConfigAttr config) {
-  Type elem = op.getA().getType().getElementType();
-  bool fp8 = isa<Float8E4M3FNType>(elem);
-  const TargetInfo &target = getTargetInfo(config.getTarget());
-  InstructionFamily family = config.getInstruction();
-  if (family == InstructionFamily::mma_sync && fp8 &&
-      config.getTarget() == Target::sm_80)
-    return op.emitOpError("config: mma_sync has no f8E4M3FN form on sm_80; "
-                          "use simt, or target sm_90a");
-  int64_t instrK = family == InstructionFamily::simt ? 1
-                   : elem.isF32()                    ? 8
-                   : fp8                             ? 32
-                                                     : 16;
-  if (config.getBlockK() % instrK != 0)
-    return op.emitOpError()
-           << "config block_k (" << config.getBlockK()
-           << ") must be a multiple of " << instrK << ", the K of one "
-           << stringifyInstructionFamily(family) << " instruction for "
-           << elem;
-  int64_t bytes = elem.getIntOrFloatBitWidth() / 8;
-  // TMA reads rows whose pitch is a multiple of 16 bytes (the tensor map's
-  // strides); cp.async has an element path for any pitch.
-  if (config.getTma())
-    for (auto [name, value] : {std::pair<StringRef, Value>{"a", op.getA()},
-                               {"b", op.getB()}}) {
-      int64_t row = cast<RankedTensorType>(value.getType()).getShape().back();
-      if (row * bytes % 16 != 0)
-        return op.emitOpError()
-               << "config uses tma, which needs rows of a multiple of 16 "
-                  "bytes; '"
-               << name << "' has rows of " << row * bytes << " bytes";
-    }
-  int64_t bm = config.getBlockM(), bn = config.getBlockN(),
-          bk = config.getBlockK(), stages = config.getStages();
-  // Overflow-safe in doubles: configs are small, but the IR may say anything.
-  double smem = double(stages) * double(bm * bk + bk * bn) * double(bytes);
-  if (smem > double(target.maxSharedBytesPerBlock))
-    return op.emitOpError()
-           << "config needs " << int64_t(smem) << " bytes of shared memory ("
-           << stages << " stages x (" << bm << "x" << bk << " + " << bk << "x"
-           << bn << ") x " << bytes << " bytes); " << target.name
-           << " allows " << target.maxSharedBytesPerBlock << " per block";
+  GemmOperands operands = GemmOperands::of(op);
+  if (std::optional<GemmLegalityError> e =
+          checkGemmLegality(GemmConfigFields::of(config), &operands))
+    return op.emitOpError() << e->str();
   return success();
 }
 

@@ -1,6 +1,6 @@
 //===- CostModelFile.h - a fitted cost model on disk ------------*- C++ -*-===//
 //
-// The machine rates and fitted scales of the cost model (passes/Tuner.h) as
+// The machine rates and fitted scales of the cost model (passes/CostModel.h) as
 // JSON, so that a fit from one database ranks the candidates of the next
 // search:
 //   {"schema": "kgen.cost-model", "version": 1, "matmul_tflops": 790,
@@ -12,7 +12,7 @@
 #ifndef KGEN_PASSES_COSTMODELFILE_H
 #define KGEN_PASSES_COSTMODELFILE_H
 
-#include "passes/Tuner.h"
+#include "passes/CostModel.h"
 
 #include <string>
 

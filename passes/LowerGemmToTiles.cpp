@@ -28,6 +28,8 @@
 
 #include "passes/Passes.h"
 
+#include "dialect/GemmLegality.h"
+
 #include "codegen/emit/GemmJson.h"
 
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -246,7 +248,7 @@ LogicalResult lowerGemm(GemmOp op, SymbolTable &symbols, OpBuilder &top) {
                           "kgen-select-strategy first");
   GemmPlan p(op);
   int64_t bytes = p.elemA().getIntOrFloatBitWidth() / 8;
-  int64_t smem = p.stages * (p.bm * p.bk + p.bk * p.bn) * bytes;
+  int64_t smem = gemmSharedMemoryBytes(GemmConfigFields::of(p.config), bytes);
   int64_t threads = p.config.getThreads();
   int64_t tiles = p.tilesM * p.tilesN;
   std::string name = kernelName(p);

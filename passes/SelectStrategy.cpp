@@ -3,7 +3,7 @@
 // Precondition: verified kgen ops. Postcondition: every kgen.gemm carries a
 // config; existing configs are untouched. Measured configs come from tuning
 // databases (runtime/include/kgen/runtime/TuningDb.h); otherwise the cost
-// model of Tuner.h (when databases or a fitted model are given) or the
+// model of CostModel.h (when databases or a fitted model are given) or the
 // heuristic of Strategy.cpp decides. See Passes.td for the rules.
 //
 //===----------------------------------------------------------------------===//
@@ -11,7 +11,8 @@
 #include "passes/CostModelFile.h"
 #include "passes/Passes.h"
 #include "passes/Strategy.h"
-#include "passes/Tuner.h"
+#include "passes/CostModel.h"
+#include "passes/SearchSpace.h"
 
 #include "codegen/emit/EmitCuda.h"
 #include "codegen/emit/GemmJson.h"
@@ -105,10 +106,17 @@ struct KgenSelectStrategyPass
       }
       modelLabel = "cost model " + model;
     }
-    getOperation()->walk([&](GemmOp op) {
-      if (!op.getConfigAttr())
-        op.setConfigAttr(choose(op, *parsed, dbs));
+    WalkResult walk = getOperation()->walk([&](GemmOp op) {
+      if (op.getConfigAttr())
+        return WalkResult::advance();
+      GemmConfigAttr config = choose(op, *parsed, dbs);
+      if (!config) // no family lowers it: the error names the rule
+        return WalkResult::interrupt();
+      op.setConfigAttr(config);
+      return WalkResult::advance();
     });
+    if (walk.wasInterrupted())
+      signalPassFailure();
   }
 
   bool useModel = false;
@@ -219,7 +227,10 @@ struct KgenSelectStrategyPass
                       << "): stale, "
                       << (modelled ? "the cost model decides"
                                    : "using the default strategy");
-    return modelled ? modelled : defaultGemmConfig(op, t);
+    if (modelled)
+      return modelled;
+    FailureOr<GemmConfigAttr> fallback = defaultGemmConfig(op, t);
+    return succeeded(fallback) ? *fallback : GemmConfigAttr();
   }
 };
 } // namespace

@@ -13,13 +13,16 @@
 //     default; tf32 is a config choice).
 // Operands whose rows are not a multiple of 16 bytes cannot use TMA, nor fp8
 // operands that are not both K-major: they take the sm_80 tiling (cp.async,
-// with its element path) on any target.
+// with its element path) on any target. Every choice is checked against the
+// family's legality (dialect/GemmLegality.h); a gemm no family lowers (an
+// f16 accumulator) gets an error naming the rule.
 // Split-K fills the machine when the output has too few tiles: up to the
 // SMs' worth of blocks, keeping at least 4 K tiles per split.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Strategy.h"
+#include "dialect/GemmLegality.h"
 #include "dialect/KgenTarget.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -63,38 +66,52 @@ int64_t chooseSplitK(int64_t tiles, int64_t k, int64_t bk, int smCount) {
 }
 } // namespace
 
-GemmConfigAttr mlir::kgen::defaultGemmConfig(GemmOp op, Target target) {
+FailureOr<GemmConfigAttr> mlir::kgen::defaultGemmConfig(GemmOp op,
+                                                       Target target) {
   Type elem = op.getA().getType().getElementType();
   Type out = op.getD().getType().getElementType();
-  Tile t = chooseTile(elem, op.getM(), target);
-  // TMA needs 16-byte row pitches; otherwise the cp.async path (which has an
-  // element-wise fallback) with the sm_80 tiling.
-  int64_t bytes = elem.getIntOrFloatBitWidth() / 8;
-  bool aligned = llvm::all_of(
-      ArrayRef<Value>{op.getA(), op.getB()}, [&](Value v) {
-        return cast<RankedTensorType>(v.getType()).getShape().back() * bytes %
-                   16 ==
-               0;
-      });
-  // fp8 wgmma needs K-major operands (A [M, K], B transposed), TMA rows of
-  // a multiple of 16 bytes: the cp.async tiling otherwise. (Batched
-  // operands go through 3-D tensor maps.)
-  bool fp8NotKMajor = isa<Float8E4M3FNType>(elem) &&
-                      (op.getTransposeA() || !op.getTransposeB());
-  if (t.tma && (!aligned || fp8NotKMajor))
-    t = chooseTile(elem, op.getM(), Target::sm_80);
-  int64_t tiles = op.getBatch() * llvm::divideCeil(op.getM(), t.bm) *
-                  llvm::divideCeil(op.getN(), t.bn);
+  // The target's tiling first; the sm_80 tiling (cp.async, which has an
+  // element path for any pitch) where the family's legality refuses it:
+  // TMA rows that are not a multiple of 16 bytes, fp8 operands that are not
+  // both K-major.
+  Tile preferred[] = {chooseTile(elem, op.getM(), target),
+                      chooseTile(elem, op.getM(), Target::sm_80)};
+  GemmOperands operands = GemmOperands::of(op);
   const TargetInfo &info = getTargetInfo(target);
-  int64_t splitK = chooseSplitK(tiles, op.getK(), t.bk, info.smCount);
-  // 16-byte epilogue stores.
-  int64_t vector = 16 / std::max<int64_t>(1, out.getIntOrFloatBitWidth() / 8);
-  // Clusters pair blocks along M that share B tiles (TMA multicast); only
-  // with enough rows (the tiles' clusterM is 1 for now, see above).
-  int64_t clusterM = op.getM() >= t.bm * t.clusterM ? t.clusterM : 1;
-  return GemmConfigAttr::get(op.getContext(), target, t.instruction, t.bm,
-                             t.bn, t.bk, t.warpsM, t.warpsN, t.stages, t.tma,
-                             t.warpSpecialized, clusterM, /*cluster_n=*/1,
-                             splitK, /*raster_group=*/8, vector,
-                             ConfigSource::default_, /*entry=*/"");
+  std::optional<GemmLegalityError> firstError;
+  for (const Tile &t : preferred) {
+    int64_t tiles = op.getBatch() * llvm::divideCeil(op.getM(), t.bm) *
+                    llvm::divideCeil(op.getN(), t.bn);
+    GemmConfigFields f;
+    f.target = target;
+    f.instruction = t.instruction;
+    f.blockM = t.bm;
+    f.blockN = t.bn;
+    f.blockK = t.bk;
+    f.warpsM = t.warpsM;
+    f.warpsN = t.warpsN;
+    f.stages = t.stages;
+    f.tma = t.tma;
+    f.warpSpecialized = t.warpSpecialized;
+    // Clusters pair blocks along M that share B tiles (TMA multicast); only
+    // with enough rows (the tiles' clusterM is 1 for now, see above).
+    f.clusterM = op.getM() >= t.bm * t.clusterM ? t.clusterM : 1;
+    f.splitK = chooseSplitK(tiles, op.getK(), t.bk, info.smCount);
+    f.rasterGroup = 8;
+    // 16-byte epilogue stores.
+    f.epilogueVector =
+        16 / std::max<int64_t>(1, out.getIntOrFloatBitWidth() / 8);
+    std::optional<GemmLegalityError> e = checkGemmLegality(f, &operands);
+    if (!e)
+      return GemmConfigAttr::get(
+          op.getContext(), target, f.instruction, f.blockM, f.blockN,
+          f.blockK, f.warpsM, f.warpsN, f.stages, f.tma, f.warpSpecialized,
+          f.clusterM, f.clusterN, f.splitK, f.rasterGroup, f.epilogueVector,
+          ConfigSource::default_, /*entry=*/"");
+    if (!firstError)
+      firstError = e;
+  }
+  return op.emitOpError() << "no kernel family lowers this gemm on "
+                          << stringifyTarget(target) << ": "
+                          << firstError->str();
 }

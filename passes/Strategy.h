@@ -11,9 +11,10 @@
 #include "dialect/KgenOps.h"
 
 namespace mlir::kgen {
-/// A config for `op` on `target` that the gemm_config and kgen.gemm
-/// verifiers accept, with source = default.
-GemmConfigAttr defaultGemmConfig(GemmOp op, Target target);
+/// A config for `op` on `target` that its family's legality accepts, with
+/// source = default; an error on `op`, naming the rule, when no family
+/// lowers it.
+FailureOr<GemmConfigAttr> defaultGemmConfig(GemmOp op, Target target);
 } // namespace mlir::kgen
 
 #endif // KGEN_PASSES_STRATEGY_H

@@ -19,6 +19,7 @@
 
 #include "codegen/emit/EmitCuda.h"
 #include "codegen/emit/GemmJson.h"
+#include "dialect/GemmLegality.h"
 
 #include "kgen/runtime/Package.h"
 #if KGEN_HAVE_NVRTC
@@ -78,6 +79,12 @@ const char *activationName(Activation act) {
 std::string floatLiteral(float v) {
   std::string s = llvm::formatv("{0:e9}", v).str();
   return s + "f";
+}
+
+/// True for a main kernel (the K-tile pipeline); false for a split-K
+/// reduction.
+bool hasPipelineIn(KernelOp kernel) {
+  return !kernel.getBody().front().getOps<TilePipelineOp>().empty();
 }
 
 /// Prints one kernel. Values get C++ names: block coordinates bx/by/bz,
@@ -215,38 +222,10 @@ LogicalResult KernelPrinter::printWgmmaPipeline(TilePipelineOp op) {
   int64_t bm = acc.getDimSize(0), bn = acc.getDimSize(1);
   Type elem = a.getElementType();
   bool fp8 = isa<Float8E4M3FNType>(elem);
-  if (!elem.isBF16() && !elem.isF16() && !fp8)
-    return op.emitOpError() << "the CUDA emitter prints wgmma for bf16, f16 "
-                               "and f8E4M3FN operands, not for "
-                            << elem;
-  if (fp8 && (mma.getTransposeA() || !mma.getTransposeB()))
-    return op.emitOpError("wgmma on f8E4M3FN needs both operands K-major: A "
-                          "[M, K] and B transposed [N, K]");
   int64_t rowElems = fp8 ? 128 : 64; // 128-byte swizzled rows
-  if (config.getBlockK() != rowElems || config.getWarpsN() != 1 ||
-      !config.getTma() || !config.getWarpSpecialized())
-    return op.emitOpError("the CUDA emitter prints wgmma kernels with "
-                          "128-byte K rows (block_k = 64 for 16-bit, 128 for "
-                          "fp8), warps_n = 1, tma and warp_specialized only, "
-                          "for now");
-  if (op.getStages() < 2)
-    return op.emitOpError("the wgmma pipeline needs at least 2 stages: a "
-                          "consumer frees a stage only after waiting for the "
-                          "next one");
   // Clusters pair blocks along M that share B (multicast); the raster of
   // kgen-lower-gemm-to-tiles keeps them in one tile column.
   int64_t cluster = config.getClusterM();
-  if (config.getClusterN() != 1)
-    return op.emitOpError("the CUDA emitter prints clusters along M only "
-                          "(blocks sharing the B tile): cluster_n must be 1");
-  bool kMajorB = mma.getTransposeB();
-  if (cluster > 1 &&
-      (bn % cluster != 0 ||
-       (kMajorB ? (bn / cluster) % 8 != 0 : (bn / 64) % cluster != 0)))
-    return op.emitOpError()
-           << "cluster_m = " << cluster << " cannot split the " << bn
-           << "-wide B tile evenly (K-major B: bands of a multiple of 8 "
-              "rows; MN-major B: whole 64-column blocks)";
   bool ta = mma.getTransposeA(), tb = mma.getTransposeB();
   // Tile origins: A's box starts at m0 (column when transposed), B's at n0;
   // a batched operand's indices start with the batch (a 3-D tensor map).
@@ -254,9 +233,6 @@ LogicalResult KernelPrinter::printWgmmaPipeline(TilePipelineOp op) {
   TileLoadOp loadB = loadA == loads[0] ? loads[1] : loads[0];
   bool batchedA = loadA.getIndices().size() == 3;
   bool batchedB = loadB.getIndices().size() == 3;
-  if (batchedB && cluster > 1)
-    return op.emitOpError("the CUDA emitter does not multicast batched B "
-                          "tiles: cluster_m must be 1 with a batched B");
   ValueRange ia = loadA.getIndices().take_back(2);
   ValueRange ib = loadB.getIndices().take_back(2);
   std::string m0 = name(ia[ta ? 1 : 0]);
@@ -284,8 +260,12 @@ LogicalResult KernelPrinter::printWgmmaPipeline(TilePipelineOp op) {
                        (batchedB ? "true" : "false")
                  : std::string())
          << ">;\n";
+  // What the legality computed (dialect/GemmLegality.h), stated again by
+  // the block layer: a disagreement fails to compile.
   line() << "static_assert(Pipeline::kThreads == " << kernel.getThreads()
          << ", \"block size of the warp-specialised pipeline\");\n";
+  line() << "static_assert(Pipeline::kSmemBytes == " << kernel.getSmemBytes()
+         << ", \"dynamic shared memory of the pipeline\");\n";
   line() << "const bool consumer = Pipeline::run(&tma_" << nameA << ", &tma_"
          << nameB << ", " << m0 << ", " << n0 << ", " << name(op.getLower())
          << ", " << name(op.getUpper()) << ", " << name(mma.getAcc()) << ".v"
@@ -298,8 +278,6 @@ LogicalResult KernelPrinter::printWgmmaPipeline(TilePipelineOp op) {
   info.tmaParams.push_back(
       {"tma_" + nameB, nameB, tb ? bn / cluster : bk, rowElems, batchedB});
   info.clusterM = cluster;
-  int64_t stageBytes = (bm * bk + bk * bn) * (fp8 ? 1 : 2);
-  info.dynamicSmemBytes = 1024 + stages * stageBytes + 16 * stages;
   return success();
 }
 
@@ -409,14 +387,6 @@ LogicalResult KernelPrinter::printOp(Operation *op) {
         int64_t bk = a.getDimSize(o.getTransposeA() ? 1 : 2);
         int64_t sizeA = a.getDimSize(1) * a.getDimSize(2);
         int64_t sizeB = b.getDimSize(1) * b.getDimSize(2);
-        if (o.getAccF16())
-          return o.emitOpError("the CUDA emitter does not support f16 "
-                               "accumulation yet");
-        if (isa<Float8E4M3FNType>(a.getElementType()) &&
-            config.getInstruction() == InstructionFamily::mma_sync &&
-            (o.getTransposeA() || !o.getTransposeB()))
-          return o.emitOpError("mma_sync on f8E4M3FN needs both operands "
-                               "K-major: A [M, K] and B transposed [N, K]");
         line() << name(o.getAcc()) << ".mma<" << bk << ", "
                << (o.getTransposeA() ? "true" : "false") << ", "
                << (o.getTransposeB() ? "true" : "false") << ">("
@@ -512,15 +482,65 @@ LogicalResult KernelPrinter::printBlock(Block &block) {
   return success();
 }
 
+/// What the legality reads of a main kernel's operands, from its tile ops:
+/// the MMA's element type, transposes and accumulator, and the loads'
+/// global operands (batched when 3-D; their stored rows). Fails for a
+/// kernel without one MMA fed by two loads.
+FailureOr<GemmOperands> operandsOf(KernelOp kernel) {
+  TileMmaOp mma;
+  SmallVector<TileLoadOp> loads;
+  kernel.walk([&](Operation *op) {
+    if (auto m = dyn_cast<TileMmaOp>(op))
+      mma = m;
+    else if (auto l = dyn_cast<TileLoadOp>(op))
+      loads.push_back(l);
+  });
+  if (!mma)
+    return failure();
+  auto loadOf = [&](Value stage) -> TileLoadOp {
+    for (TileLoadOp l : loads)
+      if (l.getDst() == stage)
+        return l;
+    return {};
+  };
+  TileLoadOp loadA = loadOf(mma.getA()), loadB = loadOf(mma.getB());
+  if (!loadA || !loadB)
+    return failure();
+  auto srcA = cast<MemRefType>(loadA.getSrc().getType());
+  auto srcB = cast<MemRefType>(loadB.getSrc().getType());
+  GemmOperands o;
+  o.elem = srcA.getElementType();
+  o.transA = mma.getTransposeA();
+  o.transB = mma.getTransposeB();
+  o.batchedA = srcA.getRank() == 3;
+  o.batchedB = srcB.getRank() == 3;
+  o.rowElemsA = srcA.getShape().back();
+  o.rowElemsB = srcB.getShape().back();
+  o.accF16 = mma.getAccF16();
+  return o;
+}
+
 LogicalResult KernelPrinter::print() {
   if (!config)
     return kernel.emitOpError("has no config: the emitter needs the family");
+  // The emitter trusts the family's legality (dialect/GemmLegality.h) and
+  // has no rules of its own: a hand-written kernel gets the same answer as
+  // a kgen.gemm.
+  if (hasPipelineIn(kernel)) {
+    FailureOr<GemmOperands> operands = operandsOf(kernel);
+    if (failed(operands))
+      return kernel.emitOpError("the CUDA emitter expects the pipeline's "
+                                "tile MMA to read two tile loads (A, B)");
+    if (std::optional<GemmLegalityError> e =
+            checkGemmLegality(GemmConfigFields::of(config), &*operands))
+      return kernel.emitOpError() << "config does not lower: " << e->str();
+  }
   std::optional<ArrayAttr> paramNames = kernel.getParamNames();
   if (!paramNames)
     return kernel.emitOpError("has no param_names");
 
   Block &body = kernel.getBody().front();
-  hasPipeline = !body.getOps<TilePipelineOp>().empty();
+  hasPipeline = hasPipelineIn(kernel);
   info.dynamicSmemBytes = kernel.getSmemBytes();
   names[body.getArgument(0)] = "bx";
   names[body.getArgument(1)] = "by";

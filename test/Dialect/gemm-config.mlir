@@ -31,8 +31,8 @@ func.func @simt(%a: tensor<256x512xf32>, %b: tensor<512x1024xf32>) -> tensor<256
 // -----
 
 // CHECK-LABEL: func.func @measured
-// CHECK: kgen.gemm %{{.*}}, %{{.*}} {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 128, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = measured, entry = "h200/gemm/4096x4096x4096">}
-func.func @measured(%a: tensor<256x512xf8E4M3FN>, %b: tensor<512x1024xf8E4M3FN>) -> tensor<256x1024xbf16> {
-  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 128, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = measured, entry = "h200/gemm/4096x4096x4096">} : tensor<256x512xf8E4M3FN>, tensor<512x1024xf8E4M3FN> -> tensor<256x1024xbf16>
+// CHECK: kgen.gemm %{{.*}}, %{{.*}} {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 128, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = measured, entry = "h200/gemm/4096x4096x4096">, transpose_b}
+func.func @measured(%a: tensor<256x512xf8E4M3FN>, %b: tensor<1024x512xf8E4M3FN>) -> tensor<256x1024xbf16> {
+  %d = kgen.gemm %a, %b {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 128, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = measured, entry = "h200/gemm/4096x4096x4096">} : tensor<256x512xf8E4M3FN>, tensor<1024x512xf8E4M3FN> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
 }

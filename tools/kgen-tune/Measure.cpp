@@ -417,8 +417,13 @@ SmallVector<RankedConfig> rankCandidates(GemmOp gemm, mlir::kgen::Target target,
       mlir::kgen::enumerateGemmConfigs(gemm, target);
   spaceSize = configs.size();
   SmallVector<RankedConfig> out;
-  GemmConfigAttr def =
-      defaultFirst ? mlir::kgen::defaultGemmConfig(gemm, target) : nullptr;
+  GemmConfigAttr def;
+  if (defaultFirst) {
+    FailureOr<GemmConfigAttr> fallback =
+        mlir::kgen::defaultGemmConfig(gemm, target);
+    if (succeeded(fallback))
+      def = *fallback;
+  }
   nlohmann::json defStrategy = def ? strategyOf(def) : nlohmann::json();
   if (def)
     out.push_back({def, mlir::kgen::predictGemmMs(gemm, def, machine), true});

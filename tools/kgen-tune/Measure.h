@@ -13,7 +13,8 @@
 #include "dialect/KgenOps.h"
 #include "kgen/runtime/Search.h"
 #include "kgen/runtime/TuningDb.h"
-#include "passes/Tuner.h"
+#include "passes/CostModel.h"
+#include "passes/SearchSpace.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"

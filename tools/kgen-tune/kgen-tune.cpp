@@ -3,7 +3,7 @@
 // kgen-tune FILE.mlir [--target=sm_90a] [--top=N | --all] [--packages=DIR]
 //           [--jobs=J] [--cache=DIR]
 //     For each kgen.gemm: enumerate the gemm_configs that can work, rank
-//     them by the analytical cost model (passes/Tuner.cpp) and print the
+//     them by the analytical cost model (passes/CostModel.cpp) and print the
 //     top N (--all: every one) with their predicted time. With --packages,
 //     write them as kernel packages DIR/gemm<i>/c<j> for kgen-bench tune:
 //     the default strategy first, as many as a measured search measures
@@ -60,7 +60,8 @@
 #include "kgen/runtime/Search.h"
 #include "kgen/runtime/TuningDb.h"
 #include "passes/Passes.h"
-#include "passes/Tuner.h"
+#include "passes/CostModel.h"
+#include "passes/SearchSpace.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"

@@ -1,4 +1,4 @@
-//===- TunerFitTest.cpp - the cost model's fit recovers known scales ------===//
+//===- CostModelFitTest.cpp - the cost model's fit recovers known scales -===//
 //
 // Measurements made up from a model whose scales are known (SYNTHETIC, with
 // +-4% deterministic noise): fitMachineModel must find those scales again,
@@ -6,7 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Tuner.h"
+#include "passes/CostModel.h"
+#include "passes/SearchSpace.h"
 #include "tools/Register.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -48,7 +49,7 @@ double medianError(ArrayRef<GemmMeasurement> data, const MachineModel &model) {
   return e[e.size() / 2];
 }
 
-TEST(TunerFitTest, RecoversKnownScales) {
+TEST(CostModelFitTest, RecoversKnownScales) {
   DialectRegistry registry;
   registerKgenDialects(registry);
   MLIRContext context(registry);

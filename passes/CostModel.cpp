@@ -1,10 +1,7 @@
-//===- Tuner.cpp - candidate strategies and their predicted cost ----------===//
+//===- CostModel.cpp - the analytical cost model of a gemm_config --------===//
 
-#include "passes/Tuner.h"
+#include "passes/CostModel.h"
 
-#include "dialect/KgenTarget.h"
-
-#include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -12,83 +9,6 @@
 
 using namespace mlir;
 using namespace mlir::kgen;
-
-namespace {
-struct Shape {
-  int64_t bm, bn, warpsM, warpsN;
-};
-
-/// Block tiles and warp grids per family (warps_m counts warps; wgmma's in
-/// whole warpgroups of 4 along M).
-SmallVector<Shape> tilesFor(InstructionFamily family) {
-  switch (family) {
-  case InstructionFamily::simt:
-    return {{64, 64, 2, 4}, {128, 64, 4, 4}, {32, 64, 2, 2}};
-  case InstructionFamily::mma_sync:
-    return {{128, 128, 2, 2}, {64, 128, 2, 2}, {128, 64, 2, 2},
-            {64, 64, 2, 2}, {128, 256, 2, 4}};
-  case InstructionFamily::wgmma:
-    return {{128, 256, 8, 1}, {128, 128, 8, 1}, {64, 256, 4, 1},
-            {64, 128, 4, 1}, {128, 64, 8, 1}, {64, 64, 4, 1}};
-  }
-  return {};
-}
-
-/// The K tile per family and element type: 128-byte rows for wgmma, the
-/// instruction's K multiples otherwise.
-SmallVector<int64_t> blockKsFor(InstructionFamily family, Type elem) {
-  int64_t bytes = elem.getIntOrFloatBitWidth() / 8;
-  if (family == InstructionFamily::wgmma)
-    return {128 / bytes};
-  if (family == InstructionFamily::simt)
-    return {8, 16};
-  return {32 / bytes * 1, 64 / bytes};
-}
-} // namespace
-
-SmallVector<GemmConfigAttr> mlir::kgen::enumerateGemmConfigs(GemmOp op,
-                                                             Target target) {
-  MLIRContext *ctx = op.getContext();
-  Type elem = op.getA().getType().getElementType();
-  SmallVector<InstructionFamily> families = {InstructionFamily::simt};
-  if (!elem.isF32() || target == Target::sm_90a)
-    families.push_back(InstructionFamily::mma_sync);
-  if (elem.isF32())
-    families.push_back(InstructionFamily::mma_sync); // tf32
-  if (target == Target::sm_90a && !elem.isF32())
-    families.push_back(InstructionFamily::wgmma);
-  llvm::sort(families);
-  families.erase(std::unique(families.begin(), families.end()), families.end());
-
-  SmallVector<GemmConfigAttr> out;
-  // Candidates are checked silently: most of the product is invalid.
-  ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
-  for (InstructionFamily family : families) {
-    bool hopper = family == InstructionFamily::wgmma;
-    for (Shape t : tilesFor(family))
-      for (int64_t bk : blockKsFor(family, elem))
-        for (int64_t stages : {2, 3, 4, 5, 6})
-          for (int64_t split : {1, 2, 4})
-            for (int64_t group : {1, 8})
-              for (int64_t cluster : {1, 2}) {
-                // Clusters along M share B by multicast (wgmma only); MN-
-                // major B splits by whole 64-column blocks.
-                if (cluster > 1 &&
-                    (!hopper || (!op.getTransposeB() &&
-                                 (t.bn / 64) % cluster != 0)))
-                  continue;
-                GemmConfigAttr c = GemmConfigAttr::getChecked(
-                    [&] { return emitError(op.getLoc()); }, ctx, target,
-                    family, t.bm, t.bn, bk, t.warpsM, t.warpsN, stages, hopper,
-                    hopper, cluster, /*cluster_n=*/int64_t{1}, split, group,
-                    /*epilogue_vector=*/int64_t{8}, ConfigSource::model,
-                    StringRef());
-                if (c && succeeded(verifyGemmConfig(op, c)))
-                  out.push_back(c);
-              }
-  }
-  return out;
-}
 
 unsigned mlir::kgen::familyIndex(InstructionFamily family) {
   switch (family) {

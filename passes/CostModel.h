@@ -1,11 +1,12 @@
-//===- Tuner.h - candidate strategies and their predicted cost --*- C++ -*-===//
+//===- CostModel.h - the analytical cost model of a gemm_config -*- C++ -*-===//
 //
-// The search space and the analytical cost model of kgen-tune: which
-// gemm_configs can work for an op, and how fast each should be.
+// How fast a gemm_config should run: what kgen-tune ranks its search space
+// (passes/SearchSpace.h) by, and what kgen-select-strategy asks when no
+// measurement decides. Fitted to measurements by fitMachineModel.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KGEN_PASSES_TUNER_H
-#define KGEN_PASSES_TUNER_H
+#ifndef KGEN_PASSES_COSTMODEL_H
+#define KGEN_PASSES_COSTMODEL_H
 
 #include "dialect/KgenOps.h"
 
@@ -54,11 +55,6 @@ struct GemmCost {
   bool computeBound() const { return computeMs >= memoryMs; }
 };
 
-/// Every config of the search space for `op` on `target` that the verifiers
-/// accept: per instruction family available for the operands, block tiles,
-/// warp grids, stages, split-K and rasterisation. Source = model.
-SmallVector<GemmConfigAttr> enumerateGemmConfigs(GemmOp op, Target target);
-
 /// The predicted cost of `problem` lowered with `config`: the larger of the
 /// compute time (FLOPs over the family's share of the tensor-core rate,
 /// scaled by tile size and wave quantisation over the SMs) and the memory
@@ -91,4 +87,4 @@ MachineModel fitMachineModel(ArrayRef<GemmMeasurement> measured,
 
 } // namespace mlir::kgen
 
-#endif // KGEN_PASSES_TUNER_H
+#endif // KGEN_PASSES_COSTMODEL_H

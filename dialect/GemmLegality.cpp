@@ -1,0 +1,392 @@
+//===- GemmLegality.cpp - what each GEMM kernel family can lower ----------===//
+//
+// One function per family (simt, mma_sync, wgmma) after the rules every
+// config obeys. Each rule cites the block-layer header whose static_assert
+// states the same limit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/GemmLegality.h"
+#include "dialect/KgenOps.h"
+#include "dialect/KgenTarget.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::kgen;
+
+GemmConfigFields GemmConfigFields::of(GemmConfigAttr c) {
+  GemmConfigFields f;
+  f.target = c.getTarget();
+  f.instruction = c.getInstruction();
+  f.blockM = c.getBlockM();
+  f.blockN = c.getBlockN();
+  f.blockK = c.getBlockK();
+  f.warpsM = c.getWarpsM();
+  f.warpsN = c.getWarpsN();
+  f.stages = c.getStages();
+  f.tma = c.getTma();
+  f.warpSpecialized = c.getWarpSpecialized();
+  f.clusterM = c.getClusterM();
+  f.clusterN = c.getClusterN();
+  f.splitK = c.getSplitK();
+  f.rasterGroup = c.getRasterGroup();
+  f.epilogueVector = c.getEpilogueVector();
+  return f;
+}
+
+GemmOperands GemmOperands::of(GemmOp op) {
+  GemmOperands o;
+  RankedTensorType a = op.getA().getType(), b = op.getB().getType();
+  o.elem = a.getElementType();
+  o.transA = op.getTransposeA();
+  o.transB = op.getTransposeB();
+  o.batchedA = a.getRank() == 3;
+  o.batchedB = b.getRank() == 3;
+  o.rowElemsA = a.getShape().back();
+  o.rowElemsB = b.getShape().back();
+  std::optional<Type> acc = op.getAccType();
+  o.accF16 = acc && acc->isF16();
+  return o;
+}
+
+int64_t GemmOperands::elemBytes() const {
+  return std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+}
+
+std::string GemmLegalityError::str() const {
+  return "gemm_config '" + field + "': " + message;
+}
+
+int64_t mlir::kgen::stageBufferBytes(int64_t stages, int64_t rows,
+                                     int64_t cols, int64_t elemBytes) {
+  return llvm::alignTo(stages * rows * cols * elemBytes, 128);
+}
+
+int64_t mlir::kgen::gemmSharedMemoryBytes(const GemmConfigFields &c,
+                                          int64_t elemBytes) {
+  if (c.instruction == InstructionFamily::wgmma) // GemmSm90.cuh kSmemBytes
+    return 1024 + c.stages * (c.blockM + c.blockN) * c.blockK * elemBytes +
+           16 * c.stages;
+  return stageBufferBytes(c.stages, c.blockM, c.blockK, elemBytes) +
+         stageBufferBytes(c.stages, c.blockK, c.blockN, elemBytes);
+}
+
+namespace {
+using Error = std::optional<GemmLegalityError>;
+
+Error fail(StringRef field, const llvm::Twine &message) {
+  return GemmLegalityError{field.str(), message.str()};
+}
+
+/// `value` % `unit` == 0, or the error "FIELD (VALUE) must be a multiple of
+/// UNIT WHY".
+Error multiple(StringRef field, int64_t value, int64_t unit, StringRef why) {
+  if (value % unit == 0)
+    return std::nullopt;
+  return fail(field, llvm::formatv("{0} must be a multiple of {1} {2}", value,
+                                   unit, why));
+}
+
+bool isFp8(Type t) { return isa<Float8E4M3FNType>(t); }
+
+/// The rules of every family: value ranges, what needs Hopper, the block
+/// size.
+Error checkCommon(const GemmConfigFields &c) {
+  std::pair<StringRef, int64_t> positives[] = {
+      {"block_m", c.blockM},         {"block_n", c.blockN},
+      {"block_k", c.blockK},         {"warps_m", c.warpsM},
+      {"warps_n", c.warpsN},         {"stages", c.stages},
+      {"cluster_m", c.clusterM},     {"cluster_n", c.clusterN},
+      {"split_k", c.splitK},         {"raster_group", c.rasterGroup},
+      {"epilogue_vector", c.epilogueVector}};
+  for (auto [name, value] : positives)
+    if (value < 1)
+      return fail(name, llvm::formatv("{0}; expected at least 1", value));
+  // Upper bounds that keep every product below in range and every grid
+  // launchable: no tile, pipeline or split here is near them.
+  std::pair<StringRef, int64_t> bounded[] = {
+      {"block_m", c.blockM},   {"block_n", c.blockN}, {"block_k", c.blockK},
+      {"warps_m", c.warpsM},   {"warps_n", c.warpsN}, {"stages", c.stages},
+      {"split_k", c.splitK},   {"raster_group", c.rasterGroup}};
+  for (auto [name, value] : bounded)
+    if (value > 65535)
+      return fail(name, llvm::formatv("{0}; expected at most 65535", value));
+  if (!llvm::is_contained({1, 2, 4, 8, 16}, c.epilogueVector))
+    return fail("epilogue_vector",
+                llvm::formatv("{0}; expected 1, 2, 4, 8 or 16",
+                              c.epilogueVector));
+  const TargetInfo &info = getTargetInfo(c.target);
+  bool hopper = c.target == Target::sm_90a;
+  if (c.instruction == InstructionFamily::wgmma && !hopper)
+    return fail("instruction", "wgmma needs target sm_90a; got " +
+                                   info.name.str());
+  if (c.tma && !hopper)
+    return fail("tma", "TMA needs target sm_90a; got " + info.name.str());
+  if (c.clusterM * c.clusterN > info.maxClusterSize)
+    return fail("cluster_m",
+                llvm::formatv("a {0}x{1} cluster has more than the {2} "
+                              "blocks {3} allows",
+                              c.clusterM, c.clusterN, info.maxClusterSize,
+                              info.name));
+  if (c.clusterN != 1)
+    return fail("cluster_n", llvm::formatv("{0}; clusters run along M only "
+                                           "(blocks sharing B): expected 1",
+                                           c.clusterN));
+  if (c.warpSpecialized && !c.tma)
+    return fail("warp_specialized",
+                "needs tma (the producer warpgroup issues TMA loads)");
+  if (c.threads() > 1024)
+    return fail("warps_m", llvm::formatv("{0} threads per block; at most 1024",
+                                         c.threads()));
+  return std::nullopt;
+}
+
+/// The cp.async stage tiles (kgen/block/Gemm.cuh load_box): each row of A's
+/// (BM, BK) tile (or (BK, BM) when A is transposed) and of B's (BK, BN) (or
+/// (BN, BK)) is whole 16-byte chunks.
+Error checkStageRows(const GemmConfigFields &c, const GemmOperands &o) {
+  int64_t bytes = o.elemBytes();
+  int64_t rowA = o.transA ? c.blockM : c.blockK;
+  int64_t rowB = o.transB ? c.blockK : c.blockN;
+  StringRef fieldA = o.transA ? "block_m" : "block_k";
+  StringRef fieldB = o.transB ? "block_k" : "block_n";
+  if (rowA * bytes % 16 != 0)
+    return fail(fieldA, llvm::formatv("{0} gives A's stage tile rows of {1} "
+                                      "bytes; they must be a multiple of 16 "
+                                      "(cp.async chunks)",
+                                      rowA, rowA * bytes));
+  if (rowB * bytes % 16 != 0)
+    return fail(fieldB, llvm::formatv("{0} gives B's stage tile rows of {1} "
+                                      "bytes; they must be a multiple of 16 "
+                                      "(cp.async chunks)",
+                                      rowB, rowB * bytes));
+  return std::nullopt;
+}
+
+/// What the cp.async families (simt, mma_sync) share: no TMA, no producer,
+/// no cluster.
+Error checkCpAsync(const GemmConfigFields &c) {
+  StringRef family = stringifyInstructionFamily(c.instruction);
+  if (c.tma)
+    return fail("tma", family + " loads with cp.async: expected tma = false");
+  if (c.clusterM != 1)
+    return fail("cluster_m", llvm::formatv("{0}; clusters multicast TMA loads "
+                                           "(wgmma only): expected 1 for {1}",
+                                           c.clusterM, family));
+  return std::nullopt;
+}
+
+/// simt: kgen/block/Gemm.cuh SimtAccMap (a 4 x 8 lane grid per warp, an even
+/// number of columns per lane).
+Error checkSimt(const GemmConfigFields &c, const GemmOperands *o) {
+  if (Error e = checkCpAsync(c))
+    return e;
+  if (Error e = multiple("block_m", c.blockM, 4 * c.warpsM,
+                         "(4 lane rows per warp row: 4 x warps_m)"))
+    return e;
+  if (Error e = multiple("block_n", c.blockN, 16 * c.warpsN,
+                         "(8 lanes of an even column count per warp "
+                         "column: 16 x warps_n)"))
+    return e;
+  // Registers: the (TM, TN) tile per thread, plus its A column and B row.
+  int64_t perThread = (c.blockM / (4 * c.warpsM)) * (c.blockN / (8 * c.warpsN));
+  if (perThread > 64)
+    return fail("block_m", llvm::formatv("{0}x{1} over {2}x{3} warps gives {4} "
+                                         "accumulators per thread; at most 64 "
+                                         "(registers)",
+                                         c.blockM, c.blockN, c.warpsM,
+                                         c.warpsN, perThread));
+  if (!o)
+    return std::nullopt;
+  return checkStageRows(c, *o);
+}
+
+/// mma_sync: kgen/cuda/Mma.cuh WarpMma (warp tiles of whole 16 x 16
+/// ldmatrix tiles, K a multiple of the instruction's, 8-bit operands
+/// K-major).
+Error checkMmaSync(const GemmConfigFields &c, const GemmOperands *o) {
+  if (Error e = checkCpAsync(c))
+    return e;
+  if (Error e = multiple("block_m", c.blockM, 16 * c.warpsM,
+                         "(16-row mma tiles per warp: 16 x warps_m)"))
+    return e;
+  if (Error e = multiple("block_n", c.blockN, 16 * c.warpsN,
+                         "(16-column ldmatrix tiles per warp: 16 x warps_n)"))
+    return e;
+  if (Error e = multiple("block_k", c.blockK, 8, "(the smallest mma K)"))
+    return e;
+  // Registers: the warp tile's accumulators per lane.
+  int64_t perThread = (c.blockM / c.warpsM) * (c.blockN / c.warpsN) / 32;
+  if (perThread > 128)
+    return fail("block_n", llvm::formatv("{0}x{1} over {2}x{3} warps gives {4} "
+                                         "accumulators per thread; at most "
+                                         "128 (registers)",
+                                         c.blockM, c.blockN, c.warpsM,
+                                         c.warpsN, perThread));
+  if (!o)
+    return std::nullopt;
+  Type elem = o->elem;
+  if (isFp8(elem) && c.target == Target::sm_80)
+    return fail("instruction", "mma_sync has no f8E4M3FN form on sm_80 (it "
+                               "needs sm_89+): use simt, or target sm_90a");
+  if (isFp8(elem) && (o->transA || !o->transB))
+    return fail("instruction", "mma_sync on f8E4M3FN needs both operands "
+                               "K-major: A [M, K] and B transposed [N, K]");
+  int64_t instrK = elem.isF32() ? 8 : isFp8(elem) ? 32 : 16;
+  if (Error e = multiple("block_k", c.blockK, instrK,
+                         llvm::formatv("(the K of one mma_sync for {0})",
+                                       elem)
+                             .str()))
+    return e;
+  return checkStageRows(c, *o);
+}
+
+/// wgmma: kgen/block/GemmSm90.cuh WgmmaPipeline (a TMA producer warpgroup,
+/// 1 to 3 consumer warpgroups of 64 rows, 128-byte swizzled K rows, B tiles
+/// of whole swizzle blocks, clusters multicasting B along M).
+Error checkWgmma(const GemmConfigFields &c, const GemmOperands *o) {
+  if (!c.tma || !c.warpSpecialized)
+    return fail(c.tma ? "warp_specialized" : "tma",
+                "wgmma kernels are warp-specialised TMA pipelines: expected "
+                "tma = true and warp_specialized = true");
+  if (c.warpsN != 1)
+    return fail("warps_n", llvm::formatv("{0}; wgmma consumer warpgroups split "
+                                         "M only: expected 1",
+                                         c.warpsN));
+  if (c.warpsM % 4 != 0 || c.warpsM < 4 || c.warpsM > 12)
+    return fail("warps_m",
+                llvm::formatv("{0}; wgmma runs 1 to 3 consumer warpgroups of "
+                              "4 warps: expected 4, 8 or 12",
+                              c.warpsM));
+  int64_t consumers = c.warpsM / 4;
+  if (c.blockM != 64 * consumers)
+    return fail("block_m",
+                llvm::formatv("{0}; {1} consumer warpgroup(s) of 64 rows "
+                              "(warps_m = {2}) need block_m = {3}",
+                              c.blockM, consumers, c.warpsM, 64 * consumers));
+  if (c.blockN > 256)
+    return fail("block_n", llvm::formatv("{0}; a wgmma's N is at most 256",
+                                         c.blockN));
+  if (Error e = multiple("block_n", c.blockN, 8, "(a wgmma's N step)"))
+    return e;
+  // Registers (setmaxnreg: 232 per consumer thread with 1 or 2 consumer
+  // warpgroups, 160 with 3): BN / 2 accumulators each.
+  if (consumers == 3 && c.blockN > 192)
+    return fail("block_n",
+                llvm::formatv("{0}; with 3 consumer warpgroups (160 registers "
+                              "per thread) block_n is at most 192",
+                              c.blockN));
+  if (c.stages < 2)
+    return fail("stages", llvm::formatv("{0}; the wgmma pipeline needs at "
+                                        "least 2 (a consumer frees a stage "
+                                        "only after waiting for the next)",
+                                        c.stages));
+  if (c.splitK > 1)
+    if (Error e = multiple("block_n", c.blockN, 16,
+                           "with split_k > 1 (the reduction kernel's 8 "
+                           "lanes of even column counts)"))
+      return e;
+  if (c.blockN % c.clusterM != 0)
+    return fail("cluster_m",
+                llvm::formatv("{0} does not divide block_n ({1}): the cluster "
+                              "splits the B tile",
+                              c.clusterM, c.blockN));
+  if (!o)
+    return std::nullopt;
+
+  Type elem = o->elem;
+  bool fp8 = isFp8(elem);
+  if (!elem.isBF16() && !elem.isF16() && !fp8)
+    return fail("instruction",
+                llvm::formatv("wgmma takes bf16, f16 or f8E4M3FN operands; "
+                              "got {0}",
+                              elem));
+  if (fp8 && (o->transA || !o->transB))
+    return fail("instruction", "wgmma on f8E4M3FN needs both operands "
+                               "K-major: A [M, K] and B transposed [N, K]");
+  int64_t bytes = o->elemBytes();
+  if (c.blockK * bytes != 128)
+    return fail("block_k", llvm::formatv("{0}; wgmma tiles have 128-byte "
+                                         "swizzled K rows: expected {1} for "
+                                         "{2}",
+                                         c.blockK, 128 / bytes, elem));
+  // MN-major B (K, N) is loaded in whole 64-column (128-byte) swizzle blocks.
+  int64_t blockCols = 128 / bytes;
+  if (!o->transB)
+    if (Error e = multiple("block_n", c.blockN, blockCols,
+                           "with an MN-major B (whole 128-byte swizzle "
+                           "blocks)"))
+      return e;
+  if (c.clusterM > 1) {
+    if (o->batchedB)
+      return fail("cluster_m", llvm::formatv("{0}; a batched B is not "
+                                             "multicast: expected 1",
+                                             c.clusterM));
+    if (o->transB && (c.blockN / c.clusterM) % 8 != 0)
+      return fail("cluster_m",
+                  llvm::formatv("{0} splits block_n ({1}) into bands of {2} "
+                                "rows; they must be whole 8-row swizzle atoms",
+                                c.clusterM, c.blockN, c.blockN / c.clusterM));
+    if (!o->transB && (c.blockN / blockCols) % c.clusterM != 0)
+      return fail("cluster_m",
+                  llvm::formatv("{0} does not divide block_n's {1} swizzle "
+                                "blocks of an MN-major B",
+                                c.clusterM, c.blockN / blockCols));
+  }
+  return std::nullopt;
+}
+
+/// TMA reads rows whose pitch is a multiple of 16 bytes (a tensor map's
+/// strides).
+Error checkTmaRows(const GemmOperands &o) {
+  int64_t bytes = o.elemBytes();
+  for (auto [name, row] : {std::pair<StringRef, int64_t>{"a", o.rowElemsA},
+                           {"b", o.rowElemsB}})
+    if (row * bytes % 16 != 0)
+      return fail("tma", llvm::formatv("TMA needs rows of a multiple of 16 "
+                                       "bytes; '{0}' has rows of {1} bytes",
+                                       name, row * bytes));
+  return std::nullopt;
+}
+} // namespace
+
+std::optional<GemmLegalityError>
+mlir::kgen::checkGemmLegality(const GemmConfigFields &c,
+                              const GemmOperands *o) {
+  if (Error e = checkCommon(c))
+    return e;
+  Error family;
+  switch (c.instruction) {
+  case InstructionFamily::simt:
+    family = checkSimt(c, o);
+    break;
+  case InstructionFamily::mma_sync:
+    family = checkMmaSync(c, o);
+    break;
+  case InstructionFamily::wgmma:
+    family = checkWgmma(c, o);
+    break;
+  }
+  if (family || !o)
+    return family;
+  if (o->accF16)
+    return fail("instruction",
+                "acc_type f16: no kernel family accumulates in f16 (the "
+                "kernels accumulate in f32); drop acc_type");
+  if (c.tma)
+    if (Error e = checkTmaRows(*o))
+      return e;
+  const TargetInfo &info = getTargetInfo(c.target);
+  int64_t smem = gemmSharedMemoryBytes(c, o->elemBytes());
+  if (smem > info.maxSharedBytesPerBlock)
+    return fail("stages",
+                llvm::formatv("{0} stages of {1}x{2} and {2}x{3} tiles need "
+                              "{4} bytes of shared memory; {5} allows {6} per "
+                              "block",
+                              c.stages, c.blockM, c.blockK, c.blockN, smem,
+                              info.name, info.maxSharedBytesPerBlock));
+  return std::nullopt;
+}
