@@ -54,7 +54,7 @@ def KgenSelectStrategy : Pass<"kgen-select-strategy", "::mlir::ModuleOp"> {
       best config, if it is valid for this op;
     - `model`: with databases (`db`) or a fitted cost model (`model`, from
       `kgen-tune --report --fit --model-out`) but no usable measurement,
-      the config the cost model (passes/Tuner.h) predicts fastest among
+      the config the cost model (passes/CostModel.h) predicts fastest among
       every verifier-valid one; `entry` names the model;
     - `default`: the built-in heuristic of Strategy.cpp, when neither a
       database nor a model is given.
