@@ -4,9 +4,11 @@
 // Postcondition: none of them is left. Each kernel became
 //
 //   func.func private @kernel(params...)        (params: any-layout memrefs)
+//     <tile buffers: the body's memref.allocas, in plain memory>
 //     for bz, by, bx in grid: <body of the kernel for block (bx, by, bz)>
 //
-// with tile buffers in plain memory, every kgen.tile.pipeline expanded into
+// with the tile buffers allocated once for the whole grid (stack use does
+// not grow with it), every kgen.tile.pipeline expanded into
 // its prologue and steady state (loads of tile k + stages - 1 issued before
 // the computation on tile k, as on the GPU) and every tile op replaced by
 // loops that implement its definition (KgenTileOps.td) literally. Each
@@ -76,13 +78,27 @@ void lowerKernel(KernelOp kernel) {
     });
   });
   func::ReturnOp::create(b);
-  // Shared memory and registers are plain memory here.
-  func.walk([](memref::AllocaOp alloca) {
+  // Shared memory and registers are plain memory here, allocated once before
+  // the grid loops. scf.for is an allocation scope, but its lowering to LLVM
+  // frees nothing at the end of an iteration: an alloca inside the loops
+  // took new stack at every block until the function returned (a 1024 x
+  // 1024 gemm's 64 blocks of 128 KiB overflowed 8 MiB). One buffer reused
+  // by every block is what the GPU gives a block: memory of undefined
+  // contents (here the last block's), which the body initialises itself.
+  // Allocas of static shape move, from any depth (an inner loop's reused
+  // the same way); a dynamically sized one stays where it is.
+  SmallVector<memref::AllocaOp> allocas;
+  func.walk([&](memref::AllocaOp alloca) {
     MemRefType t = alloca.getType();
     if (t.getMemorySpace())
       alloca.getResult().setType(
           MemRefType::get(t.getShape(), t.getElementType()));
+    if (alloca->getNumOperands() == 0)
+      allocas.push_back(alloca);
   });
+  Operation *gridLoops = &entry->front();
+  for (memref::AllocaOp alloca : allocas)
+    alloca->moveBefore(gridLoops);
   kernel.erase();
 }
 
