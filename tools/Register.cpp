@@ -17,12 +17,28 @@
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <csignal>
 #include <unistd.h>
 
 static const char *crashingTool = "kgen";
 
+void mlir::kgen::ensureSignalStack() {
+  stack_t current;
+  if (sigaltstack(nullptr, &current) == 0 &&
+      !(current.ss_flags & SS_DISABLE) && current.ss_size >= kSignalStackSize)
+    return;
+  // Never freed: the stack stays registered for the thread's life.
+  stack_t stack = {};
+  stack.ss_sp = new char[kSignalStackSize];
+  stack.ss_size = kSignalStackSize;
+  sigaltstack(&stack, nullptr);
+}
+
 void mlir::kgen::containCrashes(const char *toolName) {
   crashingTool = toolName;
+  // LLVM installs its handlers with SA_ONSTACK and keeps a signal stack it
+  // finds that is at least as large as its own.
+  ensureSignalStack();
   llvm::sys::AddSignalHandler(
       [](void *) {
         llvm::errs() << crashingTool

@@ -17,8 +17,19 @@ constexpr int kInternalErrorExitCode = 70; // EX_SOFTWARE
 
 /// Turns a crash signal (SIGSEGV, SIGABRT, ...) into a one-line "internal
 /// error" message, a stack trace and exit code kInternalErrorExitCode, so a
-/// tool never dies by a signal. Call first thing in main.
+/// tool never dies by a signal. Call first thing in main. The handler runs on
+/// an alternate signal stack (ensureSignalStack), so a stack overflow ends
+/// the same way.
 void containCrashes(const char *toolName);
+
+/// Bytes of the alternate signal stack ensureSignalStack provides.
+constexpr unsigned long kSignalStackSize = 256 * 1024;
+
+/// Gives the calling thread an alternate signal stack of at least
+/// kSignalStackSize bytes (kept for the rest of the process) unless it has
+/// one that large. A handler installed with SA_ONSTACK then runs even when
+/// the fault was a stack overflow, which leaves no stack to run it on.
+void ensureSignalStack();
 
 /// The kgen passes (generated registerKgenPasses) and pipelines, and the
 /// upstream passes kgen uses.

@@ -11,6 +11,7 @@
 #include "tools/kgen-run/Invoke.h"
 
 #include "passes/Passes.h"
+#include "tools/Register.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -23,7 +24,9 @@
 
 #include <csetjmp>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
+#include <pthread.h>
 #include <unistd.h>
 
 using namespace mlir;
@@ -72,10 +75,36 @@ std::vector<int64_t> makeDescriptor(::kgen::rt::HostTensor &t) {
 
 sigjmp_buf faultJump;
 volatile sig_atomic_t faultSignal = 0;
+void *volatile faultAddress = nullptr;
 
-void onFault(int sig) {
+/// Runs on the alternate signal stack (ensureSignalStack): after a stack
+/// overflow there is no stack left to run it on.
+void onFault(int sig, siginfo_t *info, void *) {
   faultSignal = sig;
+  faultAddress = info ? info->si_addr : nullptr;
   siglongjmp(faultJump, 1);
+}
+
+/// Whether a SIGSEGV at `addr` was the stack running out: an address below
+/// `top` (a local of the guarding frame, above every frame of the call)
+/// by at most the thread's stack size (`limit`, set) plus 16 MiB (the guard
+/// gap, and a large frame may reach past it). Other mappings start far
+/// below the stack (128 MiB or more on Linux), so a fault in them is not
+/// taken for one.
+bool isStackOverflow(const void *addr, const char *top, size_t &limit) {
+  pthread_attr_t attr;
+  void *low = nullptr;
+  limit = 0;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    pthread_attr_getstack(&attr, &low, &limit);
+    pthread_attr_destroy(&attr);
+  }
+  if (!limit)
+    return false;
+  auto a = reinterpret_cast<uintptr_t>(addr);
+  auto t = reinterpret_cast<uintptr_t>(top);
+  constexpr uintptr_t kGuardGap = uintptr_t(16) << 20;
+  return a < t && t - a <= limit + kGuardGap;
 }
 
 /// Calls `call` with fault and timeout signals turned into an error.
@@ -83,9 +112,10 @@ bool guardedCall(llvm::function_ref<llvm::Error()> call, unsigned timeout,
                  std::string &err) {
   const int signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGALRM};
   struct sigaction action = {}, previous[std::size(signals)];
-  action.sa_handler = onFault;
+  action.sa_sigaction = onFault;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_NODEFER;
+  action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+  mlir::kgen::ensureSignalStack();
   for (size_t i = 0; i < std::size(signals); ++i)
     sigaction(signals[i], &action, &previous[i]);
   auto restore = [&] {
@@ -93,13 +123,20 @@ bool guardedCall(llvm::function_ref<llvm::Error()> call, unsigned timeout,
     for (size_t i = 0; i < std::size(signals); ++i)
       sigaction(signals[i], &previous[i], nullptr);
   };
+  char top;
   if (sigsetjmp(faultJump, /*savemask=*/1)) {
     restore();
-    err = faultSignal == SIGALRM
-              ? "the run exceeded the time limit of " +
-                    std::to_string(timeout) + " s"
-              : std::string("the generated code faulted (") +
-                    strsignal(faultSignal) + ")";
+    size_t limit;
+    if (faultSignal == SIGALRM)
+      err = "the run exceeded the time limit of " + std::to_string(timeout) +
+            " s";
+    else if (faultSignal == SIGSEGV &&
+             isStackOverflow(faultAddress, &top, limit))
+      err = "the generated code overflowed the stack (" +
+            std::to_string(limit >> 10) + " KiB; see `ulimit -s`)";
+    else
+      err = std::string("the generated code faulted (") +
+            strsignal(faultSignal) + ")";
     return false;
   }
   alarm(timeout);

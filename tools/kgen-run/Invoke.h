@@ -26,8 +26,9 @@ std::optional<rt::ElemType> toElemType(mlir::Type type);
 /// unspecified. `module` is lowered in place.
 ///
 /// The call is guarded: a fault in the generated code (SIGSEGV, SIGBUS,
-/// SIGFPE, SIGILL) or a run longer than `timeoutSeconds` (0: no limit) is
-/// reported as a failure instead of killing the process. After such a
+/// SIGFPE, SIGILL; a stack overflow included, reported as such) or a run
+/// longer than `timeoutSeconds` (0: no limit) is reported as a failure
+/// instead of killing the process. After such a
 /// failure the process state is suspect: report and exit.
 bool runReference(mlir::ModuleOp module, llvm::StringRef entry,
                   std::vector<rt::HostTensor> &inputs,
