@@ -48,10 +48,14 @@ LogicalResult KernelOp::verify() {
         return d < 1;
       }))
     return emitOpError("'grid' must be three positive extents [x, y, z]");
-  if (getThreads() < 1 || getThreads() > 1024)
-    return emitOpError() << "'threads' is " << getThreads()
+  // I64Attr getters return uint64_t: read the stored (signed) values as
+  // int64_t, or a negative one would pass as a huge unsigned one.
+  int64_t threads = getThreads(), smemBytes = getSmemBytes(),
+          numOutputs = getNumOutputs();
+  if (threads < 1 || threads > 1024)
+    return emitOpError() << "'threads' is " << threads
                          << "; expected 1 to 1024";
-  if (getSmemBytes() < 0)
+  if (smemBytes < 0)
     return emitOpError("'smem_bytes' must be non-negative");
   Block &body = getBody().front();
   if (body.getNumArguments() < 3 ||
@@ -64,7 +68,7 @@ LogicalResult KernelOp::verify() {
       return emitOpError() << "'param_names' has " << names->size()
                            << " names for " << getParams().size()
                            << " parameters";
-  if (getNumOutputs() < 0 || size_t(getNumOutputs()) > getParams().size())
+  if (numOutputs < 0 || size_t(numOutputs) > getParams().size())
     return emitOpError("'num_outputs' must be between 0 and the number of "
                        "parameters");
   for (auto [i, param] : llvm::enumerate(getParams()))
@@ -170,8 +174,9 @@ LogicalResult TileEpilogueOp::verify() {
 }
 
 LogicalResult TilePipelineOp::verify() {
-  if (getStages() < 1)
-    return emitOpError() << "'stages' is " << getStages()
+  int64_t stages = getStages(); // stored signed; the getter is unsigned
+  if (stages < 1)
+    return emitOpError() << "'stages' is " << stages
                          << "; expected at least 1";
   for (Region *region : {&getLoad(), &getCompute()}) {
     Block &block = region->front();

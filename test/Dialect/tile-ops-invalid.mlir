@@ -1,0 +1,695 @@
+// One case per diagnostic of dialect/KgenTileOps.cpp (each call site of the
+// shared stage-buffer, accumulator and global-operand checks with its own
+// operand name), plus the declarative constraints of KgenTileOps.td that a
+// hand-written kernel can break. Round trips are in tile-ops.mlir.
+// RUN: kgen-opt %s --split-input-file --verify-diagnostics
+
+//===----------------------------------------------------------------------===//
+// kgen.kernel
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{'grid' must be three positive extents [x, y, z]}}
+kgen.kernel @grid_rank grid [4, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %d: memref<4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{'grid' must be three positive extents [x, y, z]}}
+kgen.kernel @grid_zero grid [4, 0, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %d: memref<4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{'grid' must be three positive extents [x, y, z]}}
+kgen.kernel @grid_negative grid [4, 1, -2] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %d: memref<4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{'threads' is 0; expected 1 to 1024}}
+kgen.kernel @threads_zero grid [1, 1, 1] threads 0 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %d: memref<4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{'threads' is -32; expected 1 to 1024}}
+kgen.kernel @threads_negative grid [1, 1, 1] threads -32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %d: memref<4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{'threads' is 1025; expected 1 to 1024}}
+kgen.kernel @threads_too_many grid [1, 1, 1] threads 1025 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %d: memref<4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{'smem_bytes' must be non-negative}}
+kgen.kernel @smem_negative grid [1, 1, 1] threads 32 smem -16 {
+^bb0(%bx: index, %by: index, %bz: index, %d: memref<4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{body must start with three index arguments (the block coordinates x, y, z)}}
+kgen.kernel @two_coordinates grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index):
+}
+
+// -----
+
+// No block label: a body without arguments.
+// expected-error @+1 {{body must start with three index arguments (the block coordinates x, y, z)}}
+kgen.kernel @no_coordinates grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+  %c0 = arith.constant 0 : index
+}
+
+// -----
+
+// expected-error @+1 {{body must start with three index arguments (the block coordinates x, y, z)}}
+kgen.kernel @coordinate_not_index grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: i32, %bz: index, %d: memref<4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{'param_names' has 1 names for 2 parameters}}
+kgen.kernel @param_names_count grid [1, 1, 1] threads 32 smem 0 attributes {param_names = ["A"]} {
+^bb0(%bx: index, %by: index, %bz: index, %a: memref<4xf32>, %d: memref<4xf32>):
+}
+
+// -----
+
+// The default num_outputs (1) needs a parameter.
+// expected-error @+1 {{'num_outputs' must be between 0 and the number of parameters}}
+kgen.kernel @num_outputs_default_no_params grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index):
+}
+
+// -----
+
+// expected-error @+1 {{'num_outputs' must be between 0 and the number of parameters}}
+kgen.kernel @num_outputs_too_many grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 3} {
+^bb0(%bx: index, %by: index, %bz: index, %a: memref<4xf32>, %d: memref<4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{'num_outputs' must be between 0 and the number of parameters}}
+kgen.kernel @num_outputs_negative grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = -1} {
+^bb0(%bx: index, %by: index, %bz: index, %d: memref<4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{parameter 1 must be a memref; got 'tensor<4xf32>'}}
+kgen.kernel @param_tensor grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %a: memref<4xf32>, %d: tensor<4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{parameter 0 must be a memref; got 'f32'}}
+kgen.kernel @param_scalar grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %alpha: f32, %d: memref<4xf32>):
+}
+
+// -----
+
+// Declarative: the optional attributes' kinds.
+// expected-error @+1 {{attribute 'config' failed to satisfy constraint}}
+kgen.kernel @config_not_gemm_config grid [1, 1, 1] threads 32 smem 0 attributes {config = 1 : i64} {
+^bb0(%bx: index, %by: index, %bz: index, %d: memref<4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{attribute 'param_names' failed to satisfy constraint: string array attribute}}
+kgen.kernel @param_names_not_strings grid [1, 1, 1] threads 32 smem 0 attributes {param_names = [1]} {
+^bb0(%bx: index, %by: index, %bz: index, %d: memref<4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{attribute 'signature' failed to satisfy constraint: dictionary of named attribute values}}
+kgen.kernel @signature_not_dictionary grid [1, 1, 1] threads 32 smem 0 attributes {signature = "gemm"} {
+^bb0(%bx: index, %by: index, %bz: index, %d: memref<4xf32>):
+}
+
+// -----
+
+// Declarative: one block (SizedRegion<1>, SingleBlock).
+// expected-error @+1 {{expects region #0 to have 0 or 1 blocks}}
+kgen.kernel @two_blocks grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %d: memref<4xf32>):
+  cf.br ^bb1
+^bb1:
+}
+
+// -----
+
+// Declarative: IsolatedFromAbove, the body sees only its arguments.
+%outside = arith.constant 4 : index
+// expected-note @+1 {{required by region isolation constraints}}
+kgen.kernel @captures grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %d: memref<4xf32>):
+  // expected-error @+1 {{using value defined outside the region}}
+  %y = arith.addi %bx, %outside : index
+}
+
+//===----------------------------------------------------------------------===//
+// kgen.launch
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @launch_unknown(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{no kgen.kernel named @missing}}
+  %d = kgen.launch @missing(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %d : tensor<4xf32>
+}
+
+// -----
+
+// A symbol that is not a kernel.
+func.func private @not_a_kernel(tensor<4xf32>) -> tensor<4xf32>
+
+func.func @launch_function(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{no kgen.kernel named @not_a_kernel}}
+  %d = kgen.launch @not_a_kernel(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %d : tensor<4xf32>
+}
+
+// -----
+
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %a: memref<4xf32>, %d: memref<4xf32>):
+}
+
+func.func @launch_param_count(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{kernel @k takes 2 parameters; the launch passes 2 inputs and 1 results}}
+  %d = kgen.launch @k(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %d : tensor<4xf32>
+}
+
+// -----
+
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %a: memref<4xf32>, %d: memref<4xf32>):
+}
+
+func.func @launch_input_shape(%a: tensor<8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{operand or result 0 of type 'tensor<8xf32>' does not match kernel parameter 'memref<4xf32>'}}
+  %d = kgen.launch @k(%a) : (tensor<8xf32>) -> tensor<4xf32>
+  return %d : tensor<4xf32>
+}
+
+// -----
+
+// Results are counted after the inputs.
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %a: memref<4xf32>, %d: memref<4xf32>):
+}
+
+func.func @launch_result_element_type(%a: tensor<4xf32>) -> tensor<4xbf16> {
+  // expected-error @+1 {{operand or result 1 of type 'tensor<4xbf16>' does not match kernel parameter 'memref<4xf32>'}}
+  %d = kgen.launch @k(%a) : (tensor<4xf32>) -> tensor<4xbf16>
+  return %d : tensor<4xbf16>
+}
+
+// -----
+
+// Declarative: launches take and give ranked tensors.
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %a: memref<4xf32>, %d: memref<4xf32>):
+}
+
+func.func @launch_memref(%a: memref<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{operand #0 must be variadic of ranked tensor of any type values, but got 'memref<4xf32>'}}
+  %d = kgen.launch @k(%a) : (memref<4xf32>) -> tensor<4xf32>
+  return %d : tensor<4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// kgen.tile.load
+//===----------------------------------------------------------------------===//
+
+// -----
+
+kgen.kernel @load_src_rank1 grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index, %src: memref<64xf32>):
+  %c0 = arith.constant 0 : index
+  %buf = memref.alloca() : memref<2x16x16xf32, 3>
+  // expected-error @+1 {{'src' must have rank 2 or more; got 'memref<64xf32>'}}
+  kgen.tile.load %src[%c0] bounds(%c0, %c0) into %buf[%c0] : memref<64xf32>, memref<2x16x16xf32, 3>
+}
+
+// -----
+
+kgen.kernel @load_src_indices grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index, %src: memref<2x64x64xf32>):
+  %c0 = arith.constant 0 : index
+  %buf = memref.alloca() : memref<2x16x16xf32, 3>
+  // expected-error @+1 {{'src' has rank 3 but 2 indices}}
+  kgen.tile.load %src[%c0, %c0] bounds(%c0, %c0) into %buf[%c0] : memref<2x64x64xf32>, memref<2x16x16xf32, 3>
+}
+
+// -----
+
+kgen.kernel @load_dst_rank2 grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index, %src: memref<64x64xf32>):
+  %c0 = arith.constant 0 : index
+  %buf = memref.alloca() : memref<16x16xf32, 3>
+  // expected-error @+1 {{'dst' must be a static [stages, rows, cols] buffer; got 'memref<16x16xf32, 3>'}}
+  kgen.tile.load %src[%c0, %c0] bounds(%c0, %c0) into %buf[%c0] : memref<64x64xf32>, memref<16x16xf32, 3>
+}
+
+// -----
+
+kgen.kernel @load_dst_dynamic grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index, %src: memref<64x64xf32>, %buf: memref<?x16x16xf32>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'dst' must be a static [stages, rows, cols] buffer; got 'memref<?x16x16xf32>'}}
+  kgen.tile.load %src[%c0, %c0] bounds(%c0, %c0) into %buf[%c0] : memref<64x64xf32>, memref<?x16x16xf32>
+}
+
+// -----
+
+kgen.kernel @load_element_type grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index, %src: memref<64x64xbf16>):
+  %c0 = arith.constant 0 : index
+  %buf = memref.alloca() : memref<2x16x16xf16, 3>
+  // expected-error @+1 {{'dst' element type 'f16' differs from 'src' element type 'bf16'}}
+  kgen.tile.load %src[%c0, %c0] bounds(%c0, %c0) into %buf[%c0] : memref<64x64xbf16>, memref<2x16x16xf16, 3>
+}
+
+// -----
+
+// Declarative: tile operands are memrefs. The custom form cannot even
+// spell another type; the generic form reaches the ODS check.
+func.func @load_tensor(%src: tensor<64x64xf32>, %buf: memref<2x16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{invalid kind of type specified: expected builtin.memref, but found 'tensor<64x64xf32>'}}
+  kgen.tile.load %src[%c0, %c0] bounds(%c0, %c0) into %buf[%c0] : tensor<64x64xf32>, memref<2x16x16xf32>
+  return
+}
+
+// -----
+
+func.func @zero_tensor(%t: tensor<16x16xf32>) {
+  // expected-error @+1 {{operand #0 must be memref of any type values, but got 'tensor<16x16xf32>'}}
+  "kgen.tile.zero"(%t) : (tensor<16x16xf32>) -> ()
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// kgen.tile.mma
+//===----------------------------------------------------------------------===//
+
+// -----
+
+kgen.kernel @mma_a_rank2 grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index):
+  %c0 = arith.constant 0 : index
+  %a = memref.alloca() : memref<16x8xf16, 3>
+  %b = memref.alloca() : memref<2x8x16xf16, 3>
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  // expected-error @+1 {{'a' must be a static [stages, rows, cols] buffer; got 'memref<16x8xf16, 3>'}}
+  kgen.tile.mma %a, %b[%c0] into %acc : memref<16x8xf16, 3>, memref<2x8x16xf16, 3>, memref<16x16xf32, 5>
+}
+
+// -----
+
+kgen.kernel @mma_b_dynamic grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index, %b: memref<2x8x?xf16>):
+  %c0 = arith.constant 0 : index
+  %a = memref.alloca() : memref<2x16x8xf16, 3>
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  // expected-error @+1 {{'b' must be a static [stages, rows, cols] buffer; got 'memref<2x8x?xf16>'}}
+  kgen.tile.mma %a, %b[%c0] into %acc : memref<2x16x8xf16, 3>, memref<2x8x?xf16>, memref<16x16xf32, 5>
+}
+
+// -----
+
+kgen.kernel @mma_acc_f16 grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index):
+  %c0 = arith.constant 0 : index
+  %a = memref.alloca() : memref<2x16x8xf16, 3>
+  %b = memref.alloca() : memref<2x8x16xf16, 3>
+  %acc = memref.alloca() : memref<16x16xf16, 5>
+  // expected-error @+1 {{'acc' must be a static [rows, cols] f32 buffer; got 'memref<16x16xf16, 5>'}}
+  kgen.tile.mma %a, %b[%c0] into %acc : memref<2x16x8xf16, 3>, memref<2x8x16xf16, 3>, memref<16x16xf16, 5>
+}
+
+// -----
+
+kgen.kernel @mma_acc_rank3 grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index):
+  %c0 = arith.constant 0 : index
+  %a = memref.alloca() : memref<2x16x8xf16, 3>
+  %b = memref.alloca() : memref<2x8x16xf16, 3>
+  %acc = memref.alloca() : memref<1x16x16xf32, 5>
+  // expected-error @+1 {{'acc' must be a static [rows, cols] f32 buffer; got 'memref<1x16x16xf32, 5>'}}
+  kgen.tile.mma %a, %b[%c0] into %acc : memref<2x16x8xf16, 3>, memref<2x8x16xf16, 3>, memref<1x16x16xf32, 5>
+}
+
+// -----
+
+kgen.kernel @mma_acc_dynamic grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index, %acc: memref<16x?xf32>):
+  %c0 = arith.constant 0 : index
+  %a = memref.alloca() : memref<2x16x8xf16, 3>
+  %b = memref.alloca() : memref<2x8x16xf16, 3>
+  // expected-error @+1 {{'acc' must be a static [rows, cols] f32 buffer; got 'memref<16x?xf32>'}}
+  kgen.tile.mma %a, %b[%c0] into %acc : memref<2x16x8xf16, 3>, memref<2x8x16xf16, 3>, memref<16x?xf32>
+}
+
+// -----
+
+kgen.kernel @mma_k_mismatch grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index):
+  %c0 = arith.constant 0 : index
+  %a = memref.alloca() : memref<2x16x8xf16, 3>
+  %b = memref.alloca() : memref<2x16x16xf16, 3>
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  // expected-error @+1 {{K of 'a' (8) differs from K of 'b' (16)}}
+  kgen.tile.mma %a, %b[%c0] into %acc : memref<2x16x8xf16, 3>, memref<2x16x16xf16, 3>, memref<16x16xf32, 5>
+}
+
+// -----
+
+// K follows the transposition: 'a' [S, BK, BM] and 'b' [S, BN, BK].
+kgen.kernel @mma_k_mismatch_transposed grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index):
+  %c0 = arith.constant 0 : index
+  %a = memref.alloca() : memref<2x16x8xf16, 3>
+  %b = memref.alloca() : memref<2x16x8xf16, 3>
+  %acc = memref.alloca() : memref<8x16xf32, 5>
+  // expected-error @+1 {{K of 'a' (16) differs from K of 'b' (8)}}
+  kgen.tile.mma %a, %b[%c0] into %acc {transpose_a, transpose_b} : memref<2x16x8xf16, 3>, memref<2x16x8xf16, 3>, memref<8x16xf32, 5>
+}
+
+// -----
+
+kgen.kernel @mma_acc_shape grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index):
+  %c0 = arith.constant 0 : index
+  %a = memref.alloca() : memref<2x16x8xf16, 3>
+  %b = memref.alloca() : memref<2x8x32xf16, 3>
+  %acc = memref.alloca() : memref<32x16xf32, 5>
+  // expected-error @+1 {{'acc' must be [16, 32] for these tiles; got 'memref<32x16xf32, 5>'}}
+  kgen.tile.mma %a, %b[%c0] into %acc : memref<2x16x8xf16, 3>, memref<2x8x32xf16, 3>, memref<32x16xf32, 5>
+}
+
+// -----
+
+kgen.kernel @mma_acc_shape_transposed grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index):
+  %c0 = arith.constant 0 : index
+  %a = memref.alloca() : memref<2x8x16xf16, 3>
+  %b = memref.alloca() : memref<2x32x8xf16, 3>
+  %acc = memref.alloca() : memref<8x8xf32, 5>
+  // expected-error @+1 {{'acc' must be [16, 32] for these tiles; got 'memref<8x8xf32, 5>'}}
+  kgen.tile.mma %a, %b[%c0] into %acc {transpose_a, transpose_b} : memref<2x8x16xf16, 3>, memref<2x32x8xf16, 3>, memref<8x8xf32, 5>
+}
+
+// -----
+
+kgen.kernel @mma_stages grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index):
+  %c0 = arith.constant 0 : index
+  %a = memref.alloca() : memref<2x16x8xf16, 3>
+  %b = memref.alloca() : memref<3x8x16xf16, 3>
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  // expected-error @+1 {{'a' and 'b' must have the same number of stages}}
+  kgen.tile.mma %a, %b[%c0] into %acc : memref<2x16x8xf16, 3>, memref<3x8x16xf16, 3>, memref<16x16xf32, 5>
+}
+
+// -----
+
+kgen.kernel @mma_element_type grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index):
+  %c0 = arith.constant 0 : index
+  %a = memref.alloca() : memref<2x16x8xf16, 3>
+  %b = memref.alloca() : memref<2x8x16xbf16, 3>
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  // expected-error @+1 {{'a' and 'b' must have the same element type}}
+  kgen.tile.mma %a, %b[%c0] into %acc : memref<2x16x8xf16, 3>, memref<2x8x16xbf16, 3>, memref<16x16xf32, 5>
+}
+
+//===----------------------------------------------------------------------===//
+// kgen.tile.accumulate
+//===----------------------------------------------------------------------===//
+
+// -----
+
+kgen.kernel @accumulate_src_rank1 grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index, %w: memref<64xf32>):
+  %c0 = arith.constant 0 : index
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  // expected-error @+1 {{'src' must have rank 2 or more; got 'memref<64xf32>'}}
+  kgen.tile.accumulate %w[%c0] bounds(%c0, %c0) into %acc : memref<64xf32>, memref<16x16xf32, 5>
+}
+
+// -----
+
+kgen.kernel @accumulate_src_indices grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index, %w: memref<2x1x40x64xf32>):
+  %c0 = arith.constant 0 : index
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  // expected-error @+1 {{'src' has rank 4 but 3 indices}}
+  kgen.tile.accumulate %w[%c0, %c0, %c0] bounds(%c0, %c0) into %acc : memref<2x1x40x64xf32>, memref<16x16xf32, 5>
+}
+
+// -----
+
+kgen.kernel @accumulate_acc_bf16 grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index, %w: memref<2x40x64xf32>):
+  %c0 = arith.constant 0 : index
+  %acc = memref.alloca() : memref<16x16xbf16, 5>
+  // expected-error @+1 {{'acc' must be a static [rows, cols] f32 buffer; got 'memref<16x16xbf16, 5>'}}
+  kgen.tile.accumulate %w[%c0, %c0, %c0] bounds(%c0, %c0) into %acc : memref<2x40x64xf32>, memref<16x16xbf16, 5>
+}
+
+// -----
+
+kgen.kernel @accumulate_src_bf16 grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index, %w: memref<2x40x64xbf16>):
+  %c0 = arith.constant 0 : index
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  // expected-error @+1 {{'src' must hold f32 partial sums}}
+  kgen.tile.accumulate %w[%c0, %c0, %c0] bounds(%c0, %c0) into %acc : memref<2x40x64xbf16>, memref<16x16xf32, 5>
+}
+
+//===----------------------------------------------------------------------===//
+// kgen.tile.store
+//===----------------------------------------------------------------------===//
+
+// -----
+
+kgen.kernel @store_acc_rank1 grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %w: memref<40x64xf32>):
+  %c0 = arith.constant 0 : index
+  %acc = memref.alloca() : memref<256xf32, 5>
+  // expected-error @+1 {{'acc' must be a static [rows, cols] f32 buffer; got 'memref<256xf32, 5>'}}
+  kgen.tile.store %acc into %w[%c0, %c0] bounds(%c0, %c0) : memref<256xf32, 5>, memref<40x64xf32>
+}
+
+// -----
+
+kgen.kernel @store_dst_rank1 grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %w: memref<64xf32>):
+  %c0 = arith.constant 0 : index
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  // expected-error @+1 {{'dst' must have rank 2 or more; got 'memref<64xf32>'}}
+  kgen.tile.store %acc into %w[%c0] bounds(%c0, %c0) : memref<16x16xf32, 5>, memref<64xf32>
+}
+
+// -----
+
+kgen.kernel @store_dst_indices grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %w: memref<2x1x40x64xf32>):
+  %c0 = arith.constant 0 : index
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  // expected-error @+1 {{'dst' has rank 4 but 5 indices}}
+  kgen.tile.store %acc into %w[%c0, %c0, %c0, %c0, %c0] bounds(%c0, %c0) : memref<16x16xf32, 5>, memref<2x1x40x64xf32>
+}
+
+// -----
+
+kgen.kernel @store_dst_f16 grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %w: memref<40x64xf16>):
+  %c0 = arith.constant 0 : index
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  // expected-error @+1 {{'dst' must hold f32 partial sums}}
+  kgen.tile.store %acc into %w[%c0, %c0] bounds(%c0, %c0) : memref<16x16xf32, 5>, memref<40x64xf16>
+}
+
+//===----------------------------------------------------------------------===//
+// kgen.tile.epilogue
+//===----------------------------------------------------------------------===//
+
+// -----
+
+kgen.kernel @epilogue_acc_dynamic grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %acc: memref<?x16xf32>, %d: memref<40x64xbf16>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'acc' must be a static [rows, cols] f32 buffer; got 'memref<?x16xf32>'}}
+  kgen.tile.epilogue %acc into %d[%c0, %c0] bounds(%c0, %c0) {alpha = 1.0 : f32, beta = 0.0 : f32, activation = #kgen.activation<none>} : memref<?x16xf32>, memref<40x64xbf16>
+}
+
+// -----
+
+kgen.kernel @epilogue_dst_rank1 grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %d: memref<64xbf16>):
+  %c0 = arith.constant 0 : index
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  // expected-error @+1 {{'dst' must have rank 2 or more; got 'memref<64xbf16>'}}
+  kgen.tile.epilogue %acc into %d[%c0] bounds(%c0, %c0) {alpha = 1.0 : f32, beta = 0.0 : f32, activation = #kgen.activation<none>} : memref<16x16xf32, 5>, memref<64xbf16>
+}
+
+// -----
+
+kgen.kernel @epilogue_dst_indices grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %d: memref<2x40x64xbf16>):
+  %c0 = arith.constant 0 : index
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  // expected-error @+1 {{'dst' has rank 3 but 2 indices}}
+  kgen.tile.epilogue %acc into %d[%c0, %c0] bounds(%c0, %c0) {alpha = 1.0 : f32, beta = 0.0 : f32, activation = #kgen.activation<none>} : memref<16x16xf32, 5>, memref<2x40x64xbf16>
+}
+
+// -----
+
+kgen.kernel @epilogue_bias_rank2 grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %bias: memref<1x64xf32>, %d: memref<40x64xbf16>):
+  %c0 = arith.constant 0 : index
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  // expected-error @+1 {{'bias' must be one value per output column (rank 1)}}
+  kgen.tile.epilogue %acc into %d[%c0, %c0] bounds(%c0, %c0) bias(%bias : memref<1x64xf32>) {alpha = 1.0 : f32, beta = 0.0 : f32, activation = #kgen.activation<none>} : memref<16x16xf32, 5>, memref<40x64xbf16>
+}
+
+// -----
+
+kgen.kernel @epilogue_residual_shape grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %c: memref<64x40xbf16>, %d: memref<40x64xbf16>):
+  %c0 = arith.constant 0 : index
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  // expected-error @+1 {{'residual' must have the shape of 'dst'}}
+  kgen.tile.epilogue %acc into %d[%c0, %c0] bounds(%c0, %c0) residual(%c : memref<64x40xbf16>) {alpha = 1.0 : f32, beta = 1.0 : f32, activation = #kgen.activation<none>} : memref<16x16xf32, 5>, memref<40x64xbf16>
+}
+
+// -----
+
+// Declarative: alpha and beta are f32 attributes, the activation a kgen one.
+kgen.kernel @epilogue_alpha_f64 grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %d: memref<40x64xbf16>):
+  %c0 = arith.constant 0 : index
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  // expected-error @+1 {{attribute 'alpha' failed to satisfy constraint: 32-bit float attribute}}
+  kgen.tile.epilogue %acc into %d[%c0, %c0] bounds(%c0, %c0) {alpha = 1.0 : f64, beta = 0.0 : f32, activation = #kgen.activation<none>} : memref<16x16xf32, 5>, memref<40x64xbf16>
+}
+
+// -----
+
+kgen.kernel @epilogue_no_activation grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %d: memref<40x64xbf16>):
+  %c0 = arith.constant 0 : index
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  // expected-error @+1 {{requires attribute 'activation'}}
+  kgen.tile.epilogue %acc into %d[%c0, %c0] bounds(%c0, %c0) {alpha = 1.0 : f32, beta = 0.0 : f32} : memref<16x16xf32, 5>, memref<40x64xbf16>
+}
+
+//===----------------------------------------------------------------------===//
+// kgen.tile.pipeline
+//===----------------------------------------------------------------------===//
+
+// -----
+
+kgen.kernel @pipeline_zero_stages grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index):
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{'stages' is 0; expected at least 1}}
+  kgen.tile.pipeline %c0 to %c4 stages 0 load {
+  ^bb0(%k: index, %s: index):
+  } compute {
+  ^bb0(%k: index, %s: index):
+  }
+}
+
+// -----
+
+kgen.kernel @pipeline_negative_stages grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index):
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{'stages' is -3; expected at least 1}}
+  kgen.tile.pipeline %c0 to %c4 stages -3 load {
+  ^bb0(%k: index, %s: index):
+  } compute {
+  ^bb0(%k: index, %s: index):
+  }
+}
+
+// -----
+
+kgen.kernel @pipeline_load_one_argument grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index):
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{each region takes two index arguments (k, stage)}}
+  kgen.tile.pipeline %c0 to %c4 stages 2 load {
+  ^bb0(%k: index):
+  } compute {
+  ^bb0(%k: index, %s: index):
+  }
+}
+
+// -----
+
+kgen.kernel @pipeline_compute_not_index grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index):
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{each region takes two index arguments (k, stage)}}
+  kgen.tile.pipeline %c0 to %c4 stages 2 load {
+  ^bb0(%k: index, %s: index):
+  } compute {
+  ^bb0(%k: index, %s: i32):
+  }
+}
+
+// -----
+
+// No block label: a region without arguments.
+kgen.kernel @pipeline_no_arguments grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index):
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{each region takes two index arguments (k, stage)}}
+  kgen.tile.pipeline %c0 to %c4 stages 2 load {
+    %x = arith.constant 1 : index
+  } compute {
+  ^bb0(%k: index, %s: index):
+  }
+}
+
+// -----
+
+// Declarative: each region is one block (SizedRegion<1>).
+kgen.kernel @pipeline_empty_region grid [1, 1, 1] threads 32 smem 0 attributes {num_outputs = 0} {
+^bb0(%bx: index, %by: index, %bz: index):
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{region #0 ('load') failed to verify constraint: region with 1 blocks}}
+  kgen.tile.pipeline %c0 to %c4 stages 2 load {
+  } compute {
+  ^bb0(%k: index, %s: index):
+  }
+}
