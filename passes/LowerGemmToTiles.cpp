@@ -30,7 +30,7 @@
 
 #include "dialect/GemmLegality.h"
 
-#include "codegen/emit/GemmJson.h"
+#include "dialect/GemmJson.h"
 
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/SymbolTable.h"

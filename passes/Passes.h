@@ -25,14 +25,9 @@ namespace mlir::kgen {
 /// tools/Register.h); fails, printing why, otherwise.
 LogicalResult buildReferencePipeline(OpPassManager &pm);
 
-/// fuse-epilogue -> select-strategy{target db} -> lower-gemm-to-tiles ->
-/// emit-packages{output-dir}.
-void buildKgenPipeline(OpPassManager &pm, StringRef target,
-                       StringRef outputDir,
-                       ArrayRef<std::string> databases = {});
-
-/// Registers `kgen-reference-pipeline` (buildReferencePipeline) and
-/// `kgen-pipeline` (buildKgenPipeline).
+/// Registers `kgen-reference-pipeline` (buildReferencePipeline);
+/// `kgen-pipeline`, which ends in the emitter, is codegen's
+/// (codegen/emit/KgenPipeline.h).
 void registerKgenPipelines();
 } // namespace mlir::kgen
 

@@ -14,8 +14,7 @@
 #include "passes/CostModel.h"
 #include "passes/SearchSpace.h"
 
-#include "codegen/emit/EmitCuda.h"
-#include "codegen/emit/GemmJson.h"
+#include "dialect/GemmJson.h"
 #include "dialect/KgenTarget.h"
 #include "kgen/runtime/TuningDb.h"
 

@@ -8,6 +8,7 @@
 
 #include "dialect/KgenDialect.h"
 #include "passes/Passes.h"
+#include "codegen/emit/KgenPipeline.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -64,4 +65,5 @@ void mlir::kgen::registerAllKgenPasses() {
   registerAllPasses();
   registerKgenPasses(); // generated from passes/Passes.td
   registerKgenPipelines();
+  registerKgenPipeline(); // codegen/emit: ends in the emitter
 }

@@ -1,4 +1,4 @@
-//===- EmitCuda.cpp - tile-level kernels -> CUDA C++ and packages ---------===//
+//===- EmitCuda.cpp - tile-level kernels -> CUDA C++ ----------------------===//
 //
 // Prints a kgen.kernel as one CUDA C++ kernel that reads like hand-written
 // code: the parameters named as in the op (A, B, bias, C, D), the block's
@@ -8,60 +8,56 @@
 // the tile sizes as template arguments. The kgen.tile.pipeline prints as
 // the cp.async prologue and steady state whose order the CPU check runs.
 //
-// Families: simt and mma_sync (kgen/block/Gemm.cuh: cp.async stages printed
-// as loops), and wgmma for 16-bit operands (kgen/block/GemmSm90.cuh: the
-// pipeline becomes one call of a warp-specialised TMA + wgmma mainloop, the
-// kernel takes a CUtensorMap per operand). Refused with a diagnostic, for
-// now: wgmma with fp8 operands, block_k != 64, warps_n != 1, batches or
-// clusters.
+// Families, each with its pipeline printer: simt and mma_sync
+// (kgen/block/Gemm.cuh: cp.async stages printed as loops,
+// PrintCpAsyncPipeline.cpp) and wgmma (kgen/block/GemmSm90.cuh: the pipeline
+// becomes one call of a warp-specialised TMA + wgmma mainloop, the kernel
+// takes a CUtensorMap per operand, PrintWgmmaPipeline.cpp). What a family
+// lowers is its legality's answer (dialect/GemmLegality.h), asked once per
+// kernel; the printers have no rules of their own. Package assembly is in
+// AssemblePackage.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/emit/EmitCuda.h"
-#include "codegen/emit/GemmJson.h"
+#include "codegen/emit/KernelPrinter.h"
 #include "dialect/GemmLegality.h"
 
 #include "kgen/runtime/Package.h"
-#if KGEN_HAVE_NVRTC
-#include "kgen/runtime/Nvrtc.h"
-#endif
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::kgen;
+using namespace mlir::kgen::detail;
 namespace rt = ::kgen::rt;
 
-namespace {
-constexpr unsigned kSharedSpace = 3;
-constexpr unsigned kRegisterSpace = 5;
-
-std::string typeName(Type t) {
+std::string mlir::kgen::detail::typeName(Type t) {
   std::string s;
   llvm::raw_string_ostream(s) << t;
   return s;
 }
 
-/// CUDA spelling of an element type (the runtime's); empty when there is
-/// none.
-std::string cudaType(Type t) {
+std::string mlir::kgen::detail::cudaType(Type t) {
   std::optional<rt::ElemType> e = rt::parseElemType(typeName(t));
   return e ? rt::cudaTypeName(*e) : "";
 }
 
-std::string shapeComment(ArrayRef<int64_t> shape) {
+std::string mlir::kgen::detail::shapeComment(ArrayRef<int64_t> shape) {
   std::string s = "(";
   for (auto [i, d] : llvm::enumerate(shape))
     s += (i ? ", " : "") + std::to_string(d);
   return s + ")";
 }
 
+bool mlir::kgen::detail::hasPipelineIn(KernelOp kernel) {
+  return !kernel.getBody().front().getOps<TilePipelineOp>().empty();
+}
+
+namespace {
 const char *activationName(Activation act) {
   switch (act) {
   case Activation::none:
@@ -81,65 +77,7 @@ std::string floatLiteral(float v) {
   return s + "f";
 }
 
-/// True for a main kernel (the K-tile pipeline); false for a split-K
-/// reduction.
-bool hasPipelineIn(KernelOp kernel) {
-  return !kernel.getBody().front().getOps<TilePipelineOp>().empty();
-}
-
-/// Prints one kernel. Values get C++ names: block coordinates bx/by/bz,
-/// parameters their param_names, index values v0, v1, ..., constants inline.
-class KernelPrinter {
-public:
-  KernelPrinter(KernelOp kernel, llvm::raw_ostream &os, EmittedKernel &info)
-      : kernel(kernel), config(kernel.getConfigAttr()), os(os), info(info) {}
-
-  LogicalResult print();
-
-private:
-  LogicalResult printBlock(Block &block);
-  LogicalResult printOp(Operation *op);
-  LogicalResult printPipeline(TilePipelineOp op);
-  LogicalResult printWgmmaPipeline(TilePipelineOp op);
-  /// The wgmma family's warp-specialised mainloop applies to kernels with a
-  /// pipeline; a split-K reduction kernel of a wgmma gemm has none.
-  bool usesWgmma() {
-    return config.getInstruction() == InstructionFamily::wgmma && hasPipeline;
-  }
-  /// Prefix of statements only the consumer warpgroups run.
-  const char *consumerGuard() { return usesWgmma() ? "if (consumer) " : ""; }
-  LogicalResult printAlloca(memref::AllocaOp op);
-  LogicalResult printBox(Operation *op, StringRef call, Value acc, Value mem,
-                         ValueRange indices, Value rows, Value cols,
-                         StringRef extra);
-
-  std::string name(Value v) { return names.lookup(v); }
-  /// Names the values whose role the tile ops reveal: stage buffers after
-  /// the parameter they hold (sA, sB), accumulators, tile origins (m0, n0)
-  /// and the K-tile range.
-  void nameRoles(Block &body);
-  /// A fresh C++ name for `v` from its role, or v<N>.
-  std::string varFor(Value v) {
-    auto it = roles.find(v);
-    return it != roles.end() ? it->second : fresh();
-  }
-  llvm::DenseMap<Value, std::string> roles;
-  llvm::raw_ostream &line() { return os.indent(2 * depth); }
-  std::string fresh() { return "v" + std::to_string(nextId++); }
-  /// Pointer to the 2-D matrix that `indices` (all but the last two)
-  /// select in parameter `mem`, its leading dimension, and the origin.
-  std::string matrixBase(Value mem, ValueRange indices);
-
-  KernelOp kernel;
-  GemmConfigAttr config;
-  llvm::raw_ostream &os;
-  EmittedKernel &info;
-  bool hasPipeline = false;
-  llvm::DenseMap<Value, std::string> names;
-  int nextId = 0;
-  unsigned depth = 1;
-  int64_t smemOffset = 0;
-};
+} // namespace
 
 std::string KernelPrinter::matrixBase(Value mem, ValueRange indices) {
   auto t = cast<MemRefType>(mem.getType());
@@ -210,126 +148,8 @@ LogicalResult KernelPrinter::printBox(Operation *op, StringRef call, Value acc,
   return success();
 }
 
-LogicalResult KernelPrinter::printWgmmaPipeline(TilePipelineOp op) {
-  SmallVector<TileLoadOp> loads(op.getLoad().getOps<TileLoadOp>());
-  SmallVector<TileMmaOp> mmas(op.getCompute().getOps<TileMmaOp>());
-  if (loads.size() != 2 || mmas.size() != 1)
-    return op.emitOpError("the wgmma pipeline expects two tile loads (A, B) "
-                          "and one tile MMA");
-  TileMmaOp mma = mmas.front();
-  auto a = cast<MemRefType>(mma.getA().getType());
-  auto acc = cast<MemRefType>(mma.getAcc().getType());
-  int64_t bm = acc.getDimSize(0), bn = acc.getDimSize(1);
-  Type elem = a.getElementType();
-  bool fp8 = isa<Float8E4M3FNType>(elem);
-  int64_t rowElems = fp8 ? 128 : 64; // 128-byte swizzled rows
-  // Clusters pair blocks along M that share B (multicast); the raster of
-  // kgen-lower-gemm-to-tiles keeps them in one tile column.
-  int64_t cluster = config.getClusterM();
-  bool ta = mma.getTransposeA(), tb = mma.getTransposeB();
-  // Tile origins: A's box starts at m0 (column when transposed), B's at n0;
-  // a batched operand's indices start with the batch (a 3-D tensor map).
-  TileLoadOp loadA = loads[0].getDst() == mma.getA() ? loads[0] : loads[1];
-  TileLoadOp loadB = loadA == loads[0] ? loads[1] : loads[0];
-  bool batchedA = loadA.getIndices().size() == 3;
-  bool batchedB = loadB.getIndices().size() == 3;
-  ValueRange ia = loadA.getIndices().take_back(2);
-  ValueRange ib = loadB.getIndices().take_back(2);
-  std::string m0 = name(ia[ta ? 1 : 0]);
-  std::string n0 = name(ib[tb ? 0 : 1]);
-  std::string bz = batchedA ? name(loadA.getIndices()[0])
-                   : batchedB ? name(loadB.getIndices()[0])
-                              : std::string();
-  std::string nameA = name(loadA.getSrc()), nameB = name(loadB.getSrc());
-  if (m0.empty() || n0.empty() || ((batchedA || batchedB) && bz.empty()))
-    return op.emitOpError("tile origins must be defined before the pipeline");
-
-  int64_t stages = op.getStages();
-  line() << "// K tiles [" << name(op.getLower()) << ", "
-         << name(op.getUpper()) << ") through " << stages
-         << " stages: a TMA producer warpgroup and " << bm / 64
-         << " wgmma consumer warpgroup(s).\n";
-  line() << "using Pipeline = kgen::block::WgmmaPipeline<" << cudaType(elem)
-         << ", " << bm << ", " << bn << ", " << stages << ", "
-         << (ta ? "true" : "false") << ", " << (tb ? "true" : "false")
-         << (cluster > 1 || batchedA || batchedB
-                 ? ", " + std::to_string(cluster)
-                 : std::string())
-         << (batchedA || batchedB
-                 ? std::string(", ") + (batchedA ? "true" : "false") + ", " +
-                       (batchedB ? "true" : "false")
-                 : std::string())
-         << ">;\n";
-  // What the legality computed (dialect/GemmLegality.h), stated again by
-  // the block layer: a disagreement fails to compile.
-  line() << "static_assert(Pipeline::kThreads == " << kernel.getThreads()
-         << ", \"block size of the warp-specialised pipeline\");\n";
-  line() << "static_assert(Pipeline::kSmemBytes == " << kernel.getSmemBytes()
-         << ", \"dynamic shared memory of the pipeline\");\n";
-  line() << "const bool consumer = Pipeline::run(&tma_" << nameA << ", &tma_"
-         << nameB << ", " << m0 << ", " << n0 << ", " << name(op.getLower())
-         << ", " << name(op.getUpper()) << ", " << name(mma.getAcc()) << ".v"
-         << (bz.empty() ? "" : ", " + bz) << ");\n";
-  // Boxes {outer, inner}: the swizzled shared tiles' 128-byte rows; in a
-  // cluster, K-major B's box is this block's band of rows.
-  int64_t bk = rowElems;
-  info.tmaParams.push_back(
-      {"tma_" + nameA, nameA, ta ? bk : bm, rowElems, batchedA});
-  info.tmaParams.push_back(
-      {"tma_" + nameB, nameB, tb ? bn / cluster : bk, rowElems, batchedB});
-  info.clusterM = cluster;
-  return success();
-}
-
 LogicalResult KernelPrinter::printPipeline(TilePipelineOp op) {
-  if (usesWgmma())
-    return printWgmmaPipeline(op);
-  int64_t stages = op.getStages();
-  std::string lo = name(op.getLower()), hi = name(op.getUpper());
-  auto printRegion = [&](Region &region, StringRef k,
-                         StringRef stage) -> LogicalResult {
-    Block &block = region.front();
-    names[block.getArgument(0)] = k.str();
-    names[block.getArgument(1)] = stage.str();
-    return printBlock(block);
-  };
-  line() << "// K tiles [" << lo << ", " << hi << ") through " << stages
-         << " stages: loads run " << stages - 1
-         << " tiles ahead of the MMAs.\n";
-  line() << "for (long i = 0; i < " << stages - 1 << " && " << lo
-         << " + i < " << hi << "; ++i) {\n";
-  ++depth;
-  line() << "const long k = " << lo << " + i, stage = i;\n";
-  if (failed(printRegion(op.getLoad(), "k", "stage")))
-    return failure();
-  line() << "kgen::block::commit_stage();\n";
-  --depth;
-  line() << "}\n";
-  line() << "for (long k = " << lo << "; k < " << hi << "; ++k) {\n";
-  ++depth;
-  line() << "const long ahead = k + " << stages - 1 << ";\n";
-  line() << "if (ahead < " << hi << ") {\n";
-  ++depth;
-  line() << "const long stage = (ahead - " << lo << ") % " << stages << ";\n";
-  if (failed(printRegion(op.getLoad(), "ahead", "stage")))
-    return failure();
-  --depth;
-  line() << "}\n";
-  line() << "kgen::block::commit_stage(); // possibly empty: keeps the "
-            "group count uniform\n";
-  line() << "kgen::block::wait_stage<" << stages - 1
-         << ">(); // tile k has landed\n";
-  line() << "{\n";
-  ++depth;
-  line() << "const long stage = (k - " << lo << ") % " << stages << ";\n";
-  if (failed(printRegion(op.getCompute(), "k", "stage")))
-    return failure();
-  --depth;
-  line() << "}\n";
-  line() << "__syncthreads(); // the stage may be refilled next\n";
-  --depth;
-  line() << "}\n";
-  return success();
+  return usesWgmma() ? printWgmmaPipeline(op) : printCpAsyncPipeline(op);
 }
 
 LogicalResult KernelPrinter::printOp(Operation *op) {
@@ -482,6 +302,7 @@ LogicalResult KernelPrinter::printBlock(Block &block) {
   return success();
 }
 
+namespace {
 /// What the legality reads of a main kernel's operands, from its tile ops:
 /// the MMA's element type, transposes and accumulator, and the loads'
 /// global operands (batched when 3-D; their stored rows). Fails for a
@@ -519,6 +340,7 @@ FailureOr<GemmOperands> operandsOf(KernelOp kernel) {
   o.accF16 = mma.getAccF16();
   return o;
 }
+} // namespace
 
 LogicalResult KernelPrinter::print() {
   if (!config)
@@ -596,188 +418,8 @@ LogicalResult KernelPrinter::print() {
   return success();
 }
 
-/// `source` with every `#include "kgen/..."` replaced by that header's text
-/// (recursively, each header once), so a package's kernel.cu is complete:
-/// its SHA-256 and the runtime's compile cache cover all the code, and the
-/// GPU machine needs no include path for kgen. System includes stay.
-FailureOr<std::string> inlineKgenHeaders(StringRef source,
-                                         llvm::StringSet<> &seen,
-                                         std::string &err) {
-  std::string out;
-  llvm::SmallVector<StringRef> lines;
-  source.split(lines, '\n');
-  for (StringRef line : lines) {
-    StringRef trimmed = line.trim();
-    if (!trimmed.consume_front("#include \"kgen/")) {
-      out += line.str() + "\n";
-      continue;
-    }
-    StringRef rel = trimmed.take_until([](char c) { return c == '"'; });
-    std::string path = std::string(KGEN_CUDA_INCLUDE_DIR) + "/kgen/" + rel.str();
-    if (!seen.insert(path).second)
-      continue;
-    auto buffer = llvm::MemoryBuffer::getFile(path);
-    if (!buffer) {
-      err = "cannot read " + path + ": " + buffer.getError().message();
-      return failure();
-    }
-    FailureOr<std::string> body =
-        inlineKgenHeaders((*buffer)->getBuffer(), seen, err);
-    if (failed(body))
-      return failure();
-    out += "// ---- kgen/" + rel.str() + "\n" + *body;
-  }
-  return out;
-}
-
-/// "bf16" etc. for the manifest; fails for types the runtime cannot hold.
-FailureOr<rt::ElemType> runtimeType(Type t) {
-  std::optional<rt::ElemType> e = rt::parseElemType(typeName(t));
-  if (!e)
-    return failure();
-  return *e;
-}
-} // namespace
-
 LogicalResult mlir::kgen::emitCuda(KernelOp kernel, llvm::raw_ostream &os,
                                    EmittedKernel *info) {
   EmittedKernel scratch;
   return KernelPrinter(kernel, os, info ? *info : scratch).print();
-}
-
-namespace {
-/// Adds `p` to the package's parameters, or checks it against the one of
-/// that name another kernel already added; returns its index.
-FailureOr<size_t> addParam(KernelOp kernel, rt::KernelPackage &pkg,
-                           const rt::KernelParam &p) {
-  std::optional<size_t> at = pkg.findParam(p.name);
-  if (!at) {
-    pkg.params.push_back(p);
-    return pkg.params.size() - 1;
-  }
-  const rt::KernelParam &q = pkg.params[*at];
-  if (q.kind != p.kind || q.dtype != p.dtype || q.shape != p.shape ||
-      q.tmaTensor != p.tmaTensor || q.tmaBox != p.tmaBox)
-    return kernel.emitOpError()
-           << "parameter " << p.name
-           << " differs from the one of that name in an earlier kernel of "
-              "the package";
-  return *at;
-}
-} // namespace
-
-LogicalResult mlir::kgen::emitPackage(ArrayRef<KernelOp> kernels,
-                                      StringRef dir, bool compile) {
-  assert(!kernels.empty() && "a package has at least one kernel");
-  KernelOp first = kernels.front();
-  GemmConfigAttr config = first.getConfigAttr();
-  if (!config)
-    return first.emitOpError("has no config: the emitter needs the family");
-  rt::KernelPackage pkg;
-  pkg.name = first.getSymName().str();
-  pkg.target = stringifyTarget(config.getTarget()).str();
-  pkg.sourceFile = "kernel.cu";
-  std::string emitted;
-  llvm::raw_string_ostream os(emitted);
-  // A tensor some kernel writes and a later one reads is a workspace.
-  llvm::StringSet<> written;
-  for (KernelOp kernel : kernels) {
-    EmittedKernel info;
-    if (!emitted.empty())
-      os << "\n";
-    if (failed(emitCuda(kernel, os, &info)))
-      return failure();
-    rt::PackageKernel k;
-    k.entry = kernel.getSymName().str();
-    ArrayRef<int64_t> grid = kernel.getGrid();
-    k.launch.grid = {uint32_t(grid[0]), uint32_t(grid[1]), uint32_t(grid[2])};
-    k.launch.block = {uint32_t(kernel.getThreads()), 1, 1};
-    k.launch.cluster = {uint32_t(info.clusterM), 1, 1};
-    k.launch.dynamicSmemBytes = uint32_t(info.dynamicSmemBytes);
-    ArrayAttr paramNames = *kernel.getParamNames();
-    size_t firstOutput = kernel.getParams().size() - kernel.getNumOutputs();
-    for (auto [i, param] : llvm::enumerate(kernel.getParams())) {
-      auto t = cast<MemRefType>(param.getType());
-      FailureOr<rt::ElemType> elem = runtimeType(t.getElementType());
-      if (failed(elem))
-        return kernel.emitOpError() << "parameter " << i
-                                    << " has no runtime element type";
-      rt::KernelParam p;
-      p.name = cast<StringAttr>(paramNames[i]).str();
-      p.kind = rt::ParamKind::Tensor;
-      p.dtype = *elem;
-      p.shape.assign(t.getShape().begin(), t.getShape().end());
-      bool isOutput = i >= firstOutput;
-      p.role = isOutput ? rt::ParamRole::Output : rt::ParamRole::Input;
-      FailureOr<size_t> index = addParam(kernel, pkg, p);
-      if (failed(index))
-        return failure();
-      if (isOutput)
-        written.insert(p.name);
-      else if (written.contains(p.name))
-        pkg.params[*index].role = rt::ParamRole::Workspace;
-      k.args.push_back(*index);
-    }
-    for (const EmittedKernel::Tma &tma : info.tmaParams) {
-      rt::KernelParam p;
-      p.name = tma.name;
-      p.kind = rt::ParamKind::TmaDescriptor;
-      p.tmaTensor = tma.tensor;
-      p.tmaBox = {tma.boxOuter, tma.boxInner};
-      if (tma.batched) // one plane of (batch, rows, cols)
-        p.tmaBox.insert(p.tmaBox.begin(), 1);
-      p.tmaSwizzleBytes = 128;
-      FailureOr<size_t> index = addParam(kernel, pkg, p);
-      if (failed(index))
-        return failure();
-      k.args.push_back(*index);
-    }
-    pkg.kernels.push_back(std::move(k));
-  }
-  llvm::StringSet<> seen;
-  std::string err;
-  FailureOr<std::string> source = inlineKgenHeaders(emitted, seen, err);
-  if (failed(source))
-    return first.emitOpError() << "cannot inline the tile primitives: " << err;
-  pkg.source = *source;
-  // The fewest bytes the op moves: its operands once, no workspace.
-  double bytes = 0;
-  for (const rt::KernelParam &p : pkg.params)
-    if (p.kind == rt::ParamKind::Tensor && p.role != rt::ParamRole::Workspace) {
-      double count = 1;
-      for (int64_t d : p.shape)
-        count *= double(d);
-      bytes += count * double(rt::elemTypeBytes(p.dtype));
-    }
-  // The op signature and the config, as JSON.
-  DictionaryAttr signature = first.getSignatureAttr();
-  nlohmann::json op =
-      signature ? toJson(signature) : nlohmann::json::object();
-  pkg.op = op;
-  pkg.config = toJson(config);
-  if (op.contains("m"))
-    pkg.flops = 2.0 * op.value("batch", int64_t(1)) * op["m"].get<int64_t>() *
-                op["n"].get<int64_t>() * op["k"].get<int64_t>();
-  pkg.bytes = bytes;
-#if KGEN_HAVE_NVRTC
-  // The resource report of ptxas for the target: registers, shared memory,
-  // stack and spills of every kernel, what performance checks read before
-  // any GPU run.
-  if (compile) {
-    rt::CompileOptions options;
-    options.arch = pkg.target;
-    rt::CompileResult compiled;
-    if (!rt::compilePackage(pkg, options, compiled, err))
-      return first.emitOpError() << "the emitted CUDA does not compile with "
-                                    "NVRTC for "
-                                 << pkg.target << ":\n" << err;
-    for (auto [k, usage] : llvm::zip(pkg.kernels, compiled.perKernel))
-      k.resources = usage;
-  }
-#else
-  (void)compile;
-#endif
-  if (!rt::writePackage(dir.str(), pkg, err))
-    return first.emitOpError() << "cannot write the package: " << err;
-  return success();
 }

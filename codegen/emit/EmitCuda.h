@@ -4,16 +4,13 @@
 
 #include "dialect/KgenOps.h"
 
+#include "kgen/runtime/Package.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
 
 namespace mlir::kgen {
-/// Version of the emitter's output: part of tuning database keys, so that
-/// measurements of kernels it printed differently count as stale. Bump it
-/// when generated code changes in a way that can change performance.
-constexpr int kEmitterVersion = 1;
-
 /// What a package needs beyond the CUDA source.
 struct EmittedKernel {
   /// Dynamic shared memory the kernel requests at launch.
@@ -39,16 +36,27 @@ struct EmittedKernel {
 LogicalResult emitCuda(KernelOp kernel, llvm::raw_ostream &os,
                        EmittedKernel *info = nullptr);
 
-/// Writes the kernel package of `kernels` into `dir` (kernel.cu and
-/// manifest.json, docs/kernel-package.md): emitCuda of each, in one source,
-/// plus their launches, the parameters, the op signature and config of the
-/// first, FLOPs and bytes. The kernels run in order; parameters of one name
-/// are one tensor, and a tensor a kernel writes and a later one reads is a
-/// workspace (split-K partial sums). With `compile` (and NVRTC in the
-/// build), the source is compiled for the target and each kernel's ptxas
-/// report recorded. Precondition: kernels is not empty.
+/// The kernel package of `kernels` (docs/kernel-package.md), in memory:
+/// emitCuda of each, in one source with the kgen headers inlined, plus their
+/// launches, the parameters, the op signature and config of the first,
+/// FLOPs and bytes. The kernels run in order; parameters of one name are
+/// one tensor, and a tensor a kernel writes and a later one reads is a
+/// workspace (split-K partial sums). Fails, with a diagnostic on the
+/// kernel, for what does not lower. Precondition: kernels is not empty.
+FailureOr<::kgen::rt::KernelPackage>
+assemblePackage(llvm::ArrayRef<KernelOp> kernels);
+
+/// assemblePackage, written into `dir` (kernel.cu and manifest.json). With
+/// `compile` (and NVRTC in the build), the source is compiled for the
+/// target first and each kernel's ptxas report recorded; a failure names
+/// the config and gives compileErrorSummary of NVRTC's log.
 LogicalResult emitPackage(llvm::ArrayRef<KernelOp> kernels,
                           llvm::StringRef dir, bool compile = true);
+
+/// The first `maxLines` error lines of a compiler log (its first lines when
+/// none says "error"), indented, and how many more errors there were: what
+/// a failed compile prints instead of the whole log.
+std::string compileErrorSummary(const std::string &log, size_t maxLines = 4);
 } // namespace mlir::kgen
 
 #endif // KGEN_CODEGEN_EMITCUDA_H

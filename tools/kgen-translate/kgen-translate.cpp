@@ -21,7 +21,7 @@ static llvm::cl::opt<std::string>
                llvm::cl::desc("With --kgen-emit-cuda: print only this kernel"));
 
 int main(int argc, char **argv) {
-  kgen::containCrashes("kgen-translate");
+  mlir::kgen::containCrashes("kgen-translate");
   TranslateFromMLIRRegistration emitCuda(
       "kgen-emit-cuda", "Print the CUDA C++ of kgen.kernel ops",
       [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
@@ -29,11 +29,11 @@ int main(int argc, char **argv) {
         if (!module)
           return op->emitError("expected a module");
         bool found = false;
-        for (auto kernel : module.getOps<kgen::KernelOp>()) {
+        for (auto kernel : module.getOps<mlir::kgen::KernelOp>()) {
           if (!kernelName.empty() && kernel.getSymName() != kernelName)
             continue;
           found = true;
-          if (failed(kgen::emitCuda(kernel, os)))
+          if (failed(mlir::kgen::emitCuda(kernel, os)))
             return failure();
         }
         if (!found)
@@ -44,6 +44,6 @@ int main(int argc, char **argv) {
                                         : "no kgen.kernel @" + kernelName);
         return success();
       },
-      [](DialectRegistry &registry) { kgen::registerKgenDialects(registry); });
+      [](DialectRegistry &registry) { mlir::kgen::registerKgenDialects(registry); });
   return failed(mlirTranslateMain(argc, argv, "kgen translation driver"));
 }

@@ -23,7 +23,7 @@
 #include "tools/kgen-tune/Measure.h"
 
 #include "codegen/emit/EmitCuda.h"
-#include "codegen/emit/GemmJson.h"
+#include "dialect/GemmJson.h"
 #include "kgen/runtime/Package.h"
 #include "kgen/runtime/Results.h"
 #include "kgen/runtime/Search.h"

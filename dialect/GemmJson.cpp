@@ -1,8 +1,6 @@
 //===- GemmJson.cpp - JSON forms of gemm signatures and configs -----------===//
 
-#include "codegen/emit/GemmJson.h"
-
-#include "codegen/emit/EmitCuda.h"
+#include "dialect/GemmJson.h"
 
 #include "mlir/IR/Builders.h"
 

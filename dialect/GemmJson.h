@@ -4,14 +4,20 @@
 // tuning database (keys, candidates) and strategy selection share.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KGEN_CODEGEN_GEMMJSON_H
-#define KGEN_CODEGEN_GEMMJSON_H
+#ifndef KGEN_DIALECT_GEMMJSON_H
+#define KGEN_DIALECT_GEMMJSON_H
 
 #include "dialect/KgenOps.h"
 
 #include <nlohmann/json.hpp>
 
 namespace mlir::kgen {
+/// Version of the CUDA emitter's output (codegen/emit): part of tuning
+/// database keys and of every config's JSON, so that measurements of kernels
+/// it printed differently count as stale. Bump it when generated code
+/// changes in a way that can change performance.
+constexpr int kEmitterVersion = 1;
+
 /// The op a gemm computes: kind, batch, m, n, k, transposes, batched_b,
 /// element types (null for absent operands), alpha, beta, activation.
 DictionaryAttr gemmSignature(GemmOp op);
@@ -30,4 +36,4 @@ GemmConfigAttr configFromJson(const nlohmann::json &json, MLIRContext *ctx,
                               ConfigSource source, llvm::StringRef entry);
 } // namespace mlir::kgen
 
-#endif // KGEN_CODEGEN_GEMMJSON_H
+#endif // KGEN_DIALECT_GEMMJSON_H

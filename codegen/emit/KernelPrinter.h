@@ -1,0 +1,91 @@
+//===- KernelPrinter.h - the CUDA emitter's kernel printer -------*- C++ -*-===//
+//
+// Private to codegen/emit: the printer of one kgen.kernel (EmitCuda.cpp:
+// names, index arithmetic, buffers, tile ops) and of each family's pipeline
+// (PrintCpAsyncPipeline.cpp, PrintWgmmaPipeline.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KGEN_CODEGEN_EMIT_KERNELPRINTER_H
+#define KGEN_CODEGEN_EMIT_KERNELPRINTER_H
+
+#include "codegen/emit/EmitCuda.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <string>
+
+namespace mlir::kgen::detail {
+constexpr unsigned kSharedSpace = 3;   // NVVM shared memory
+constexpr unsigned kRegisterSpace = 5; // NVVM local: per-thread registers
+
+/// The MLIR spelling of a type ("bf16").
+std::string typeName(Type t);
+/// CUDA spelling of an element type (the runtime's); empty when there is
+/// none.
+std::string cudaType(Type t);
+/// "(d0, d1, ...)".
+std::string shapeComment(ArrayRef<int64_t> shape);
+/// True for a main kernel (the K-tile pipeline); false for a split-K
+/// reduction.
+bool hasPipelineIn(KernelOp kernel);
+
+/// Prints one kernel. Values get C++ names: block coordinates bx/by/bz,
+/// parameters their param_names, index values v0, v1, ..., constants inline.
+class KernelPrinter {
+public:
+  KernelPrinter(KernelOp kernel, llvm::raw_ostream &os, EmittedKernel &info)
+      : kernel(kernel), config(kernel.getConfigAttr()), os(os), info(info) {}
+
+  LogicalResult print();
+
+private:
+  LogicalResult printBlock(Block &block);
+  LogicalResult printOp(Operation *op);
+  /// The kgen.tile.pipeline of each family (one file each):
+  /// PrintCpAsyncPipeline.cpp (simt, mma_sync) and PrintWgmmaPipeline.cpp.
+  LogicalResult printPipeline(TilePipelineOp op);
+  LogicalResult printCpAsyncPipeline(TilePipelineOp op);
+  LogicalResult printWgmmaPipeline(TilePipelineOp op);
+  /// The wgmma family's warp-specialised mainloop applies to kernels with a
+  /// pipeline; a split-K reduction kernel of a wgmma gemm has none.
+  bool usesWgmma() {
+    return config.getInstruction() == InstructionFamily::wgmma && hasPipeline;
+  }
+  /// Prefix of statements only the consumer warpgroups run.
+  const char *consumerGuard() { return usesWgmma() ? "if (consumer) " : ""; }
+  LogicalResult printAlloca(memref::AllocaOp op);
+  LogicalResult printBox(Operation *op, StringRef call, Value acc, Value mem,
+                         ValueRange indices, Value rows, Value cols,
+                         StringRef extra);
+
+  std::string name(Value v) { return names.lookup(v); }
+  /// Names the values whose role the tile ops reveal: stage buffers after
+  /// the parameter they hold (sA, sB), accumulators, tile origins (m0, n0)
+  /// and the K-tile range.
+  void nameRoles(Block &body);
+  /// A fresh C++ name for `v` from its role, or v<N>.
+  std::string varFor(Value v) {
+    auto it = roles.find(v);
+    return it != roles.end() ? it->second : fresh();
+  }
+  llvm::DenseMap<Value, std::string> roles;
+  llvm::raw_ostream &line() { return os.indent(2 * depth); }
+  std::string fresh() { return "v" + std::to_string(nextId++); }
+  /// Pointer to the 2-D matrix that `indices` (all but the last two)
+  /// select in parameter `mem`, its leading dimension, and the origin.
+  std::string matrixBase(Value mem, ValueRange indices);
+
+  KernelOp kernel;
+  GemmConfigAttr config;
+  llvm::raw_ostream &os;
+  EmittedKernel &info;
+  bool hasPipeline = false;
+  llvm::DenseMap<Value, std::string> names;
+  int nextId = 0;
+  unsigned depth = 1;
+  int64_t smemOffset = 0;
+};
+} // namespace mlir::kgen::detail
+
+#endif // KGEN_CODEGEN_EMIT_KERNELPRINTER_H

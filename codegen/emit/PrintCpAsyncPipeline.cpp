@@ -1,0 +1,64 @@
+//===- PrintCpAsyncPipeline.cpp - the simt and mma_sync pipeline ----------===//
+//
+// A kgen.tile.pipeline of the cp.async families (simt, mma_sync) as the
+// prologue and steady state the CPU check runs (kgen-lower-tiles-to-loops):
+// loads run stages - 1 K tiles ahead of the MMAs, one cp.async group per
+// stage, and the tile ops of each region print through
+// KernelPrinter::printBlock.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/emit/KernelPrinter.h"
+
+using namespace mlir;
+using namespace mlir::kgen;
+using namespace mlir::kgen::detail;
+
+LogicalResult KernelPrinter::printCpAsyncPipeline(TilePipelineOp op) {
+  int64_t stages = op.getStages();
+  std::string lo = name(op.getLower()), hi = name(op.getUpper());
+  auto printRegion = [&](Region &region, StringRef k,
+                         StringRef stage) -> LogicalResult {
+    Block &block = region.front();
+    names[block.getArgument(0)] = k.str();
+    names[block.getArgument(1)] = stage.str();
+    return printBlock(block);
+  };
+  line() << "// K tiles [" << lo << ", " << hi << ") through " << stages
+         << " stages: loads run " << stages - 1
+         << " tiles ahead of the MMAs.\n";
+  line() << "for (long i = 0; i < " << stages - 1 << " && " << lo
+         << " + i < " << hi << "; ++i) {\n";
+  ++depth;
+  line() << "const long k = " << lo << " + i, stage = i;\n";
+  if (failed(printRegion(op.getLoad(), "k", "stage")))
+    return failure();
+  line() << "kgen::block::commit_stage();\n";
+  --depth;
+  line() << "}\n";
+  line() << "for (long k = " << lo << "; k < " << hi << "; ++k) {\n";
+  ++depth;
+  line() << "const long ahead = k + " << stages - 1 << ";\n";
+  line() << "if (ahead < " << hi << ") {\n";
+  ++depth;
+  line() << "const long stage = (ahead - " << lo << ") % " << stages << ";\n";
+  if (failed(printRegion(op.getLoad(), "ahead", "stage")))
+    return failure();
+  --depth;
+  line() << "}\n";
+  line() << "kgen::block::commit_stage(); // possibly empty: keeps the "
+            "group count uniform\n";
+  line() << "kgen::block::wait_stage<" << stages - 1
+         << ">(); // tile k has landed\n";
+  line() << "{\n";
+  ++depth;
+  line() << "const long stage = (k - " << lo << ") % " << stages << ";\n";
+  if (failed(printRegion(op.getCompute(), "k", "stage")))
+    return failure();
+  --depth;
+  line() << "}\n";
+  line() << "__syncthreads(); // the stage may be refilled next\n";
+  --depth;
+  line() << "}\n";
+  return success();
+}
