@@ -1,0 +1,2 @@
+// Fixture of pass-name-chain.test.
+#define GEN_PASS_DEF_KGENGOOD

@@ -1,0 +1,1 @@
+// RUN: kgen-opt %s --kgen-can-fail
