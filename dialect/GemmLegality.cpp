@@ -14,6 +14,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <tuple>
+
 using namespace mlir;
 using namespace mlir::kgen;
 
@@ -92,6 +94,52 @@ Error multiple(StringRef field, int64_t value, int64_t unit, StringRef why) {
 
 bool isFp8(Type t) { return isa<Float8E4M3FNType>(t); }
 
+/// Registers a thread may hold with `threads` per block and at least one
+/// block per SM (the emitted __launch_bounds__(threads, 1)): 64K over the
+/// block, at most 255, in steps of 8.
+int64_t registerCap(int64_t threads) {
+  return std::min<int64_t>(255, 65536 / std::max<int64_t>(1, threads) / 8 * 8);
+}
+
+/// Registers a thread spends besides its accumulators and operand values:
+/// addresses, indices, loop state (ptxas's reports of the emitted kernels
+/// leave about this much).
+constexpr int64_t kRegisterOverhead = 40;
+
+/// The SIMT accumulator map (kgen/block/Gemm.cuh SimtAccMap) of a (bm, bn)
+/// tile over warpsM x warpsN warps: a (TM, TN) tile per thread. The simt
+/// family's main kernel and every family's split-K reduction use it.
+Error checkSimtMap(StringRef what, bool reduction, int64_t bm, int64_t bn,
+                   int64_t warpsM, int64_t warpsN) {
+  if (Error e = multiple("block_m", bm, 4 * warpsM,
+                         (llvm::Twine("(") + what +
+                          ": 4 lane rows per warp row, 4 x warps_m)")
+                             .str()))
+    return e;
+  if (Error e = multiple("block_n", bn, 16 * warpsN,
+                         (llvm::Twine("(") + what +
+                          ": 8 lanes of an even column count per warp "
+                          "column, 16 x warps_n)")
+                             .str()))
+    return e;
+  int64_t tm = bm / (4 * warpsM), tn = bn / (8 * warpsN);
+  // The MMA loop holds a column of A and a row of B; the reduction's loads
+  // of the partials are hoisted ahead of their adds, about one register
+  // per accumulator more.
+  int64_t need = reduction ? 2 * tm * tn + kRegisterOverhead + 8
+                           : tm * tn + tm + tn + kRegisterOverhead;
+  int64_t cap = registerCap(32 * warpsM * warpsN);
+  if (tm * tn > 64 || need > cap)
+    return fail("block_n",
+                llvm::formatv("{0}x{1} over {2}x{3} warps gives the {4} {5} "
+                              "accumulators per thread; at most 64, and {6} "
+                              "registers with operands and addresses of at "
+                              "most {7}",
+                              bm, bn, warpsM, warpsN, what, tm * tn, need,
+                              cap));
+  return std::nullopt;
+}
+
 /// The rules of every family: value ranges, what needs Hopper, the block
 /// size.
 Error checkCommon(const GemmConfigFields &c) {
@@ -137,7 +185,8 @@ Error checkCommon(const GemmConfigFields &c) {
                                            c.clusterN));
   if (c.warpSpecialized && !c.tma)
     return fail("warp_specialized",
-                "needs tma (the producer warpgroup issues TMA loads)");
+                "needs tma (the producer warpgroup issues TMA loads): "
+                "expected tma = true");
   if (c.threads() > 1024)
     return fail("warps_m", llvm::formatv("{0} threads per block; at most 1024",
                                          c.threads()));
@@ -179,28 +228,38 @@ Error checkCpAsync(const GemmConfigFields &c) {
   return std::nullopt;
 }
 
+/// The cp.async loads of a stage (kgen/cuda/CpAsync.cuh TileLoader): each
+/// thread copies its share of each operand tile's 16-byte chunks in an
+/// unrolled loop; past 4 chunks per thread and operand, ptxas spills.
+Error checkLoads(const GemmConfigFields &c, int64_t bytes) {
+  int64_t threads = c.threads();
+  for (auto [name, rows, cols] :
+       {std::tuple<StringRef, int64_t, int64_t>{"A", c.blockM, c.blockK},
+        {"B", c.blockK, c.blockN}}) {
+    int64_t chunks = rows * cols * bytes / 16;
+    int64_t perThread = llvm::divideCeil(chunks, threads);
+    if (perThread > 4)
+      return fail("block_k",
+                  llvm::formatv("{0}: {1}'s {2}x{3} stage tile is {4} 16-byte "
+                                "chunks, {5} per thread of {6}; at most 4",
+                                c.blockK, name, rows, cols, chunks, perThread,
+                                threads));
+  }
+  return std::nullopt;
+}
+
 /// simt: kgen/block/Gemm.cuh SimtAccMap (a 4 x 8 lane grid per warp, an even
 /// number of columns per lane).
 Error checkSimt(const GemmConfigFields &c, const GemmOperands *o) {
   if (Error e = checkCpAsync(c))
     return e;
-  if (Error e = multiple("block_m", c.blockM, 4 * c.warpsM,
-                         "(4 lane rows per warp row: 4 x warps_m)"))
+  if (Error e = checkSimtMap("simt", /*reduction=*/false, c.blockM, c.blockN,
+                             c.warpsM, c.warpsN))
     return e;
-  if (Error e = multiple("block_n", c.blockN, 16 * c.warpsN,
-                         "(8 lanes of an even column count per warp "
-                         "column: 16 x warps_n)"))
-    return e;
-  // Registers: the (TM, TN) tile per thread, plus its A column and B row.
-  int64_t perThread = (c.blockM / (4 * c.warpsM)) * (c.blockN / (8 * c.warpsN));
-  if (perThread > 64)
-    return fail("block_m", llvm::formatv("{0}x{1} over {2}x{3} warps gives {4} "
-                                         "accumulators per thread; at most 64 "
-                                         "(registers)",
-                                         c.blockM, c.blockN, c.warpsM,
-                                         c.warpsN, perThread));
   if (!o)
     return std::nullopt;
+  if (Error e = checkLoads(c, o->elemBytes()))
+    return e;
   return checkStageRows(c, *o);
 }
 
@@ -218,14 +277,13 @@ Error checkMmaSync(const GemmConfigFields &c, const GemmOperands *o) {
     return e;
   if (Error e = multiple("block_k", c.blockK, 8, "(the smallest mma K)"))
     return e;
-  // Registers: the warp tile's accumulators per lane.
-  int64_t perThread = (c.blockM / c.warpsM) * (c.blockN / c.warpsN) / 32;
-  if (perThread > 128)
-    return fail("block_n", llvm::formatv("{0}x{1} over {2}x{3} warps gives {4} "
-                                         "accumulators per thread; at most "
-                                         "128 (registers)",
-                                         c.blockM, c.blockN, c.warpsM,
-                                         c.warpsN, perThread));
+  int64_t wm = c.blockM / c.warpsM, wn = c.blockN / c.warpsN;
+  int64_t acc = wm * wn / 32;
+  if (acc > 128)
+    return fail("block_n",
+                llvm::formatv("{0}x{1} over {2}x{3} warps gives {4} "
+                              "accumulators per thread; at most 128",
+                              c.blockM, c.blockN, c.warpsM, c.warpsN, acc));
   if (!o)
     return std::nullopt;
   Type elem = o->elem;
@@ -240,6 +298,21 @@ Error checkMmaSync(const GemmConfigFields &c, const GemmOperands *o) {
                          llvm::formatv("(the K of one mma_sync for {0})",
                                        elem)
                              .str()))
+    return e;
+  // Registers: the accumulators, and the A and B fragments of every K step
+  // of a stage (the steps are unrolled; m16: 4 registers, n8: 2; e4m3's
+  // fragments cost about 3 times as many in ptxas's reports).
+  int64_t steps = c.blockK / instrK;
+  int64_t perStep = (wm / 16 * 4 + wn / 8 * 2) * (isFp8(elem) ? 3 : 1);
+  int64_t need = acc + steps * perStep + kRegisterOverhead + 8;
+  int64_t cap = registerCap(c.threads());
+  if (need > cap)
+    return fail("block_k",
+                llvm::formatv("{0}: {1} accumulators and the fragments of {2} "
+                              "K steps need about {3} registers per thread; "
+                              "{4} threads have {5}",
+                              c.blockK, acc, steps, need, c.threads(), cap));
+  if (Error e = checkLoads(c, o->elemBytes()))
     return e;
   return checkStageRows(c, *o);
 }
@@ -284,11 +357,6 @@ Error checkWgmma(const GemmConfigFields &c, const GemmOperands *o) {
                                         "least 2 (a consumer frees a stage "
                                         "only after waiting for the next)",
                                         c.stages));
-  if (c.splitK > 1)
-    if (Error e = multiple("block_n", c.blockN, 16,
-                           "with split_k > 1 (the reduction kernel's 8 "
-                           "lanes of even column counts)"))
-      return e;
   if (c.blockN % c.clusterM != 0)
     return fail("cluster_m",
                 llvm::formatv("{0} does not divide block_n ({1}): the cluster "
@@ -370,6 +438,12 @@ mlir::kgen::checkGemmLegality(const GemmConfigFields &c,
     family = checkWgmma(c, o);
     break;
   }
+  // Split-K: the reduction kernel sums the partials with the consumer warps
+  // of the config in the SIMT map (kgen-lower-gemm-to-tiles).
+  if (!family && c.splitK > 1)
+    family = checkSimtMap("split-K reduction", /*reduction=*/true,
+                          c.blockM, c.blockN, c.warpsM,
+                          c.warpsN);
   if (family || !o)
     return family;
   if (o->accF16)

@@ -96,20 +96,24 @@ FailureOr<GemmConfigAttr> mlir::kgen::defaultGemmConfig(GemmOp op,
     // Clusters pair blocks along M that share B tiles (TMA multicast); only
     // with enough rows (the tiles' clusterM is 1 for now, see above).
     f.clusterM = op.getM() >= t.bm * t.clusterM ? t.clusterM : 1;
-    f.splitK = chooseSplitK(tiles, op.getK(), t.bk, info.smCount);
     f.rasterGroup = 8;
     // 16-byte epilogue stores.
     f.epilogueVector =
         16 / std::max<int64_t>(1, out.getIntOrFloatBitWidth() / 8);
-    std::optional<GemmLegalityError> e = checkGemmLegality(f, &operands);
-    if (!e)
-      return GemmConfigAttr::get(
-          op.getContext(), target, f.instruction, f.blockM, f.blockN,
-          f.blockK, f.warpsM, f.warpsN, f.stages, f.tma, f.warpSpecialized,
-          f.clusterM, f.clusterN, f.splitK, f.rasterGroup, f.epilogueVector,
-          ConfigSource::default_, /*entry=*/"");
-    if (!firstError)
-      firstError = e;
+    // The split that fills the machine, else the largest smaller one the
+    // legality takes (the reduction kernel holds a whole tile per block).
+    for (f.splitK = chooseSplitK(tiles, op.getK(), t.bk, info.smCount);
+         f.splitK >= 1; f.splitK /= 2) {
+      std::optional<GemmLegalityError> e = checkGemmLegality(f, &operands);
+      if (!e)
+        return GemmConfigAttr::get(
+            op.getContext(), target, f.instruction, f.blockM, f.blockN,
+            f.blockK, f.warpsM, f.warpsN, f.stages, f.tma, f.warpSpecialized,
+            f.clusterM, f.clusterN, f.splitK, f.rasterGroup,
+            f.epilogueVector, ConfigSource::default_, /*entry=*/"");
+      if (!firstError)
+        firstError = e;
+    }
   }
   return op.emitOpError() << "no kernel family lowers this gemm on "
                           << stringifyTarget(target) << ": "

@@ -379,10 +379,13 @@ LogicalResult KernelPrinter::print() {
      << " bytes of dynamic shared memory.\n";
   os << (usesWgmma() ? "#include \"kgen/block/GemmSm90.cuh\"\n\n"
                      : "#include \"kgen/block/Gemm.cuh\"\n\n");
-  // One block per SM for the warp-specialised kernels: setmaxnreg needs
-  // the register cap this gives at entry.
+  // At least one block per SM, as CUTLASS declares its kernels: without a
+  // minimum, ptxas aims at an occupancy of its own and may spill to reach
+  // it (NVRTC's code for a simt tile spilled 8 bytes at 80 registers, and
+  // none at 92 with the minimum). The warp-specialised kernels need the
+  // register cap this gives at entry for setmaxnreg.
   os << "extern \"C\" __global__ void __launch_bounds__("
-     << kernel.getThreads() << (usesWgmma() ? ", 1" : "") << ")\n"
+     << kernel.getThreads() << ", 1)\n"
      << kernel.getSymName() << "(";
   for (auto [i, param] : llvm::enumerate(kernel.getParams())) {
     auto t = cast<MemRefType>(param.getType());

@@ -9,7 +9,7 @@
 // CHECK: // config: #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 16
 // CHECK: // grid (9, 1, 1), 32 threads, 3072 bytes of dynamic shared memory.
 // CHECK: #include "kgen/block/Gemm.cuh"
-// CHECK: extern "C" __global__ void __launch_bounds__(32)
+// CHECK: extern "C" __global__ void __launch_bounds__(32, 1)
 // CHECK-NEXT: kgen_gemm_bf16_m37_n45_k29(const __nv_bfloat16 *__restrict__ A /* (37, 29) bf16 */,
 // CHECK-NEXT: const __nv_bfloat16 *__restrict__ B /* (29, 45) bf16 */,
 // CHECK-NEXT: const float *__restrict__ bias /* (45) f32 */,

@@ -54,7 +54,7 @@
 // SM80-NEXT: "role": "output",
 // SM80: "version": 2
 
-// SRC: extern "C" __global__ void __launch_bounds__(64)
+// SRC: extern "C" __global__ void __launch_bounds__(64, 1)
 // SRC-NEXT: kgen_gemm_bf16_m30_n64_k512(
 // SRC: kgen_gemm_bf16_m30_n64_k512_splitk_reduce(
 

@@ -104,9 +104,9 @@ func.func @plain(%a: tensor<37x29xbf16>, %b: tensor<29x45xbf16>, %bias: tensor<4
 // SPLIT:          "name": "D",
 // SPLIT-NEXT:     "role": "output",
 
-// SRC:      extern "C" __global__ void __launch_bounds__(128)
+// SRC:      extern "C" __global__ void __launch_bounds__(128, 1)
 // SRC-NEXT: kgen_gemm_f32_m40_n64_k96(
-// SRC:      extern "C" __global__ void __launch_bounds__(128)
+// SRC:      extern "C" __global__ void __launch_bounds__(128, 1)
 // SRC-NEXT: kgen_gemm_f32_m40_n64_k96_splitk_reduce(
 func.func @split_k(%a: tensor<40x96xf32>, %b: tensor<96x64xf32>) -> tensor<40x64xf32> {
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = simt, block_m = 32, block_n = 32, block_k = 8, warps_m = 2, warps_n = 2, stages = 2, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 3, raster_group = 8, epilogue_vector = 4, source = user>} : tensor<40x96xf32>, tensor<96x64xf32> -> tensor<40x64xf32>

@@ -68,7 +68,7 @@ func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x
 
 // ws without tma
 func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
-  // expected-error @+1 {{gemm_config 'warp_specialized': needs tma (the producer warpgroup issues TMA loads)}}
+  // expected-error @+1 {{gemm_config 'warp_specialized': needs tma (the producer warpgroup issues TMA loads): expected tma = true}}
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = false, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
 }
@@ -86,7 +86,7 @@ func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x
 
 // simt m
 func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
-  // expected-error @+1 {{gemm_config 'block_m': 65 must be a multiple of 8 (4 lane rows per warp row: 4 x warps_m)}}
+  // expected-error @+1 {{gemm_config 'block_m': 65 must be a multiple of 8 (simt: 4 lane rows per warp row, 4 x warps_m)}}
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = simt, block_m = 65, block_n = 64, block_k = 16, warps_m = 2, warps_n = 4, stages = 4, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
 }
@@ -95,7 +95,7 @@ func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x
 
 // simt n
 func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
-  // expected-error @+1 {{gemm_config 'block_n': 65 must be a multiple of 64 (8 lanes of an even column count per warp column: 16 x warps_n)}}
+  // expected-error @+1 {{gemm_config 'block_n': 65 must be a multiple of 64 (simt: 8 lanes of an even column count per warp column, 16 x warps_n)}}
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = simt, block_m = 64, block_n = 65, block_k = 16, warps_m = 2, warps_n = 4, stages = 4, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
 }
@@ -289,7 +289,7 @@ func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x
 
 // simt accumulators past the register budget
 func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
-  // expected-error @+1 {{gemm_config 'block_m': 256x256 over 4x4 warps gives 128 accumulators per thread; at most 64 (registers)}}
+  // expected-error @+1 {{gemm_config 'block_n': 256x256 over 4x4 warps gives the simt 128 accumulators per thread; at most 64, and 192 registers with operands and addresses of at most 128}}
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = simt, block_m = 256, block_n = 256, block_k = 32, warps_m = 4, warps_n = 4, stages = 3, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
 }
@@ -297,7 +297,7 @@ func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x
 
 // mma_sync accumulators past the register budget
 func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
-  // expected-error @+1 {{gemm_config 'block_n': 256x256 over 2x2 warps gives 512 accumulators per thread; at most 128 (registers)}}
+  // expected-error @+1 {{gemm_config 'block_n': 256x256 over 2x2 warps gives 512 accumulators per thread; at most 128}}
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 256, block_n = 256, block_k = 32, warps_m = 2, warps_n = 2, stages = 3, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
 }
@@ -345,7 +345,7 @@ func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x
 
 // wgmma split-K with a block_n the reduction cannot map
 func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
-  // expected-error @+1 {{gemm_config 'block_n': 72 must be a multiple of 16 with split_k > 1 (the reduction kernel's 8 lanes of even column counts)}}
+  // expected-error @+1 {{gemm_config 'block_n': 72 must be a multiple of 16 (split-K reduction: 8 lanes of an even column count per warp column, 16 x warps_n)}}
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 72, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 2, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
 }
@@ -411,5 +411,38 @@ func.func @f(%a: tensor<256x512xf16>, %b: tensor<512x1024xf16>) -> tensor<256x10
 func.func @f(%a: tensor<512x256xbf16>, %b: tensor<1024x512xbf16>) -> tensor<256x1024xbf16> {
   // expected-error @+1 {{'kgen.gemm' op gemm_config 'block_k': 4 gives B's stage tile rows of 8 bytes; they must be a multiple of 16 (cp.async chunks)}}
   %d = kgen.gemm %a, %b {transpose_a, transpose_b, config = #kgen.gemm_config<target = sm_80, instruction = simt, block_m = 16, block_n = 64, block_k = 4, warps_m = 1, warps_n = 4, stages = 2, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<512x256xbf16>, tensor<1024x512xbf16> -> tensor<256x1024xbf16>
+  return %d : tensor<256x1024xbf16>
+}
+
+// -----
+
+// cp.async loads of more than 4 chunks per thread
+func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
+  // expected-error @+1 {{'kgen.gemm' op gemm_config 'block_k': 256: B's 256x128 stage tile is 4096 16-byte chunks, 8 per thread of 512; at most 4}}
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = simt, block_m = 32, block_n = 128, block_k = 256, warps_m = 4, warps_n = 4, stages = 1, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
+  return %d : tensor<256x1024xbf16>
+}
+// -----
+
+// mma_sync fragments of every unrolled K step past the registers
+func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
+  // expected-error @+1 {{'kgen.gemm' op gemm_config 'block_k': 64: 128 accumulators and the fragments of 4 K steps need about 304 registers per thread; 128 threads have 255}}
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 128, block_n = 128, block_k = 64, warps_m = 2, warps_n = 2, stages = 3, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
+  return %d : tensor<256x1024xbf16>
+}
+// -----
+
+// simt accumulators past the registers of 1024 threads
+func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
+  // expected-error @+1 {{gemm_config 'block_n': 256x128 over 8x4 warps gives the simt 32 accumulators per thread; at most 64, and 84 registers with operands and addresses of at most 64}}
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = simt, block_m = 256, block_n = 128, block_k = 32, warps_m = 8, warps_n = 4, stages = 3, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
+  return %d : tensor<256x1024xbf16>
+}
+// -----
+
+// a split-K reduction kernel holding too many accumulators
+func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
+  // expected-error @+1 {{gemm_config 'block_n': 128x256 over 8x1 warps gives the split-K reduction 128 accumulators per thread; at most 64, and 304 registers with operands and addresses of at most 255}}
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 2, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
 }

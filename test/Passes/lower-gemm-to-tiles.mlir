@@ -25,14 +25,14 @@
 // 3 x 2 tiles (the last row and column partial), 3 K tiles (the last
 // partial), raster groups of 2 tile rows (the second group has 1 row).
 #simt = #kgen.gemm_config<target = sm_80, instruction = simt, block_m = 128, block_n = 128, block_k = 64, warps_m = 4, warps_n = 4, stages = 3, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 2, epilogue_vector = 8, source = user>
-#mma_sync = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 128, block_n = 128, block_k = 64, warps_m = 2, warps_n = 2, stages = 3, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 2, epilogue_vector = 8, source = user>
+#mma_sync = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 128, block_n = 128, block_k = 64, warps_m = 4, warps_n = 2, stages = 3, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 2, epilogue_vector = 8, source = user>
 #wgmma = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 128, block_k = 64, warps_m = 8, warps_n = 1, stages = 3, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 2, epilogue_vector = 8, source = user>
 // mma_sync unless a RUN line's sed picks another family.
 #family = #mma_sync
 
 // CHECK-LABEL:  kgen.kernel @kgen_gemm_bf16_m300_n200_k136 grid [6, 1, 1]
 // SIMT-SAME:      threads 512 smem [[SMEM_SIMT]] attributes {config = #kgen.gemm_config<target = sm_80, instruction = simt,
-// MMA-SYNC-SAME:  threads 128 smem [[SMEM_MMA_SYNC]] attributes {config = #kgen.gemm_config<target = sm_80, instruction = mma_sync,
+// MMA-SYNC-SAME:  threads 256 smem [[SMEM_MMA_SYNC]] attributes {config = #kgen.gemm_config<target = sm_80, instruction = mma_sync,
 // WGMMA-SAME:     threads 384 smem [[SMEM_WGMMA]] attributes {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma,
 // CHECK-SAME:     param_names = ["A", "B", "bias", "D"]
 // CHECK-SAME:     signature = {{{.*}}kind = "gemm"{{.*}}m = 300 : i64, n = 200 : i64

@@ -38,10 +38,10 @@
 // INBAR-NEXT: the search took 75 s (bar: under 60 s: MISSED)
 
 // A sweep cut short by its budget says so; the share counts the whole space.
-// RUN: %python %S/Inputs/make-synthetic-sweep.py %t/ranking.json %t/cut --best-rank 3 --given 1500
+// RUN: %python %S/Inputs/make-synthetic-sweep.py %t/ranking.json %t/cut --best-rank 3 --given 1000
 // RUN: %python %kgen_src_root/bench/tuning_bar.py --budget %t/cut/budget-db.json --sweep %t/cut/sweep-db.json --seconds %t/cut/seconds.tsv | FileCheck %s --check-prefix=CUT
-// CUT: the sweep was given 1500 but measured only {{[0-9]+}} (its budget ran out): its best is the best of those
-// CUT-NEXT: the search measured {{[0-9]+}}: 12.1% of the space (bar: at most 15%: met)
+// CUT: the sweep was given 1000 but measured only {{[0-9]+}} (its budget ran out): its best is the best of those
+// CUT-NEXT: the search measured {{[0-9]+}}: 13.2% of the space (bar: at most 15%: met)
 // RUN: printf 'gemm0\t41\n' > %t/short.tsv
 // RUN: not %python %kgen_src_root/bench/tuning_bar.py --budget %t/cut/budget-db.json --sweep %t/cut/sweep-db.json --seconds %t/short.tsv 2>&1 | FileCheck %s --check-prefix=TSV
 // TSV: tuning_bar: {{.*}}short.tsv:1: expected OP<TAB>SECONDS<TAB>RESULTS.json<TAB>SPACE
