@@ -10,11 +10,13 @@
 #include "passes/Passes.h"
 #include "codegen/emit/KgenPipeline.h"
 
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -59,6 +61,27 @@ void mlir::kgen::registerKgenDialects(DialectRegistry &registry) {
   registerAllExtensions(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+}
+
+namespace {
+/// MLIR's --mlir-print-op-on-diagnostic, once registered.
+llvm::cl::opt<bool> *printOpOption() {
+  mlir::registerMLIRContextCLOptions(); // idempotent: the *Main functions call it too
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("mlir-print-op-on-diagnostic");
+  return it == options.end() ? nullptr
+                             : static_cast<llvm::cl::opt<bool> *>(it->second);
+}
+} // namespace
+
+void mlir::kgen::printOpsOnDiagnosticsOnlyWhenAsked() {
+  if (llvm::cl::opt<bool> *option = printOpOption())
+    option->setInitialValue(false);
+}
+
+void mlir::kgen::applyPrintOpOnDiagnostic(MLIRContext *context) {
+  llvm::cl::opt<bool> *option = printOpOption();
+  context->printOpOnDiagnostic(option && *option);
 }
 
 void mlir::kgen::registerAllKgenPasses() {

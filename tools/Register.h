@@ -4,6 +4,7 @@
 
 namespace mlir {
 class DialectRegistry;
+class MLIRContext;
 } // namespace mlir
 
 namespace mlir::kgen {
@@ -30,6 +31,17 @@ constexpr unsigned long kSignalStackSize = 256 * 1024;
 /// one that large. A handler installed with SA_ONSTACK then runs even when
 /// the fault was a stack overflow, which leaves no stack to run it on.
 void ensureSignalStack();
+
+/// Makes --mlir-print-op-on-diagnostic default to false (call before
+/// MlirOptMain / mlirTranslateMain parse the command line): a diagnostic
+/// names the op and its location in one line instead of printing the op,
+/// which for a kernel or a module is the whole IR. The flag still turns it
+/// back on.
+void printOpsOnDiagnosticsOnlyWhenAsked();
+
+/// Applies that flag's value to `context` (mlirTranslateMain turns op
+/// printing on for its contexts whatever the flag says).
+void applyPrintOpOnDiagnostic(MLIRContext *context);
 
 /// The kgen passes (generated registerKgenPasses) and pipelines, and the
 /// upstream passes kgen uses.

@@ -5,6 +5,12 @@
 // test/Dialect/gemm-config-invalid.mlir.)
 // RUN: not kgen-translate %s --split-input-file --kgen-emit-cuda 2>&1 | FileCheck %s
 // RUN: not kgen-opt %s --split-input-file --kgen-emit-packages=output-dir=%t 2>&1 | FileCheck %s
+// A refusal is a line or two, not the kernel's IR (unless asked for).
+// RUN: not kgen-translate %s --split-input-file --kgen-emit-cuda 2>&1 | FileCheck %s --check-prefix=SHORT
+// RUN: not kgen-opt %s --split-input-file --kgen-emit-packages=output-dir=%t 2>&1 | FileCheck %s --check-prefix=SHORT
+// RUN: not kgen-translate %s --split-input-file --kgen-emit-cuda --mlir-print-op-on-diagnostic 2>&1 | FileCheck %s --check-prefix=ASKED
+// SHORT-NOT: see current operation
+// ASKED: see current operation
 
 // An e4m3 wgmma kernel with 64-element K rows: 64 bytes, not the swizzle's 128.
 // CHECK: error: 'kgen.kernel' op config does not lower: gemm_config 'block_k': 64; wgmma tiles have 128-byte swizzled K rows: expected 128 for f8E4M3FN

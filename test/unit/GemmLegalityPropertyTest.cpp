@@ -30,6 +30,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 #include <set>
@@ -328,5 +329,23 @@ TEST(GemmLegalityPropertyTest, AcceptedConfigsCompileRefusedOnesNameTheRule) {
               "%zu with clusters); %zu refused, naming %zu fields\n",
               accepted.size(), splitK.size(), clusters.size(), refused,
               refusedFields.size());
+}
+
+// A failed compile prints its first error lines and a count, not the log.
+TEST(CompileErrorSummary, FirstErrorLinesAndACount) {
+  std::string log;
+  for (int i = 0; i < 7; ++i)
+    log += "kernel.cu(" + std::to_string(10 + i) +
+           "): error: identifier \"x" + std::to_string(i) +
+           "\" is undefined\n  x" + std::to_string(i) + " = 1;\n";
+  std::string summary = compileErrorSummary(log, 3);
+  EXPECT_NE(summary.find("kernel.cu(10): error"), std::string::npos);
+  EXPECT_NE(summary.find("kernel.cu(12): error"), std::string::npos);
+  EXPECT_EQ(summary.find("kernel.cu(13)"), std::string::npos);
+  EXPECT_NE(summary.find("(4 more errors)"), std::string::npos);
+  EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 4);
+  // No line says "error": the log's first lines.
+  EXPECT_EQ(compileErrorSummary("ptxas fatal: out of memory\nmore\n", 1),
+            "  ptxas fatal: out of memory\n");
 }
 } // namespace

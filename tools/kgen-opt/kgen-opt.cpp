@@ -11,6 +11,7 @@
 
 int main(int argc, char **argv) {
   mlir::kgen::containCrashes("kgen-opt");
+  mlir::kgen::printOpsOnDiagnosticsOnlyWhenAsked();
   mlir::DialectRegistry registry;
   mlir::kgen::registerKgenDialects(registry);
   mlir::kgen::registerAllKgenPasses();

@@ -282,6 +282,7 @@ int main(int argc, char **argv) {
   mlir::kgen::registerKgenDialects(registry);
   mlir::kgen::registerAllKgenPasses();
   MLIRContext context(registry);
+  context.printOpOnDiagnostic(false); // one line per diagnostic, not the IR
   context.loadAllAvailableDialects();
 
   std::string err;

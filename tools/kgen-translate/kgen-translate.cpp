@@ -22,9 +22,11 @@ static llvm::cl::opt<std::string>
 
 int main(int argc, char **argv) {
   mlir::kgen::containCrashes("kgen-translate");
+  mlir::kgen::printOpsOnDiagnosticsOnlyWhenAsked();
   TranslateFromMLIRRegistration emitCuda(
       "kgen-emit-cuda", "Print the CUDA C++ of kgen.kernel ops",
       [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        mlir::kgen::applyPrintOpOnDiagnostic(op->getContext());
         auto module = dyn_cast<ModuleOp>(op);
         if (!module)
           return op->emitError("expected a module");

@@ -504,6 +504,7 @@ int tuneModule() {
   DialectRegistry registry;
   mlir::kgen::registerKgenDialects(registry);
   MLIRContext context(registry);
+  context.printOpOnDiagnostic(false); // one line per diagnostic, not the IR
   context.loadAllAvailableDialects();
   std::optional<mlir::kgen::Target> target = mlir::kgen::parseTarget(targetName);
   if (!target)
