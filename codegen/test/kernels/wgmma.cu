@@ -1,7 +1,8 @@
 // Compile test: Wgmma.cuh. One warpgroup multiplies swizzled shared-memory
 // tiles through descriptors: bf16 m64n256k16 and m64n64k16 (K-major), f16
 // m64n128k16 with both operands MN-major (imm-trans 1), e4m3 m64n{128,256}k32;
-// and a producer/consumer split with setmaxnreg.
+// and a producer/consumer split with setmaxnreg; every wrapper at N = 8, 96,
+// 160, 192, 224 and 256 (N / 2 accumulators each, from the shape table).
 // TARGETS: sm_90a
 // CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
@@ -16,6 +17,26 @@
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK: p, 1, 1, 1, 1;
 // CHECK: p, 1, 1, 0, 0;
+// CHECK: wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16
+// CHECK: wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16
+// CHECK: wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3
+// CHECK: wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16
+// CHECK: wgmma.mma_async.sync.aligned.m64n96k16.f32.f16.f16
+// CHECK: wgmma.mma_async.sync.aligned.m64n96k32.f32.e4m3.e4m3
+// CHECK: wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16
+// CHECK: wgmma.mma_async.sync.aligned.m64n160k16.f32.f16.f16
+// CHECK: wgmma.mma_async.sync.aligned.m64n160k32.f32.e4m3.e4m3
+// CHECK: wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16
+// CHECK: wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16
+// CHECK: wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3
+// CHECK: wgmma.mma_async.sync.aligned.m64n224k16.f32.bf16.bf16
+// CHECK: wgmma.mma_async.sync.aligned.m64n224k16.f32.f16.f16
+// CHECK: wgmma.mma_async.sync.aligned.m64n224k32.f32.e4m3.e4m3
+// CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// CHECK: wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3
+// CHECK: p, 1, 1, 0, 1;
+// CHECK: p, 1, 1, 1, 0;
 #include "kgen/cuda/Epilogue.cuh"
 #include "kgen/cuda/Tma.cuh"
 #include "kgen/cuda/Wgmma.cuh"
@@ -200,3 +221,37 @@ wgmma_setmaxnreg(const uint4 *a, const uint4 *b, bf16 *d, int m, int n) {
                                           tid % 128);
   }
 }
+
+// Every instruction at a range of N: descriptors from the host (this is
+// about the operand lists: N / 2 accumulators, then the descriptors, the
+// scale and the transpose immediates), K-major bf16, MN-major-A f16, e4m3.
+template <int N>
+__device__ void all_types(float *out, unsigned long long da,
+                          unsigned long long db) {
+  float acc[N / 2];
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i)
+    acc[i] = 0.f;
+  fence_operand(acc);
+  wgmma_fence();
+  wgmma_bf16<N, false, true>(acc, da, db, 1);
+  wgmma_f16<N, true, false>(acc, da, db, 1);
+  wgmma_e4m3<N>(acc, da, db, 1);
+  wgmma_commit();
+  wgmma_wait<0>();
+  fence_operand(acc);
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i)
+    out[i * 128 + threadIdx.x] = acc[i];
+}
+#define KGEN_TEST_SHAPE(N)                                                     \
+  __global__ void __launch_bounds__(128, 1)                                    \
+      wgmma_n##N(float *out, unsigned long long da, unsigned long long db) {   \
+    all_types<N>(out, da, db);                                                 \
+  }
+KGEN_TEST_SHAPE(8)
+KGEN_TEST_SHAPE(96)
+KGEN_TEST_SHAPE(160)
+KGEN_TEST_SHAPE(192)
+KGEN_TEST_SHAPE(224)
+KGEN_TEST_SHAPE(256)

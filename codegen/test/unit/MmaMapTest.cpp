@@ -66,10 +66,18 @@ TEST(FragmentMaps, WarpTilesCoverOnce) {
   expectCoversOnce<WarpTileAccMap<16, 8>>(16, 8);
 }
 
+/// WgmmaAccMap<8 (I + 1)> for each I: every N of the wgmma wrappers.
+template <int... I>
+void expectWgmmaMapsCoverOnce(std::integer_sequence<int, I...>) {
+  (expectCoversOnce<WgmmaAccMap<8 * (I + 1)>>(64, 8 * (I + 1)), ...);
+}
+
 TEST(FragmentMaps, WgmmaAccumulatorsCoverOnce) {
   expectCoversOnce<WgmmaAccMap<64>>(64, 64);
   expectCoversOnce<WgmmaAccMap<128>>(64, 128);
   expectCoversOnce<WgmmaAccMap<256>>(64, 256);
+  // Every N of the wgmma wrappers (multiples of 8 up to 256).
+  expectWgmmaMapsCoverOnce(std::make_integer_sequence<int, 32>{});
   // Warp w owns rows 16w..16w+15; thread 37 (warp 1, lane 5) starts at
   // (16 + 1, 2).
   static_assert(WgmmaAccMap<256>::acc(37, 0).row == 17);

@@ -23,9 +23,12 @@
 //   wgmma_bf16<N, TransA, TransB>(d, desc_a, desc_b, scale_d)   m64nNk16
 //   wgmma_f16 <N, TransA, TransB>(d, desc_a, desc_b, scale_d)   m64nNk16
 //   wgmma_e4m3<N>(d, desc_a, desc_b, scale_d)                   m64nNk32
-//       N in {64, 128, 256}; d is float[N / 2], indexed only with constants;
-//       D = A * B + (scale_d ? D : 0). Trans = 1 means that operand is
-//       MN-major (A: M contiguous, B: N contiguous); e4m3 is K-major only.
+//       N any multiple of 8 in [8, 256] (every dense shape the PTX ISA
+//       has for these types); d is float[N / 2], indexed only with
+//       constants; D = A * B + (scale_d ? D : 0). Trans = 1 means that
+//       operand is MN-major (A: M contiguous, B: N contiguous); e4m3 is
+//       K-major only. One wrapper per PTX instruction, all N from one
+//       shape table (KGEN_WGMMA_SHAPES).
 //   WgmmaAccMap<N>::acc(thread, i)   (row, col) of accumulator i of thread
 //       0..127 of the warpgroup in the 64 x N tile (KGEN_HD constexpr).
 //   warpgroup_reg_alloc<R>() / warpgroup_reg_dealloc<R>()   setmaxnreg.inc /
@@ -205,195 +208,269 @@ template <int R> KGEN_DEVICE void warpgroup_reg_dealloc() {
 #endif
 }
 
-// Accumulator operand lists (mechanical; %i is d[i]).
-// The 32 f32 accumulators of an m64n64 tile: asm operands %0..%31.
-#define KGEN_WGMMA_D32_REGS \
-  "{" \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
-  "}"
-#define KGEN_WGMMA_D32_OUT(d) \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+// The wgmma.mma_async wrappers below, one per PTX instruction (PTX ISA,
+// "Asynchronous Multiply-and-Accumulate Instruction: wgmma.mma_async",
+// section 9.7.15.5.2 in recent versions). The ISA lists the dense shapes m64nNk16 (f16, bf16)
+// and m64nNk32 (e4m3, e5m2) for every N = 8, 16, .., 256; with f32
+// accumulators each thread holds N / 2 of them, so the asm has N / 2
+// "+f" operands %0 .. %(N/2 - 1), then the descriptors and the flags.
+//
+// KGEN_WGMMA_R<R>: the accumulator list "%0, .., %(R-1)" (R a multiple
+// of 4); KGEN_WGMMA_O<R>(d): the matching outputs "+f"(d[0]) ..
+// "+f"(d[R-1]). Each extends the one before by four.
+#define KGEN_WGMMA_R4 "%0, %1, %2, %3"
+#define KGEN_WGMMA_R8 KGEN_WGMMA_R4 ", %4, %5, %6, %7"
+#define KGEN_WGMMA_R12 KGEN_WGMMA_R8 ", %8, %9, %10, %11"
+#define KGEN_WGMMA_R16 KGEN_WGMMA_R12 ", %12, %13, %14, %15"
+#define KGEN_WGMMA_R20 KGEN_WGMMA_R16 ", %16, %17, %18, %19"
+#define KGEN_WGMMA_R24 KGEN_WGMMA_R20 ", %20, %21, %22, %23"
+#define KGEN_WGMMA_R28 KGEN_WGMMA_R24 ", %24, %25, %26, %27"
+#define KGEN_WGMMA_R32 KGEN_WGMMA_R28 ", %28, %29, %30, %31"
+#define KGEN_WGMMA_R36 KGEN_WGMMA_R32 ", %32, %33, %34, %35"
+#define KGEN_WGMMA_R40 KGEN_WGMMA_R36 ", %36, %37, %38, %39"
+#define KGEN_WGMMA_R44 KGEN_WGMMA_R40 ", %40, %41, %42, %43"
+#define KGEN_WGMMA_R48 KGEN_WGMMA_R44 ", %44, %45, %46, %47"
+#define KGEN_WGMMA_R52 KGEN_WGMMA_R48 ", %48, %49, %50, %51"
+#define KGEN_WGMMA_R56 KGEN_WGMMA_R52 ", %52, %53, %54, %55"
+#define KGEN_WGMMA_R60 KGEN_WGMMA_R56 ", %56, %57, %58, %59"
+#define KGEN_WGMMA_R64 KGEN_WGMMA_R60 ", %60, %61, %62, %63"
+#define KGEN_WGMMA_R68 KGEN_WGMMA_R64 ", %64, %65, %66, %67"
+#define KGEN_WGMMA_R72 KGEN_WGMMA_R68 ", %68, %69, %70, %71"
+#define KGEN_WGMMA_R76 KGEN_WGMMA_R72 ", %72, %73, %74, %75"
+#define KGEN_WGMMA_R80 KGEN_WGMMA_R76 ", %76, %77, %78, %79"
+#define KGEN_WGMMA_R84 KGEN_WGMMA_R80 ", %80, %81, %82, %83"
+#define KGEN_WGMMA_R88 KGEN_WGMMA_R84 ", %84, %85, %86, %87"
+#define KGEN_WGMMA_R92 KGEN_WGMMA_R88 ", %88, %89, %90, %91"
+#define KGEN_WGMMA_R96 KGEN_WGMMA_R92 ", %92, %93, %94, %95"
+#define KGEN_WGMMA_R100 KGEN_WGMMA_R96 ", %96, %97, %98, %99"
+#define KGEN_WGMMA_R104 KGEN_WGMMA_R100 ", %100, %101, %102, %103"
+#define KGEN_WGMMA_R108 KGEN_WGMMA_R104 ", %104, %105, %106, %107"
+#define KGEN_WGMMA_R112 KGEN_WGMMA_R108 ", %108, %109, %110, %111"
+#define KGEN_WGMMA_R116 KGEN_WGMMA_R112 ", %112, %113, %114, %115"
+#define KGEN_WGMMA_R120 KGEN_WGMMA_R116 ", %116, %117, %118, %119"
+#define KGEN_WGMMA_R124 KGEN_WGMMA_R120 ", %120, %121, %122, %123"
+#define KGEN_WGMMA_R128 KGEN_WGMMA_R124 ", %124, %125, %126, %127"
+#define KGEN_WGMMA_F4(d, i)                                                    \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
+#define KGEN_WGMMA_O4(d) KGEN_WGMMA_F4(d, 0)
+#define KGEN_WGMMA_O8(d) KGEN_WGMMA_O4(d), KGEN_WGMMA_F4(d, 4)
+#define KGEN_WGMMA_O12(d) KGEN_WGMMA_O8(d), KGEN_WGMMA_F4(d, 8)
+#define KGEN_WGMMA_O16(d) KGEN_WGMMA_O12(d), KGEN_WGMMA_F4(d, 12)
+#define KGEN_WGMMA_O20(d) KGEN_WGMMA_O16(d), KGEN_WGMMA_F4(d, 16)
+#define KGEN_WGMMA_O24(d) KGEN_WGMMA_O20(d), KGEN_WGMMA_F4(d, 20)
+#define KGEN_WGMMA_O28(d) KGEN_WGMMA_O24(d), KGEN_WGMMA_F4(d, 24)
+#define KGEN_WGMMA_O32(d) KGEN_WGMMA_O28(d), KGEN_WGMMA_F4(d, 28)
+#define KGEN_WGMMA_O36(d) KGEN_WGMMA_O32(d), KGEN_WGMMA_F4(d, 32)
+#define KGEN_WGMMA_O40(d) KGEN_WGMMA_O36(d), KGEN_WGMMA_F4(d, 36)
+#define KGEN_WGMMA_O44(d) KGEN_WGMMA_O40(d), KGEN_WGMMA_F4(d, 40)
+#define KGEN_WGMMA_O48(d) KGEN_WGMMA_O44(d), KGEN_WGMMA_F4(d, 44)
+#define KGEN_WGMMA_O52(d) KGEN_WGMMA_O48(d), KGEN_WGMMA_F4(d, 48)
+#define KGEN_WGMMA_O56(d) KGEN_WGMMA_O52(d), KGEN_WGMMA_F4(d, 52)
+#define KGEN_WGMMA_O60(d) KGEN_WGMMA_O56(d), KGEN_WGMMA_F4(d, 56)
+#define KGEN_WGMMA_O64(d) KGEN_WGMMA_O60(d), KGEN_WGMMA_F4(d, 60)
+#define KGEN_WGMMA_O68(d) KGEN_WGMMA_O64(d), KGEN_WGMMA_F4(d, 64)
+#define KGEN_WGMMA_O72(d) KGEN_WGMMA_O68(d), KGEN_WGMMA_F4(d, 68)
+#define KGEN_WGMMA_O76(d) KGEN_WGMMA_O72(d), KGEN_WGMMA_F4(d, 72)
+#define KGEN_WGMMA_O80(d) KGEN_WGMMA_O76(d), KGEN_WGMMA_F4(d, 76)
+#define KGEN_WGMMA_O84(d) KGEN_WGMMA_O80(d), KGEN_WGMMA_F4(d, 80)
+#define KGEN_WGMMA_O88(d) KGEN_WGMMA_O84(d), KGEN_WGMMA_F4(d, 84)
+#define KGEN_WGMMA_O92(d) KGEN_WGMMA_O88(d), KGEN_WGMMA_F4(d, 88)
+#define KGEN_WGMMA_O96(d) KGEN_WGMMA_O92(d), KGEN_WGMMA_F4(d, 92)
+#define KGEN_WGMMA_O100(d) KGEN_WGMMA_O96(d), KGEN_WGMMA_F4(d, 96)
+#define KGEN_WGMMA_O104(d) KGEN_WGMMA_O100(d), KGEN_WGMMA_F4(d, 100)
+#define KGEN_WGMMA_O108(d) KGEN_WGMMA_O104(d), KGEN_WGMMA_F4(d, 104)
+#define KGEN_WGMMA_O112(d) KGEN_WGMMA_O108(d), KGEN_WGMMA_F4(d, 108)
+#define KGEN_WGMMA_O116(d) KGEN_WGMMA_O112(d), KGEN_WGMMA_F4(d, 112)
+#define KGEN_WGMMA_O120(d) KGEN_WGMMA_O116(d), KGEN_WGMMA_F4(d, 116)
+#define KGEN_WGMMA_O124(d) KGEN_WGMMA_O120(d), KGEN_WGMMA_F4(d, 120)
+#define KGEN_WGMMA_O128(d) KGEN_WGMMA_O124(d), KGEN_WGMMA_F4(d, 124)
 
-// The 64 f32 accumulators of an m64n128 tile: asm operands %0..%63.
-#define KGEN_WGMMA_D64_REGS \
-  "{" \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" \
-  "}"
-#define KGEN_WGMMA_D64_OUT(d) \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
-  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
-  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
-  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-
-// The 128 f32 accumulators of an m64n256 tile: asm operands %0..%127.
-#define KGEN_WGMMA_D128_REGS \
-  "{" \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
-  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
-  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
-  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
-  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
-  "}"
-#define KGEN_WGMMA_D128_OUT(d) \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
-  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
-  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
-  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
-  "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
-  "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
-  "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
-  "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
-  "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
-  "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
-  "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
-  "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+// X(N, R, A, B, S, TA, TB) for every N the ISA allows: R = N / 2
+// accumulator operands, then the asm operand numbers of desc_a, desc_b,
+// scale_d and the two transpose immediates (what follows the
+// accumulators). The three instruction wrappers expand this one table.
+#define KGEN_WGMMA_SHAPES(X)           \
+  X(  8,   4,   4,   5,   6,   7,   8) \
+  X( 16,   8,   8,   9,  10,  11,  12) \
+  X( 24,  12,  12,  13,  14,  15,  16) \
+  X( 32,  16,  16,  17,  18,  19,  20) \
+  X( 40,  20,  20,  21,  22,  23,  24) \
+  X( 48,  24,  24,  25,  26,  27,  28) \
+  X( 56,  28,  28,  29,  30,  31,  32) \
+  X( 64,  32,  32,  33,  34,  35,  36) \
+  X( 72,  36,  36,  37,  38,  39,  40) \
+  X( 80,  40,  40,  41,  42,  43,  44) \
+  X( 88,  44,  44,  45,  46,  47,  48) \
+  X( 96,  48,  48,  49,  50,  51,  52) \
+  X(104,  52,  52,  53,  54,  55,  56) \
+  X(112,  56,  56,  57,  58,  59,  60) \
+  X(120,  60,  60,  61,  62,  63,  64) \
+  X(128,  64,  64,  65,  66,  67,  68) \
+  X(136,  68,  68,  69,  70,  71,  72) \
+  X(144,  72,  72,  73,  74,  75,  76) \
+  X(152,  76,  76,  77,  78,  79,  80) \
+  X(160,  80,  80,  81,  82,  83,  84) \
+  X(168,  84,  84,  85,  86,  87,  88) \
+  X(176,  88,  88,  89,  90,  91,  92) \
+  X(184,  92,  92,  93,  94,  95,  96) \
+  X(192,  96,  96,  97,  98,  99, 100) \
+  X(200, 100, 100, 101, 102, 103, 104) \
+  X(208, 104, 104, 105, 106, 107, 108) \
+  X(216, 108, 108, 109, 110, 111, 112) \
+  X(224, 112, 112, 113, 114, 115, 116) \
+  X(232, 116, 116, 117, 118, 119, 120) \
+  X(240, 120, 120, 121, 122, 123, 124) \
+  X(248, 124, 124, 125, 126, 127, 128) \
+  X(256, 128, 128, 129, 130, 131, 132)
 
 /// d[0 .. N/2) (+)= A(64 x 16, bf16) * B(16 x N, bf16), f32 accumulate.
+/// wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 d, a-desc, b-desc,
+///     scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b
 template <int N, bool TransA = false, bool TransB = false>
 KGEN_DEVICE void wgmma_bf16(float (&d)[N / 2], unsigned long long desc_a,
                             unsigned long long desc_b, int scale_d) {
-  static_assert(N == 64 || N == 128 || N == 256,
-                "wgmma_bf16 is provided for N in {64, 128, 256}");
+  static_assert(N % 8 == 0 && N >= 8 && N <= 256,
+                "wgmma_bf16: N is a multiple of 8 in [8, 256] (m64nNk16)");
   KGEN_REQUIRE_SM90A(N, "kgen::cuda::wgmma_bf16");
 #if KGEN_SM90A
-  if constexpr (N == 64) {
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
-                 KGEN_WGMMA_D32_REGS
-                 ", %32, %33, p, 1, 1, %35, %36;\n"
-                 "}\n"
-                 : KGEN_WGMMA_D32_OUT(d)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(int(TransA)), "n"(int(TransB)));
-  } else if constexpr (N == 128) {
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
-                 KGEN_WGMMA_D64_REGS
-                 ", %64, %65, p, 1, 1, %67, %68;\n"
-                 "}\n"
-                 : KGEN_WGMMA_D64_OUT(d)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(int(TransA)), "n"(int(TransB)));
-  } else if constexpr (N == 256) {
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
-                 KGEN_WGMMA_D128_REGS
-                 ", %128, %129, p, 1, 1, %131, %132;\n"
-                 "}\n"
-                 : KGEN_WGMMA_D128_OUT(d)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(int(TransA)), "n"(int(TransB)));
-  }
+#define KGEN_WGMMA_BF16(kN, kR, kA, kB, kS, kTA, kTB)                          \
+  if constexpr (N == kN)                                                       \
+    asm volatile("{\n"                                                         \
+                 ".reg .pred p;\n"                                             \
+                 "setp.ne.b32 p, %" #kS ", 0;\n"                               \
+                 "wgmma.mma_async.sync.aligned.m64n" #kN "k16.f32.bf16.bf16 "  \
+                 "{" KGEN_WGMMA_R##kR "}, %" #kA ", %" #kB ", p, 1, 1, %" #kTA \
+                 ", %" #kTB ";\n"                                              \
+                 "}\n"                                                         \
+                 : KGEN_WGMMA_O##kR(d)                                         \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(int(TransA)),   \
+                   "n"(int(TransB)));
+  KGEN_WGMMA_SHAPES(KGEN_WGMMA_BF16)
+#undef KGEN_WGMMA_BF16
 #endif
 }
 
 /// d[0 .. N/2) (+)= A(64 x 16, f16) * B(16 x N, f16), f32 accumulate.
+/// wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 d, a-desc, b-desc,
+///     scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b
 template <int N, bool TransA = false, bool TransB = false>
 KGEN_DEVICE void wgmma_f16(float (&d)[N / 2], unsigned long long desc_a,
                            unsigned long long desc_b, int scale_d) {
-  static_assert(N == 64 || N == 128 || N == 256,
-                "wgmma_f16 is provided for N in {64, 128, 256}");
+  static_assert(N % 8 == 0 && N >= 8 && N <= 256,
+                "wgmma_f16: N is a multiple of 8 in [8, 256] (m64nNk16)");
   KGEN_REQUIRE_SM90A(N, "kgen::cuda::wgmma_f16");
 #if KGEN_SM90A
-  if constexpr (N == 64) {
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
-                 KGEN_WGMMA_D32_REGS
-                 ", %32, %33, p, 1, 1, %35, %36;\n"
-                 "}\n"
-                 : KGEN_WGMMA_D32_OUT(d)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(int(TransA)), "n"(int(TransB)));
-  } else if constexpr (N == 128) {
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
-                 KGEN_WGMMA_D64_REGS
-                 ", %64, %65, p, 1, 1, %67, %68;\n"
-                 "}\n"
-                 : KGEN_WGMMA_D64_OUT(d)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(int(TransA)), "n"(int(TransB)));
-  } else if constexpr (N == 256) {
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
-                 KGEN_WGMMA_D128_REGS
-                 ", %128, %129, p, 1, 1, %131, %132;\n"
-                 "}\n"
-                 : KGEN_WGMMA_D128_OUT(d)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(int(TransA)), "n"(int(TransB)));
-  }
+#define KGEN_WGMMA_F16(kN, kR, kA, kB, kS, kTA, kTB)                           \
+  if constexpr (N == kN)                                                       \
+    asm volatile("{\n"                                                         \
+                 ".reg .pred p;\n"                                             \
+                 "setp.ne.b32 p, %" #kS ", 0;\n"                               \
+                 "wgmma.mma_async.sync.aligned.m64n" #kN "k16.f32.f16.f16 "    \
+                 "{" KGEN_WGMMA_R##kR "}, %" #kA ", %" #kB ", p, 1, 1, %" #kTA \
+                 ", %" #kTB ";\n"                                              \
+                 "}\n"                                                         \
+                 : KGEN_WGMMA_O##kR(d)                                         \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(int(TransA)),   \
+                   "n"(int(TransB)));
+  KGEN_WGMMA_SHAPES(KGEN_WGMMA_F16)
+#undef KGEN_WGMMA_F16
 #endif
 }
 
 /// d[0 .. N/2) (+)= A(64 x 32, e4m3) * B(32 x N, e4m3), f32 accumulate.
-/// Both operands K-major (fp8 wgmma has no transpose).
+/// Both operands K-major (fp8 wgmma has no transpose immediates).
+/// wgmma.mma_async.sync.aligned.m64nNk32.f32.e4m3.e4m3 d, a-desc, b-desc,
+///     scale-d, imm-scale-a, imm-scale-b
 template <int N>
 KGEN_DEVICE void wgmma_e4m3(float (&d)[N / 2], unsigned long long desc_a,
                             unsigned long long desc_b, int scale_d) {
-  static_assert(N == 64 || N == 128 || N == 256,
-                "wgmma_e4m3 is provided for N in {64, 128, 256}");
+  static_assert(N % 8 == 0 && N >= 8 && N <= 256,
+                "wgmma_e4m3: N is a multiple of 8 in [8, 256] (m64nNk32)");
   KGEN_REQUIRE_SM90A(N, "kgen::cuda::wgmma_e4m3");
 #if KGEN_SM90A
-  if constexpr (N == 64) {
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 "
-                 KGEN_WGMMA_D32_REGS
-                 ", %32, %33, p, 1, 1;\n"
-                 "}\n"
-                 : KGEN_WGMMA_D32_OUT(d)
+#define KGEN_WGMMA_E4M3(kN, kR, kA, kB, kS, kTA, kTB)                          \
+  if constexpr (N == kN)                                                       \
+    asm volatile("{\n"                                                         \
+                 ".reg .pred p;\n"                                             \
+                 "setp.ne.b32 p, %" #kS ", 0;\n"                               \
+                 "wgmma.mma_async.sync.aligned.m64n" #kN "k32.f32.e4m3.e4m3 "  \
+                 "{" KGEN_WGMMA_R##kR "}, %" #kA ", %" #kB ", p, 1, 1;\n"      \
+                 "}\n"                                                         \
+                 : KGEN_WGMMA_O##kR(d)                                         \
                  : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-  } else if constexpr (N == 128) {
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 "
-                 KGEN_WGMMA_D64_REGS
-                 ", %64, %65, p, 1, 1;\n"
-                 "}\n"
-                 : KGEN_WGMMA_D64_OUT(d)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-  } else if constexpr (N == 256) {
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 "
-                 KGEN_WGMMA_D128_REGS
-                 ", %128, %129, p, 1, 1;\n"
-                 "}\n"
-                 : KGEN_WGMMA_D128_OUT(d)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-  }
+  KGEN_WGMMA_SHAPES(KGEN_WGMMA_E4M3)
+#undef KGEN_WGMMA_E4M3
 #endif
 }
 
 #undef KGEN_REQUIRE_SM90A
+// The operand lists and the shape table are this header's alone.
+#undef KGEN_WGMMA_SHAPES
+#undef KGEN_WGMMA_F4
+#undef KGEN_WGMMA_R4
+#undef KGEN_WGMMA_R8
+#undef KGEN_WGMMA_R12
+#undef KGEN_WGMMA_R16
+#undef KGEN_WGMMA_R20
+#undef KGEN_WGMMA_R24
+#undef KGEN_WGMMA_R28
+#undef KGEN_WGMMA_R32
+#undef KGEN_WGMMA_R36
+#undef KGEN_WGMMA_R40
+#undef KGEN_WGMMA_R44
+#undef KGEN_WGMMA_R48
+#undef KGEN_WGMMA_R52
+#undef KGEN_WGMMA_R56
+#undef KGEN_WGMMA_R60
+#undef KGEN_WGMMA_R64
+#undef KGEN_WGMMA_R68
+#undef KGEN_WGMMA_R72
+#undef KGEN_WGMMA_R76
+#undef KGEN_WGMMA_R80
+#undef KGEN_WGMMA_R84
+#undef KGEN_WGMMA_R88
+#undef KGEN_WGMMA_R92
+#undef KGEN_WGMMA_R96
+#undef KGEN_WGMMA_R100
+#undef KGEN_WGMMA_R104
+#undef KGEN_WGMMA_R108
+#undef KGEN_WGMMA_R112
+#undef KGEN_WGMMA_R116
+#undef KGEN_WGMMA_R120
+#undef KGEN_WGMMA_R124
+#undef KGEN_WGMMA_R128
+#undef KGEN_WGMMA_O4
+#undef KGEN_WGMMA_O8
+#undef KGEN_WGMMA_O12
+#undef KGEN_WGMMA_O16
+#undef KGEN_WGMMA_O20
+#undef KGEN_WGMMA_O24
+#undef KGEN_WGMMA_O28
+#undef KGEN_WGMMA_O32
+#undef KGEN_WGMMA_O36
+#undef KGEN_WGMMA_O40
+#undef KGEN_WGMMA_O44
+#undef KGEN_WGMMA_O48
+#undef KGEN_WGMMA_O52
+#undef KGEN_WGMMA_O56
+#undef KGEN_WGMMA_O60
+#undef KGEN_WGMMA_O64
+#undef KGEN_WGMMA_O68
+#undef KGEN_WGMMA_O72
+#undef KGEN_WGMMA_O76
+#undef KGEN_WGMMA_O80
+#undef KGEN_WGMMA_O84
+#undef KGEN_WGMMA_O88
+#undef KGEN_WGMMA_O92
+#undef KGEN_WGMMA_O96
+#undef KGEN_WGMMA_O100
+#undef KGEN_WGMMA_O104
+#undef KGEN_WGMMA_O108
+#undef KGEN_WGMMA_O112
+#undef KGEN_WGMMA_O116
+#undef KGEN_WGMMA_O120
+#undef KGEN_WGMMA_O124
+#undef KGEN_WGMMA_O128
 
 #endif // KGEN_CUDA_COMPILER
 
