@@ -14,7 +14,9 @@
 //       uniformly for the block).
 //   commit_stage(), wait_stage<Pending>()
 //       the cp.async group of one pipeline stage; wait until at most
-//       `Pending` stages are in flight, then a block barrier.
+//       `Pending` stages are in flight, then a block barrier. The ring's
+//       stage indices: PipelineState<Stages> (Pipeline.cuh, included here),
+//       one for the loads and one for the MMAs, each advanced per k tile.
 //   SimtAccumulator<BM, BN, WarpsM, WarpsN>      (instruction family simt)
 //   MmaSyncAccumulator<BM, BN, WarpsM, WarpsN>   (instruction family mma_sync)
 //       the (BM, BN) f32 accumulator tile of the block in registers:
@@ -31,6 +33,7 @@
 #ifndef KGEN_BLOCK_GEMM_CUH
 #define KGEN_BLOCK_GEMM_CUH
 
+#include "kgen/block/Pipeline.cuh"
 #include "kgen/cuda/CpAsync.cuh"
 #include "kgen/cuda/Epilogue.cuh"
 #include "kgen/cuda/Layout.cuh"
