@@ -1,16 +1,22 @@
 //===- GemmSm90.cuh - warp-specialised wgmma + TMA block steps --*- CUDA -*-===//
 //
-// The sm_90a realisation of a kgen.tile.pipeline of 16-bit GEMM tiles
-// (instruction family wgmma, tma, warp_specialized), after the composition
-// model codegen/test/kernels/gemm_sm90.cu:
+// The sm_90a realisation of a kgen.tile.pipeline of bf16, f16 or e4m3 GEMM
+// tiles (instruction family wgmma, tma, warp_specialized); the emitter
+// prints `using Pipeline = WgmmaPipeline<...>`, `Pipeline::run` into a
+// WgmmaAccumulator and the consumers' epilogue (codegen/test/kernels/
+// gemm_sm90.cu is built the same way and run by the GPU test):
 //
 //   warpgroup 0 produces: one thread issues the TMA loads of k tile
-//     k (A box and B box, 128-byte swizzled) into stage (k - kt_begin) %
-//     Stages once that stage is free (its `empty` mbarrier), completing on
-//     the stage's `full` mbarrier; the group gives registers back;
-//   warpgroups 1 .. BM / 64 consume: each waits for `full`, runs the stage's
-//     wgmmas on its 64 rows of the tile (B from the same stage), and frees
-//     the stage of the previous k tile once its wgmmas are done.
+//     k (A box and B box, 128-byte swizzled) into the next stage of the
+//     ring once that stage is free (its `empty` mbarrier), completing on
+//     the stage's `full` mbarrier; the group gives registers back
+//     (setmaxnreg.dec to kProducerRegs);
+//   warpgroups 1 .. BM / 64 consume (setmaxnreg.inc to kConsumerRegs): each
+//     waits for `full`, runs the stage's wgmmas (m64nBNk16, k32 for e4m3)
+//     on its 64 rows of the tile (B from the same stage), and frees the
+//     stage of the previous k tile once its wgmmas are done.
+// The stage index and barrier parity of both roles are PipelineStates
+// (Pipeline.cuh): the producer starts one parity ahead (producer_start).
 //
 // Batched operands (BatchedA / BatchedB) come through 3-D tensor maps of
 // (batch, rows, cols) with boxes {inner, outer, 1}: the tile of plane bz.
@@ -31,21 +37,52 @@
 // Edges need no masks: TMA zero-fills out-of-bounds box elements, so partial
 // tiles and K tails add zeros.
 //
-// Preconditions: T bf16 or f16 with BK = 64, or e4m3 with BK = 128 and both
-// operands K-major (A (M, K), B transposed (N, K)): one 128-byte swizzle
-// block per row either way; BM a multiple of 64 (one consumer warpgroup per 64 rows), BN in
-// {64, 128, 256}; blockDim.x == kThreads; dynamic shared memory kSmemBytes;
-// the tensor maps cover A and B as stored (row-major; (M, K) or, with
-// TransA, (K, M); (K, N) or, with TransB, (N, K)) with boxes kBoxA / kBoxB
-// ({inner, outer} elements) and CU_TENSOR_MAP_SWIZZLE_128B; with clusters,
-// launched with cluster dimensions (ClusterM, 1, 1) and every thread of the
-// block calling finish() after the epilogue. Target: sm_90a.
+// Limits (static_asserts, each stating the rule; the compiler's legality
+// states the same):
+//   T bf16 or f16 (BK = 64) or e4m3 (BK = 128): 128-byte K rows,
+//     BK * sizeof(T) == 128, one 128-byte swizzle block per row;
+//   e4m3: both operands K-major (!TransA && TransB: A (M, K), B (N, K));
+//   BM 64, 128 or 192: 1, 2 or 3 consumer warpgroups of 64 rows;
+//   K-major B (TransB): BN a multiple of 8 in [8, 256] (every wgmma N);
+//   MN-major B: BN a multiple of 64 in [64, 256] (whole 64-column swizzle
+//     blocks);
+//   registers: ptxas compiles the whole kernel within the registers a
+//     thread has at launch, 65536 / kThreads rounded down to a multiple of
+//     8 (and at most the largest setmaxnreg count): 232 for BM 64, 168 for
+//     BM 128, 128 for BM 192; setmaxnreg.inc does not raise that limit. A
+//     consumer holds BN / 2 f32 accumulators, and its wgmma needs about
+//     BN / 2 + 26 registers. Measured (nvcc 13.0, every type, layout,
+//     epilogue, cluster, batched and split-K form): BM 64 and 128 compile
+//     up to BN 256 with no spill or stack; BM 192 up to BN 200, and BN 208
+//     or more fails in ptxas (C7602: insufficient registers). Rule: three
+//     consumer warpgroups (BM 192) need BN <= 192;
+//   Stages >= 2 (a consumer frees a stage only after waiting for the next);
+//   clusters: ClusterM in 1..8, BN % ClusterM == 0, K-major B:
+//     (BN / ClusterM) % 8 == 0 (bands of whole 8-row swizzle atoms),
+//     MN-major B: (BN / 64) % ClusterM == 0 (whole 64-column blocks); a
+//     batched B only with ClusterM == 1;
+//   setmaxnreg split within 64K registers: kProducerRegs * 128 +
+//     kConsumerRegs * 128 * kConsumers <= 65536 (40 / 232 for one or two
+//     consumer warpgroups, 32 / 160 for three, as FlashAttention-3);
+//   kSmemBytes = 1024 + Stages * (A tile + B tile) + 16 * Stages <= 232448
+//     (sm_90's opt-in maximum per block).
+//
+// Preconditions: blockDim.x == kThreads, __launch_bounds__(kThreads, 1)
+// (setmaxnreg needs the register cap at entry); dynamic shared memory
+// kSmemBytes; the tensor maps cover A and B as stored (row-major; (M, K) or,
+// with TransA, (K, M); (K, N) or, with TransB, (N, K)) with boxes
+// {kBoxAInner, kBoxAOuter} / {kBoxBInner, kBoxBOuter} elements and
+// CU_TENSOR_MAP_SWIZZLE_128B; with clusters, launched in clusters of
+// ClusterM blocks that share n0 (the emitter: cluster dimensions (ClusterM,
+// 1, 1)), cluster_ctarank() giving each its band of B, and every thread of
+// the block calling finish() after the epilogue. Target: sm_90a.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KGEN_BLOCK_GEMMSM90_CUH
 #define KGEN_BLOCK_GEMMSM90_CUH
 
 #include "kgen/block/Gemm.cuh"
+#include "kgen/block/Pipeline.cuh"
 #include "kgen/cuda/Tma.cuh"
 #include "kgen/cuda/Wgmma.cuh"
 
@@ -61,19 +98,53 @@ struct WgmmaPipeline {
   static constexpr int BK = 128 / int(sizeof(T)); // 128-byte rows
   static constexpr int kConsumers = BM / 64;
   static constexpr int kThreads = 128 * (1 + kConsumers);
-  static_assert(sizeof(T) == 2 || kIsSame<T, __nv_fp8_e4m3>,
+  /// setmaxnreg split: the producer warpgroup gives registers back, the
+  /// consumers take them; all warpgroups of the block within the 64K
+  /// registers of the SM (one block per SM: __launch_bounds__(kThreads, 1)).
+  static constexpr int kProducerRegs = kConsumers == 3 ? 32 : 40;
+  static constexpr int kConsumerRegs = kConsumers == 3 ? 160 : 232;
+  static constexpr int kRegisterFile = 65536;
+  /// The sm_90 opt-in maximum of dynamic shared memory per block.
+  static constexpr int kMaxSmemBytes = 232448;
+
+  static_assert(kIsSame<T, __nv_bfloat16> || kIsSame<T, __half> ||
+                    kIsSame<T, __nv_fp8_e4m3>,
                 "the wgmma pipeline takes bf16, f16 or e4m3 operands");
+  static_assert(BK * int(sizeof(T)) == 128,
+                "K tiles of 128-byte rows: BK = 64 for bf16/f16, 128 for e4m3");
   static_assert(!kFp8 || (!TransA && TransB),
                 "e4m3 wgmma needs both operands K-major: A (M, K), B (N, K)");
-  static_assert(BM % 64 == 0 && kConsumers >= 1 && kConsumers <= 2,
-                "one or two consumer warpgroups of 64 rows");
-  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N");
+  static_assert(BM == 64 || BM == 128 || BM == 192,
+                "BM is 64, 128 or 192: one, two or three consumer warpgroups "
+                "of 64 rows");
+  static_assert(!TransB || (BN % 8 == 0 && BN >= 8 && BN <= 256),
+                "K-major B (TransB): BN a multiple of 8 in [8, 256] (wgmma N)");
+  static_assert(TransB || (BN % 64 == 0 && BN >= 64 && BN <= 256),
+                "MN-major B: BN a multiple of 64 in [64, 256] (whole 128-byte "
+                "swizzle blocks of 64 columns)");
   // A consumer frees stage k - 1 only after waiting for stage k: with one
   // stage, the producer and the consumers would wait for each other.
   static_assert(Stages >= 2, "at least two stages");
   static_assert(ClusterM >= 1 && ClusterM <= 8, "clusters of 1 to 8 blocks");
+  static_assert(BN % ClusterM == 0, "BN a multiple of ClusterM");
+  static_assert(!TransB || (BN / ClusterM) % 8 == 0,
+                "K-major B in a cluster: (BN / ClusterM) % 8 == 0 (bands of "
+                "whole 8-row swizzle atoms)");
+  static_assert(TransB || (BN / 64) % ClusterM == 0,
+                "MN-major B in a cluster: (BN / 64) % ClusterM == 0 (whole "
+                "64-column blocks per block)");
   static_assert(!BatchedB || ClusterM == 1,
-                "batched B is not multicast (3-D maps, one block per plane)");
+                "batched B is not multicast (3-D maps, one block per plane): "
+                "ClusterM == 1");
+  static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <=
+                    kRegisterFile,
+                "the setmaxnreg split fits the 64K registers of the SM");
+  // ptxas compiles the kernel in 65536 / kThreads registers per thread (128
+  // with three consumers), whatever setmaxnreg.inc asks for; the BN / 2
+  // accumulators and the wgmma's operands must fit (see the file comment).
+  static_assert(kConsumers < 3 || BN <= 192,
+                "three consumer warpgroups (BM 192): BN <= 192 (the kernel "
+                "compiles in 128 registers per thread; BN / 2 accumulators)");
 
   static constexpr kgen::cuda::Major kMajorA =
       TransA ? kgen::cuda::Major::MN : kgen::cuda::Major::K;
@@ -91,17 +162,15 @@ struct WgmmaPipeline {
   static constexpr int kStageBytes = LA::kBytes + LB::kBytes;
   /// Stages (1 KiB aligned for the swizzle) then the full/empty barriers.
   static constexpr int kSmemBytes = 1024 + Stages * kStageBytes + 16 * Stages;
-  // B split over the cluster: K-major B (BN, BK) by row bands, MN-major B
-  // (BK, BN) by 64-column blocks.
-  static_assert(BN % ClusterM == 0 && (kMajorB == kgen::cuda::Major::K ||
-                                       LB::kBlocks % ClusterM == 0),
-                "the cluster splits B's tile evenly");
+  static_assert(kSmemBytes <= kMaxSmemBytes,
+                "kSmemBytes <= 232448 (sm_90's opt-in shared memory per "
+                "block): fewer stages or a smaller tile");
+  // B split over the cluster: K-major B (BN, BK) by row bands, each on a
+  // whole 8-row swizzle atom (1 KiB: TMA swizzles by address, so the band
+  // lands where the whole-tile load would put it); MN-major B (BK, BN) by
+  // 64-column blocks.
   static constexpr int kBandRows =
       kMajorB == kgen::cuda::Major::K ? BN / ClusterM : LB::kRows;
-  // A band starts on a whole 8-row swizzle atom (1 KiB): TMA swizzles by
-  // address, so the band lands where the whole-tile load would put it.
-  static_assert(kMajorB != kgen::cuda::Major::K || (BN / ClusterM) % 8 == 0,
-                "B bands of whole 8-row swizzle atoms");
   static constexpr int kBandBlocks =
       kMajorB == kgen::cuda::Major::K ? LB::kBlocks : LB::kBlocks / ClusterM;
   /// TMA boxes, {inner, outer} elements (B's: one block's band).
@@ -203,12 +272,13 @@ struct WgmmaPipeline {
       __syncthreads();
 
     if (wg == 0) { // producer warpgroup
-      kgen::cuda::warpgroup_reg_dealloc<40>();
-      if (tid == 0)
-        for (long k = ktBegin; k < ktEnd; ++k) {
-          const long i = k - ktBegin;
-          const int s = int(i % Stages);
-          kgen::cuda::mbar_wait(&empty[s], unsigned((i / Stages) & 1) ^ 1u);
+      kgen::cuda::warpgroup_reg_dealloc<kProducerRegs>();
+      if (tid == 0) {
+        // The ring starts empty: the first pass waits for nothing.
+        PipelineState<Stages> write = producer_start<Stages>();
+        for (long k = ktBegin; k < ktEnd; ++k, ++write) {
+          const int s = write.index;
+          kgen::cuda::mbar_wait(&empty[s], write.phase);
           char *stage = smem + s * kStageBytes;
           const int k0 = int(k * BK);
           kgen::cuda::mbar_arrive_expect_tx(&full[s], kStageBytes);
@@ -221,18 +291,21 @@ struct WgmmaPipeline {
             kgen::cuda::tma_load_tile<LA>(stage, mapA, &full[s], ax, ay);
           loadB(stage + LA::kBytes, mapB, &full[s], int(n0), k0, int(bz));
         }
+      }
       return false;
     }
 
-    kgen::cuda::warpgroup_reg_alloc<232>();
+    kgen::cuda::warpgroup_reg_alloc<kConsumerRegs>();
     const int rows0 = 64 * (wg - 1); // this warpgroup's rows of the tile
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i)
       acc[i] = 0.f;
-    for (long k = ktBegin; k < ktEnd; ++k) {
+    // read: the k tile waited for; released: the oldest stage still held.
+    PipelineState<Stages> read{}, released{};
+    for (long k = ktBegin; k < ktEnd; ++k, ++read) {
       const long i = k - ktBegin;
-      const int s = int(i % Stages);
-      kgen::cuda::mbar_wait(&full[s], unsigned((i / Stages) & 1));
+      const int s = read.index;
+      kgen::cuda::mbar_wait(&full[s], read.phase);
       kgen::cuda::fence_operand(acc);
       kgen::cuda::wgmma_fence();
       const unsigned sa = kgen::cuda::smem_u32(smem + s * kStageBytes);
@@ -252,8 +325,11 @@ struct WgmmaPipeline {
       kgen::cuda::wgmma_commit();
       kgen::cuda::wgmma_wait<1>(); // tile k - 1's wgmmas are done with it
       kgen::cuda::fence_operand(acc);
-      if (i > 0 && tid % 128 == 0)
-        release(&empty[(i - 1) % Stages]);
+      if (i > 0) { // tile k - 1's stage is free
+        if (tid % 128 == 0)
+          release(&empty[released.index]);
+        ++released;
+      }
     }
     kgen::cuda::wgmma_wait<0>();
     kgen::cuda::fence_operand(acc);
