@@ -8,12 +8,22 @@
 //   wgmma                   bf16 / f16 / e4m3, K- and MN-major, 128B / 64B
 //   TMA                     swizzled boxes, partial-tile zero fill, multicast
 //   epilogue casts          device bits == host rounding
-//   composed GEMMs          gemm_sm80 (partial tiles, split-K twice: bitwise
-//                           equal), gemm_sm90 (cluster multicast TN, MN-major NN)
-//   --bench                 gemm_sm90 TN at 8192^3 vs cuBLAS (median of 20)
+//   composed GEMMs          the shipped kgen::block pipelines, as the emitter
+//                           composes them (kernels/gemm_sm80.cu and
+//                           kernels/gemm_sm90.cu): sm_80 cp.async + mma.sync
+//                           (partial tiles, tf32 NN with residual, split-K
+//                           partials + reduction twice: bitwise equal); the
+//                           sm_90a WgmmaPipeline + WgmmaAccumulator epilogue
+//                           (cluster multicast TN, MN-major NN, BN 192, BM 192
+//                           with three consumer warpgroups, e4m3 BN 160 in a
+//                           cluster, batched 3-D maps with BN 96)
+//   --bench                 the sm_90a TN 128x256 cluster-2 pipeline at 8192^3
+//                           vs cuBLAS (median of 20)
 //
 //===----------------------------------------------------------------------===//
 
+#include "kgen/block/Gemm.cuh"
+#include "kgen/block/GemmSm90.cuh"
 #include "kgen/cuda/CpAsync.cuh"
 #include "kgen/cuda/Epilogue.cuh"
 #include "kgen/cuda/Mma.cuh"
@@ -34,15 +44,12 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
-// The composed kernels, each in its own namespace.
-namespace t80 {
+// The composed kernels (namespaces sm80 and sm90), also nvcc compile tests.
 #include "../kernels/gemm_sm80.cu"
-}
-namespace t90 {
 #include "../kernels/gemm_sm90.cu"
-}
 
 using namespace kgen::cuda;
 using bf16 = __nv_bfloat16;
@@ -301,6 +308,20 @@ void testWgmmas(std::mt19937 &rng) {
             RowMajorSwizzled<bf16, 64, 16, Swizzle::B32>,
             RowMajorSwizzled<bf16, 16, 128, Swizzle::B32>, 16>(
       "bf16 m64n128k16 K/MN 32B", rng);
+  // N beyond {64, 128, 256}: bf16 N = 96, f16 MN-major N = 192 (three
+  // column blocks of B), e4m3 N = 40.
+  testWgmma<WgTy::Bf16, 96, Major::K, Major::K,
+            RowMajorSwizzled<bf16, 64, 64, Swizzle::B128>,
+            RowMajorSwizzled<bf16, 96, 64, Swizzle::B128>, 64>(
+      "bf16 m64n96k16 K/K 128B", rng);
+  testWgmma<WgTy::F16, 192, Major::MN, Major::MN,
+            RowMajorSwizzled<__half, 64, 64, Swizzle::B128>,
+            RowMajorSwizzled<__half, 64, 192, Swizzle::B128>, 64>(
+      "f16 m64n192k16 MN/MN 128B", rng);
+  testWgmma<WgTy::E4m3, 40, Major::K, Major::K,
+            RowMajorSwizzled<e4m3, 64, 128, Swizzle::B128>,
+            RowMajorSwizzled<e4m3, 40, 128, Swizzle::B128>, 128>(
+      "e4m3 m64n40k32 K/K 128B", rng);
   // e4m3, K-major, 128B, N = 128 and 256.
   testWgmma<WgTy::E4m3, 128, Major::K, Major::K,
             RowMajorSwizzled<e4m3, 64, 128, Swizzle::B128>,
@@ -512,100 +533,267 @@ void testCasts() {
 }
 
 //===----------------------------------------------------------------------===//
-// Composed GEMMs
+// Composed GEMMs: the shipped kgen::block pipelines
 //===----------------------------------------------------------------------===//
 
 double gelu(double x) {
   return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
 }
+double applyAct(Act a, double x) {
+  switch (a) {
+  case Act::Relu:
+    return std::max(0.0, x);
+  case Act::GeluTanh:
+    return gelu(x);
+  case Act::Silu:
+    return x / (1 + std::exp(-x));
+  default:
+    return x;
+  }
+}
+
+float toFloat(float x) { return x; }
+float toFloat(bf16 x) { return __bfloat162float(x); }
+
+template <class OutT> OutT nanOf() {
+  if constexpr (std::is_same_v<OutT, float>)
+    return NAN;
+  else
+    return __float2bfloat16(NAN);
+}
 
 void testGemmSm80(std::mt19937 &rng) {
-  using G = t80::GemmBf16;
-  // Partial tiles everywhere; K % 8 == 0 keeps rows 16-byte aligned (the
-  // cp.async path's precondition).
-  const int m = 200, n = 136, k = 104;
-  HostMat A(m, k, Ty::Bf16, rng), Bt(n, k, Ty::Bf16, rng); // TN
+  using G = sm80::TnBf16;
+  const dim3 block(G::kThreads);
+  { // bf16 TN, bias + gelu; partial tiles everywhere; K % 8 == 0 keeps rows
+    // 16-byte aligned (load_box's cp.async path).
+    const int m = 200, n = 136, k = 104;
+    HostMat A(m, k, Ty::Bf16, rng), Bt(n, k, Ty::Bf16, rng); // TN
+    std::vector<float> bias(n);
+    for (float &v : bias)
+      v = std::uniform_real_distribution<float>(-1, 1)(rng);
+    const std::vector<double> ref = refGemm(
+        m, n, k, [&](int i, int p) { return A.at(i, p); },
+        [&](int p, int j) { return Bt.at(j, p); });
+    unsigned char *da = toDevice(A.bytes), *db = toDevice(Bt.bytes);
+    float *dbias = toDevice(bias);
+    bf16 *dd = toDevice(std::vector<bf16>(size_t(m) * n, nanOf<bf16>()));
+    CUDA_OK(cudaFuncSetAttribute(sm80::gemm_bf16_tn_bias_gelu,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 G::kSmemBytes));
+    sm80::gemm_bf16_tn_bias_gelu<<<dim3((n + 127) / 128, (m + 127) / 128),
+                                   block, G::kSmemBytes>>>(
+        reinterpret_cast<const bf16 *>(da), reinterpret_cast<const bf16 *>(db),
+        dbias, dd, m, n, k);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaDeviceSynchronize());
+    const std::vector<bf16> hd = toHost(dd, size_t(m) * n);
+    std::vector<float> got(hd.size());
+    std::vector<double> want(ref.size());
+    for (size_t i = 0; i < hd.size(); ++i) {
+      got[i] = __bfloat162float(hd[i]);
+      want[i] = gelu(ref[i] + bias[i % n]);
+    }
+    const double err = relFrob(got, want);
+    check(err < 1e-2, "sm_80 block pipeline bf16 TN 200x136x104 bias+gelu "
+                      "rel err " + std::to_string(err));
+    for (void *p : {(void *)da, (void *)db, (void *)dbias, (void *)dd})
+      cudaFree(p);
+  }
+  { // tf32 NN: A stored (K, M), B (K, N); D = A * B + C, f32.
+    using N = sm80::NnTf32;
+    const int m = 200, n = 136, k = 72;
+    HostMat At(k, m, Ty::F32, rng), B(k, n, Ty::F32, rng), C(m, n, Ty::F32, rng);
+    const std::vector<double> ref = refGemm(
+        m, n, k, [&](int i, int p) { return At.at(p, i); },
+        [&](int p, int j) { return B.at(p, j); });
+    std::vector<double> want(ref.size());
+    for (size_t i = 0; i < ref.size(); ++i)
+      want[i] = ref[i] + C.val[i];
+    unsigned char *da = toDevice(At.bytes), *db = toDevice(B.bytes),
+                  *dc = toDevice(C.bytes);
+    float *dd = toDevice(std::vector<float>(size_t(m) * n, NAN));
+    CUDA_OK(cudaFuncSetAttribute(sm80::gemm_tf32_nn_residual,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 N::kSmemBytes));
+    sm80::gemm_tf32_nn_residual<<<dim3((n + 127) / 128, (m + 127) / 128),
+                                  N::kThreads, N::kSmemBytes>>>(
+        reinterpret_cast<const float *>(da), reinterpret_cast<const float *>(db),
+        reinterpret_cast<const float *>(dc), dd, m, n, k);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaDeviceSynchronize());
+    const double err = relFrob(toHost(dd, size_t(m) * n), want);
+    check(err < 3e-3, "sm_80 block pipeline tf32 NN 200x136x72 + C rel err " +
+                          std::to_string(err));
+    for (void *p : {(void *)da, (void *)db, (void *)dc, (void *)dd})
+      cudaFree(p);
+  }
+  { // Split-K, 4 splits of K = 1000 (8 k tiles each), twice: partials into
+    // the workspace, the reduction in split order: bitwise equal, and close.
+    const int m = 200, n = 136, k = 1000, splits = 4, ktSplit = 8;
+    HostMat A(m, k, Ty::Bf16, rng), Bt(n, k, Ty::Bf16, rng);
+    const std::vector<double> ref = refGemm(
+        m, n, k, [&](int i, int p) { return A.at(i, p); },
+        [&](int p, int j) { return Bt.at(j, p); });
+    unsigned char *da = toDevice(A.bytes), *db = toDevice(Bt.bytes);
+    float *ws = toDevice(std::vector<float>(size_t(splits) * m * n, NAN));
+    bf16 *dd = toDevice(std::vector<bf16>(size_t(m) * n, nanOf<bf16>()));
+    CUDA_OK(cudaFuncSetAttribute(sm80::gemm_bf16_tn_splitk,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 G::kSmemBytes));
+    std::vector<bf16> runs[2];
+    for (int run = 0; run < 2; ++run) {
+      const dim3 grid((n + 127) / 128, (m + 127) / 128, splits);
+      sm80::gemm_bf16_tn_splitk<<<grid, block, G::kSmemBytes>>>(
+          reinterpret_cast<const bf16 *>(da),
+          reinterpret_cast<const bf16 *>(db), ws, m, n, k, ktSplit);
+      CUDA_OK(cudaGetLastError());
+      sm80::gemm_bf16_tn_splitk_reduce<<<dim3(grid.x, grid.y), 256>>>(
+          ws, dd, m, n, splits);
+      CUDA_OK(cudaGetLastError());
+      CUDA_OK(cudaDeviceSynchronize());
+      runs[run] = toHost(dd, size_t(m) * n);
+    }
+    std::vector<float> got(runs[0].size());
+    for (size_t i = 0; i < got.size(); ++i)
+      got[i] = __bfloat162float(runs[0][i]);
+    const double err = relFrob(got, ref);
+    check(err < 1e-2 && std::memcmp(runs[0].data(), runs[1].data(),
+                                    runs[0].size() * sizeof(bf16)) == 0,
+          "sm_80 block pipeline split-K x4 (partials + reduction): "
+          "deterministic, rel err " + std::to_string(err));
+    for (void *p : {(void *)da, (void *)db, (void *)ws, (void *)dd})
+      cudaFree(p);
+  }
+}
+
+/// A 3-D map over (batch, rows, cols) row-major planes, box {boxCols,
+/// boxRows, 1}: a batched operand's plane per block.
+CUtensorMap makeMap3d(void *base, CUtensorMapDataType dt, int elemBytes,
+                      long batch, long rows, long cols, int boxCols,
+                      int boxRows) {
+  CUtensorMap map;
+  const cuuint64_t dims[3] = {cuuint64_t(cols), cuuint64_t(rows),
+                              cuuint64_t(batch)};
+  const cuuint64_t strides[2] = {cuuint64_t(cols) * elemBytes,
+                                 cuuint64_t(rows) * cols * elemBytes};
+  const cuuint32_t box[3] = {cuuint32_t(boxCols), cuuint32_t(boxRows), 1};
+  const cuuint32_t estr[3] = {1, 1, 1};
+  const CUresult r = encodeTiled()(
+      &map, dt, 3, base, dims, strides, box, estr,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    std::printf("cuTensorMapEncodeTiled (3-D) failed: %d\n", int(r));
+    std::exit(1);
+  }
+  return map;
+}
+
+CUtensorMapDataType mapType(Ty t) {
+  return t == Ty::E4m3  ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+         : t == Ty::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                        : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+}
+
+/// The tensor maps of a pipeline P over A and B as stored: A (M, K) or, with
+/// TransA, (K, M); B (K, N) or, with TransB, (N, K); planes of `batch` when
+/// P's operands are batched.
+template <class P> struct Sm90Maps {
+  CUtensorMap a, b;
+  Sm90Maps(Ty t, const void *da, const void *db, bool transA, bool transB,
+           long batch, long m, long n, long k) {
+    const long aRows = transA ? k : m, aCols = transA ? m : k;
+    const long bRows = transB ? n : k, bCols = transB ? k : n;
+    void *pa = const_cast<void *>(da), *pb = const_cast<void *>(db);
+    if (batch > 1) {
+      a = makeMap3d(pa, mapType(t), bytesOf(t), batch, aRows, aCols,
+                    P::kBoxAInner, P::kBoxAOuter);
+      b = makeMap3d(pb, mapType(t), bytesOf(t), batch, bRows, bCols,
+                    P::kBoxBInner, P::kBoxBOuter);
+    } else {
+      a = makeMap(pa, mapType(t), bytesOf(t), aRows, aCols, P::kBoxAInner,
+                  P::kBoxAOuter, CU_TENSOR_MAP_SWIZZLE_128B);
+      b = makeMap(pb, mapType(t), bytesOf(t), bRows, bCols, P::kBoxBInner,
+                  P::kBoxBOuter, CU_TENSOR_MAP_SWIZZLE_128B);
+    }
+  }
+};
+
+/// One sm90 kernel (kernels/gemm_sm90.cu) against the CPU: D = act(alpha *
+/// A x B + beta * C + bias) over `batch` planes (A and B batched alike),
+/// partial tiles; grid rows rounded up to whole clusters of clusterM.
+template <class P, int BN, class OutT, class Kernel>
+void testSm90(const char *name, Kernel kernel, Ty t, bool transA,
+              bool transB, int clusterM, Act act, bool hasBias, bool hasC,
+              long batch, int m, int n, int k, std::mt19937 &rng,
+              double tol) {
+  constexpr int BM = P::kConsumers * 64;
+  const Ty outTy = std::is_same_v<OutT, float> ? Ty::F32 : Ty::Bf16;
+  // Stored operands, plane after plane.
+  HostMat A(int(batch) * (transA ? k : m), transA ? m : k, t, rng);
+  HostMat B(int(batch) * (transB ? n : k), transB ? k : n, t, rng);
+  HostMat C(int(batch) * m, n, outTy, rng);
   std::vector<float> bias(n);
   for (float &v : bias)
     v = std::uniform_real_distribution<float>(-1, 1)(rng);
-  std::vector<double> ref = refGemm(
-      m, n, k, [&](int i, int p) { return A.at(i, p); },
-      [&](int p, int j) { return Bt.at(j, p); });
-  unsigned char *da = toDevice(A.bytes), *db = toDevice(Bt.bytes);
+  const float alpha = 0.75f, beta = hasC ? 0.5f : 0.f;
+  std::vector<double> want(size_t(batch) * m * n);
+  for (long z = 0; z < batch; ++z) {
+    const int ao = int(z) * (transA ? k : m), bo = int(z) * (transB ? n : k);
+    const std::vector<double> ref = refGemm(
+        m, n, k,
+        [&](int i, int p) { return transA ? A.at(ao + p, i) : A.at(ao + i, p); },
+        [&](int p, int j) { return transB ? B.at(bo + j, p) : B.at(bo + p, j); });
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        double v = alpha * ref[size_t(i) * n + j];
+        if (hasC)
+          v += beta * C.at(int(z) * m + i, j);
+        if (hasBias)
+          v += bias[j];
+        want[(size_t(z) * m + i) * n + j] = applyAct(act, v);
+      }
+  }
+  unsigned char *da = toDevice(A.bytes), *db = toDevice(B.bytes),
+                *dc = toDevice(C.bytes);
   float *dbias = toDevice(bias);
-  bf16 *dd = toDevice(std::vector<bf16>(size_t(m) * n, __float2bfloat16(NAN)));
-  CUDA_OK(cudaFuncSetAttribute(t80::gemm_bf16_tn_bias_gelu,
+  OutT *dd = toDevice(std::vector<OutT>(want.size(), nanOf<OutT>()));
+  const Sm90Maps<P> maps(t, da, db, transA, transB, batch, m, n, k);
+  CUDA_OK(cudaFuncSetAttribute(kernel,
                                cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               G::kSmemBytes));
-  t80::EpiBf16::Args args{dd, n, nullptr, 0, dbias, 1.f, 0.f, m, n};
-  const dim3 grid((n + 127) / 128, (m + 127) / 128);
-  t80::gemm_bf16_tn_bias_gelu<<<grid, G::kThreads, G::kSmemBytes>>>(
-      reinterpret_cast<const bf16 *>(da), k, reinterpret_cast<const bf16 *>(db),
-      k, args, k);
+                               P::kSmemBytes));
+  const unsigned mTiles = unsigned((m + BM - 1) / BM);
+  const dim3 grid((n + BN - 1) / BN,
+                  (mTiles + clusterM - 1) / clusterM * clusterM,
+                  unsigned(batch));
+  kernel<<<grid, P::kThreads, P::kSmemBytes>>>(
+      maps.a, maps.b, dd, hasBias ? dbias : nullptr,
+      hasC ? reinterpret_cast<const OutT *>(dc) : nullptr, alpha, beta, m, n,
+      k);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaDeviceSynchronize());
-  std::vector<bf16> hd = toHost(dd, size_t(m) * n);
+  const std::vector<OutT> hd = toHost(dd, want.size());
   std::vector<float> got(hd.size());
-  std::vector<double> want(ref.size());
-  for (size_t i = 0; i < hd.size(); ++i) {
-    got[i] = __bfloat162float(hd[i]);
-    want[i] = gelu(ref[i] + bias[i % n]);
-  }
+  for (size_t i = 0; i < hd.size(); ++i)
+    got[i] = toFloat(hd[i]);
   const double err = relFrob(got, want);
-  check(err < 1e-2, "gemm_sm80 bf16 TN 200x136x104 bias+gelu rel err " +
-                        std::to_string(err));
-
-  // Split-K, 4 splits of K = 1000, twice: bitwise equal, and close.
-  const int ks = 1000, splits = 4, kSplit = 256;
-  HostMat A2(m, ks, Ty::Bf16, rng), B2(n, ks, Ty::Bf16, rng);
-  ref = refGemm(
-      m, n, ks, [&](int i, int p) { return A2.at(i, p); },
-      [&](int p, int j) { return B2.at(j, p); });
-  unsigned char *da2 = toDevice(A2.bytes), *db2 = toDevice(B2.bytes);
-  const long long ldws = (n + 3) / 4 * 4;
-  float *ws = toDevice(std::vector<float>(size_t(splits) * m * ldws, 0.f));
-  unsigned *counters = toDevice(std::vector<unsigned>(64, 0u));
-  CUDA_OK(cudaFuncSetAttribute(t80::gemm_bf16_tn_splitk,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               G::kSmemBytes));
-  std::vector<bf16> runs[2];
-  for (int run = 0; run < 2; ++run) {
-    t80::EpiSplit::Args a2{dd, n, nullptr, 0, nullptr, 1.f, 0.f, m, n};
-    const dim3 g2((n + 127) / 128, (m + 127) / 128, splits);
-    t80::gemm_bf16_tn_splitk<<<g2, G::kThreads, G::kSmemBytes>>>(
-        reinterpret_cast<const bf16 *>(da2), ks,
-        reinterpret_cast<const bf16 *>(db2), ks, a2, ks, kSplit, ws, ldws,
-        counters);
-    CUDA_OK(cudaGetLastError());
-    CUDA_OK(cudaDeviceSynchronize());
-    runs[run] = toHost(dd, size_t(m) * n);
-  }
-  for (size_t i = 0; i < got.size(); ++i)
-    got[i] = __bfloat162float(runs[0][i]);
-  const double err2 = relFrob(got, ref);
-  check(err2 < 1e-2 && std::memcmp(runs[0].data(), runs[1].data(),
-                                   runs[0].size() * sizeof(bf16)) == 0,
-        "gemm_sm80 split-K x4 (last block reduces): deterministic, rel err " +
-            std::to_string(err2));
-  for (void *p : {(void *)da, (void *)db, (void *)dbias, (void *)dd,
-                  (void *)da2, (void *)db2, (void *)ws, (void *)counters})
+  check(err < tol, std::string("WgmmaPipeline ") + name + " rel err " +
+                       std::to_string(err));
+  for (void *p : {(void *)da, (void *)db, (void *)dc, (void *)dbias,
+                  (void *)dd})
     cudaFree(p);
 }
 
-/// gemm_sm90 TN (A (M, K) row-major, B^T (N, K) row-major), bf16 out.
+/// The TN 128x256 cluster-2 pipeline (A (M, K), B^T (N, K)), bias + relu,
+/// bf16 out: `reps` launches, the median time in ms.
 float runGemmSm90Tn(int m, int n, int k, const void *a, const void *bt, bf16 *d,
                     const float *bias, int reps) {
-  using G = t90::GemmTN;
-  const CUtensorMap ma =
-      makeMap(const_cast<void *>(a), CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, m, k,
-              G::kBoxA[0], G::kBoxA[1], CU_TENSOR_MAP_SWIZZLE_128B);
-  const CUtensorMap mb =
-      makeMap(const_cast<void *>(bt), CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, n,
-              k, G::kBoxB[0], G::kBoxB[1], CU_TENSOR_MAP_SWIZZLE_128B);
-  CUDA_OK(cudaFuncSetAttribute(t90::gemm_bf16_tn_128x256_cluster2,
+  using P = sm90::TnCluster;
+  const Sm90Maps<P> maps(Ty::Bf16, a, bt, false, true, 1, m, n, k);
+  CUDA_OK(cudaFuncSetAttribute(sm90::gemm_bf16_tn_128x256_cluster2,
                                cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               G::kSmemBytes));
-  t90::EpiTN::Args args{d, n, nullptr, 0, bias, 1.f, 0.f, m, n};
+                               P::kSmemBytes));
   const dim3 grid((n + 255) / 256, ((m + 127) / 128 + 1) / 2 * 2);
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
@@ -613,8 +801,8 @@ float runGemmSm90Tn(int m, int n, int k, const void *a, const void *bt, bf16 *d,
   std::vector<float> ms;
   for (int r = 0; r < reps; ++r) {
     cudaEventRecord(e0);
-    t90::gemm_bf16_tn_128x256_cluster2<<<grid, 384, G::kSmemBytes>>>(ma, mb,
-                                                                      args, k);
+    sm90::gemm_bf16_tn_128x256_cluster2<<<grid, P::kThreads, P::kSmemBytes>>>(
+        maps.a, maps.b, d, bias, nullptr, 1.f, 0.f, m, n, k);
     cudaEventRecord(e1);
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaEventSynchronize(e1));
@@ -627,61 +815,32 @@ float runGemmSm90Tn(int m, int n, int k, const void *a, const void *bt, bf16 *d,
 }
 
 void testGemmSm90(std::mt19937 &rng) {
-  { // TN, 2-CTA cluster multicast, bias + relu, partial tiles (M tiles even).
-    const int m = 250, n = 500, k = 200;
-    HostMat A(m, k, Ty::Bf16, rng), Bt(n, k, Ty::Bf16, rng);
-    std::vector<float> bias(n);
-    for (float &v : bias)
-      v = std::uniform_real_distribution<float>(-1, 1)(rng);
-    const std::vector<double> ref = refGemm(
-        m, n, k, [&](int i, int p) { return A.at(i, p); },
-        [&](int p, int j) { return Bt.at(j, p); });
-    unsigned char *da = toDevice(A.bytes), *db = toDevice(Bt.bytes);
-    float *dbias = toDevice(bias);
-    bf16 *dd = toDevice(std::vector<bf16>(size_t(m) * n, __float2bfloat16(NAN)));
-    runGemmSm90Tn(m, n, k, da, db, dd, dbias, 1);
-    const std::vector<bf16> hd = toHost(dd, size_t(m) * n);
-    std::vector<float> got(hd.size());
-    std::vector<double> want(ref.size());
-    for (size_t i = 0; i < hd.size(); ++i) {
-      got[i] = __bfloat162float(hd[i]);
-      want[i] = std::max(0.0, ref[i] + bias[i % n]);
-    }
-    const double err = relFrob(got, want);
-    check(err < 1e-2, "gemm_sm90 bf16 TN 250x500x200 cluster 2 bias+relu rel err " +
-                          std::to_string(err));
-    for (void *p : {(void *)da, (void *)db, (void *)dbias, (void *)dd})
-      cudaFree(p);
-  }
-  { // NN: A stored (K, M), B stored (K, N), both MN-major; f32 out.
-    using G = t90::GemmNN;
-    const int m = 200, n = 200, k = 136;
-    HostMat At(k, m, Ty::F16, rng), B(k, n, Ty::F16, rng);
-    const std::vector<double> ref = refGemm(
-        m, n, k, [&](int i, int p) { return At.at(p, i); },
-        [&](int p, int j) { return B.at(p, j); });
-    unsigned char *da = toDevice(At.bytes), *db = toDevice(B.bytes);
-    float *dd = toDevice(std::vector<float>(size_t(m) * n, NAN));
-    const CUtensorMap ma = makeMap(da, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, k, m,
-                                   G::kBoxA[0], G::kBoxA[1],
-                                   CU_TENSOR_MAP_SWIZZLE_128B);
-    const CUtensorMap mb = makeMap(db, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, k, n,
-                                   G::kBoxB[0], G::kBoxB[1],
-                                   CU_TENSOR_MAP_SWIZZLE_128B);
-    CUDA_OK(cudaFuncSetAttribute(t90::gemm_f16_nn_128x128,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 G::kSmemBytes));
-    t90::EpiNN::Args args{dd, n, nullptr, 0, nullptr, 1.f, 0.f, m, n};
-    t90::gemm_f16_nn_128x128<<<dim3((n + 127) / 128, (m + 127) / 128), 384,
-                               G::kSmemBytes>>>(ma, mb, args, k);
-    CUDA_OK(cudaGetLastError());
-    CUDA_OK(cudaDeviceSynchronize());
-    const double err = relFrob(toHost(dd, size_t(m) * n), ref);
-    check(err < 1e-4, "gemm_sm90 f16 NN (MN-major wgmma) 200x200x136 rel err " +
-                          std::to_string(err));
-    for (void *p : {(void *)da, (void *)db, (void *)dd})
-      cudaFree(p);
-  }
+  // Row pitches stay 16-byte multiples (TMA): K % 8 == 0 for 16-bit
+  // K-major operands, M / N % 8 == 0 for MN-major ones, K % 16 for e4m3.
+  testSm90<sm90::TnCluster, 256, bf16>(
+      "bf16 TN 128x256 cluster 2, bias + relu, 250x500x200",
+      sm90::gemm_bf16_tn_128x256_cluster2, Ty::Bf16, false, true, 2,
+      Act::Relu, true, false, 1, 250, 500, 200, rng, 1e-2);
+  testSm90<sm90::NnF16, 128, float>(
+      "f16 NN (MN-major A and B) 128x128, f32 out, 200x200x136",
+      sm90::gemm_f16_nn_128x128, Ty::F16, true, false, 1, Act::None, false,
+      false, 1, 200, 200, 136, rng, 1e-4);
+  testSm90<sm90::Tn192, 192, bf16>(
+      "bf16 TN 128x192 (N 192), silu + C, 300x400x200",
+      sm90::gemm_bf16_tn_128x192, Ty::Bf16, false, true, 1, Act::Silu, false,
+      true, 1, 300, 400, 200, rng, 1e-2);
+  testSm90<sm90::Nn192, 192, float>(
+      "bf16 NN 192x192 (three consumer warpgroups), f32 out, 392x456x136",
+      sm90::gemm_bf16_nn_192x192, Ty::Bf16, true, false, 1, Act::None, false,
+      false, 1, 392, 456, 136, rng, 1e-4);
+  testSm90<sm90::TnE4m3, 160, bf16>(
+      "e4m3 TN 192x160 cluster 2, 380x330x256",
+      sm90::gemm_e4m3_tn_192x160_cluster2, Ty::E4m3, false, true, 2,
+      Act::None, false, false, 1, 380, 330, 256, rng, 1e-2);
+  testSm90<sm90::TnBatched, 96, bf16>(
+      "bf16 TN 64x96 batched x3 (3-D maps), 100x200x128",
+      sm90::gemm_bf16_tn_batched_64x96, Ty::Bf16, false, true, 1, Act::None,
+      false, false, 3, 100, 200, 128, rng, 1e-2);
 }
 
 void bench() {
@@ -717,9 +876,9 @@ void bench() {
   }
   std::sort(cms.begin(), cms.end());
   const double flop = 2.0 * s * s * s;
-  std::printf("bench 8192^3 bf16 TN: gemm_sm90 %.3f ms (%.0f TFLOP/s), cuBLAS "
-              "%.3f ms (%.0f TFLOP/s), ratio %.2f (median of 20, no L2 "
-              "rotation)\n",
+  std::printf("bench 8192^3 bf16 TN: WgmmaPipeline 128x256 cluster 2 %.3f ms "
+              "(%.0f TFLOP/s), cuBLAS %.3f ms (%.0f TFLOP/s), ratio %.2f "
+              "(median of 20, no L2 rotation)\n",
               ms, flop / ms / 1e9, cms[10], flop / cms[10] / 1e9, cms[10] / ms);
   cublasDestroy(handle);
   cudaFree(bias);

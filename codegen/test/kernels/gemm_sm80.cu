@@ -1,162 +1,113 @@
-// Compile test: a complete sm_80 GEMM composed from the primitives, the shape
-// of what the emitter writes for the cp.async + mma.sync path:
-//   multi-stage cp.async mainloop (zero-filled partial tiles), WarpMma
-//   fragment loop, fused epilogue; optional split-K over blockIdx.z with the
-//   last-block reduction.
+// Compile test: sm_80 GEMMs built from the shipped block steps of
+// kgen/block/Gemm.cuh, in the shape the emitter prints for the cp.async +
+// mma.sync path (codegen/emit/EmitCuda.cpp printPipeline): load_box of the
+// A and B tiles into a ring of Stages stages, commit_stage / wait_stage<S-1>,
+// MmaSyncAccumulator::mma, the accumulator's fused epilogue; split-K as the
+// emitter does it (store_f32 of each split's partial tile into a workspace,
+// then a reduction kernel: accumulate_f32 in split order and the epilogue).
+// The mainloop (Sm80Mainloop.cuh) walks the stage ring with
+// kgen::block::PipelineState.
 // Instances: bf16 TN 128x128x32, 4 stages, bias + gelu, bf16 out; tf32 NN
-// 128x128x32, 3 stages, f32 out with residual C; bf16 TN split-K.
+// (A and B MN-major) 128x128x32, 3 stages, f32 out with residual C; bf16 TN
+// split-K (partials + reduction).
 // TARGETS: sm_80 sm_90a
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // CHECK: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 // CHECK: cp.async.cg.shared.global
+// CHECK: cp.async.wait_group 3;
 // CHECK: cp.async.wait_group 2;
-// CHECK: cp.async.wait_group 1;
 // CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-#include "kgen/cuda/CpAsync.cuh"
-#include "kgen/cuda/Epilogue.cuh"
-#include "kgen/cuda/Mma.cuh"
+#include "Sm80Mainloop.cuh"
 
 #include <cuda_bf16.h>
 
-using namespace kgen::cuda;
+namespace sm80 {
 
-template <bool C, class A, class B> struct Select { using type = A; };
-template <class A, class B> struct Select<false, A, B> { using type = B; };
-
-/// (BM, BN, BK) block tile, (WM, WN) warp tiles, `Stages` shared-memory
-/// stages. A is (M, K), B is (K, N); MajorA / MajorB say which dimension is
-/// contiguous in global memory (K-major A = row-major, K-major B =
-/// column-major). Dynamic shared memory: kSmemBytes.
-template <class Op, class T, Major MA, Major MB, int BM, int BN, int BK, int WM,
-          int WN, int Stages, int PadA, int PadB>
-struct GemmSm80 {
-  static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
-  static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
-  static_assert(BM % WM == 0 && BN % WN == 0, "block tile of warp tiles");
-  static_assert(Stages >= 2, "a pipeline needs two stages");
-  // Shared tiles: (BM, BK) or (BK, BM) for A; (BN, BK) or (BK, BN) for B.
-  using LA = typename Select<MA == Major::K, RowMajorPadded<T, BM, BK, PadA>,
-                             RowMajorPadded<T, BK, BM, PadA>>::type;
-  using LB = typename Select<MB == Major::K, RowMajorPadded<T, BN, BK, PadB>,
-                             RowMajorPadded<T, BK, BN, PadB>>::type;
-  using Warp = WarpMma<Op, WM, WN, LA, MA, LB, MB>;
-  static constexpr int kStageBytes = LA::kBytes + LB::kBytes;
-  static constexpr int kSmemBytes = Stages * kStageBytes;
-
-  /// Issues the loads of k-tile kt into stage slot `slot`.
-  __device__ static void load_stage(char *smem, int slot, const T *a,
-                                    long long lda, const T *b, long long ldb,
-                                    int m0, int n0, int k0, int m, int n, int k,
-                                    int tid) {
-    char *sa = smem + slot * kStageBytes;
-    char *sb = sa + LA::kBytes;
-    if constexpr (MA == Major::K)
-      TileLoader<LA, kThreads>::load_async(sa, a + m0 * lda + k0, lda, m - m0,
-                                           k - k0, tid);
-    else
-      TileLoader<LA, kThreads>::load_async(sa, a + k0 * lda + m0, lda, k - k0,
-                                           m - m0, tid);
-    if constexpr (MB == Major::K)
-      TileLoader<LB, kThreads>::load_async(sb, b + n0 * ldb + k0, ldb, n - n0,
-                                           k - k0, tid);
-    else
-      TileLoader<LB, kThreads>::load_async(sb, b + k0 * ldb + n0, ldb, k - k0,
-                                           n - n0, tid);
-  }
-
-  /// acc = A[m0:, k_begin:k_end] * B[k_begin:k_end, n0:] for this warp.
-  __device__ static void mainloop(float (&acc)[Warp::kAccPerThread], char *smem,
-                                  const T *a, long long lda, const T *b,
-                                  long long ldb, int m, int n, int k_begin,
-                                  int k_end) {
-    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
-    const int wm = (warp / kWarpsN) * WM, wn = (warp % kWarpsN) * WN;
-    const int k_tiles = (k_end - k_begin + BK - 1) / BK;
-    Warp::zero(acc);
-    // Prologue: stages 0 .. Stages-2 in flight (empty groups past the end
-    // keep the group count uniform).
-#pragma unroll
-    for (int s = 0; s < Stages - 1; ++s) {
-      if (s < k_tiles)
-        load_stage(smem, s, a, lda, b, ldb, m0, n0, k_begin + s * BK, m, n,
-                   k_end, tid);
-      cp_async_commit();
-    }
-    for (int kt = 0; kt < k_tiles; ++kt) {
-      cp_async_wait<Stages - 2>(); // k-tile kt has landed (this thread's part)
-      __syncthreads();             // ... everyone's; slot kt-1 is free
-      const int next = kt + Stages - 1;
-      if (next < k_tiles)
-        load_stage(smem, next % Stages, a, lda, b, ldb, m0, n0,
-                   k_begin + next * BK, m, n, k_end, tid);
-      cp_async_commit();
-      char *sa = smem + (kt % Stages) * kStageBytes;
-      Warp::template run<BK>(acc, smem_u32(sa), smem_u32(sa + LA::kBytes), wm,
-                             wn, lane);
-    }
-    cp_async_wait<0>();
-  }
-};
+using kgen::test::mainloop;
 
 using bf16 = __nv_bfloat16;
+using Act = kgen::cuda::Act;
 
-// bf16 TN: (128, 128, 32) block tile, 4 warps of (64, 64), 4 stages.
-using GemmBf16 = GemmSm80<MmaBf16, bf16, Major::K, Major::K, 128, 128, 32, 64,
-                          64, 4, 8, 8>;
-using EpiBf16 = Epilogue<bf16, Act::GeluTanh, BiasMode::PerCol>;
+// bf16 TN: (128, 128, 32) block tile, 2 x 2 warps of (64, 64), 4 stages.
+struct TnBf16 {
+  static constexpr int BM = 128, BN = 128, BK = 32, Stages = 4;
+  static constexpr int kThreads = 128;
+  static constexpr int kSmemBytes =
+      kgen::test::smem_bytes<__nv_bfloat16, BM, BN, BK, Stages>();
+  using Acc = kgen::block::MmaSyncAccumulator<BM, BN, 2, 2>;
+};
 
-__global__ void __launch_bounds__(GemmBf16::kThreads)
-gemm_bf16_tn_bias_gelu(const bf16 *a, long long lda, const bf16 *b,
-                       long long ldb, EpiBf16::Args args, int k) {
-  extern __shared__ __align__(128) char smem[];
-  float acc[GemmBf16::Warp::kAccPerThread]; // (64, 64) per warp
-  GemmBf16::mainloop(acc, smem, a, lda, b, ldb, args.m, args.n, 0, k);
-  const int warp = threadIdx.x / 32;
-  EpiBf16::store_fragment<GemmBf16::Warp::AccMap>(
-      args, acc, blockIdx.y * 128 + (warp / 2) * 64,
-      blockIdx.x * 128 + (warp % 2) * 64, threadIdx.x % 32);
+__global__ void __launch_bounds__(TnBf16::kThreads)
+gemm_bf16_tn_bias_gelu(const bf16 *__restrict__ a, const bf16 *__restrict__ bt,
+                       const float *__restrict__ bias, bf16 *__restrict__ d,
+                       long m, long n, long k) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  using G = TnBf16;
+  const long m0 = blockIdx.y * long(G::BM), n0 = blockIdx.x * long(G::BN);
+  G::Acc acc;
+  mainloop<bf16, G::BM, G::BN, G::BK, G::Stages, G::kThreads, false, true>(
+      acc, smem, a, k, bt, k, m, n, k, m0, n0, 0, (k + G::BK - 1) / G::BK);
+  acc.epilogue<Act::GeluTanh, true, false>(
+      d, n, m0, n0, m, n, bias, static_cast<const bf16 *>(nullptr), 1.f, 0.f);
 }
 
-// tf32 NN (A column-major, B row-major: both MN-major), f32 out, D = A*B + C.
-using GemmTf32 = GemmSm80<MmaTf32, float, Major::MN, Major::MN, 128, 128, 32,
-                          64, 64, 3, 8, 8>;
-using EpiF32 = Epilogue<float, Act::None, BiasMode::None, true>;
+// tf32 NN (A stored (K, M), B stored (K, N): both MN-major), f32 out,
+// D = A * B + C.
+struct NnTf32 {
+  static constexpr int BM = 128, BN = 128, BK = 32, Stages = 3;
+  static constexpr int kThreads = 128;
+  static constexpr int kSmemBytes =
+      kgen::test::smem_bytes<float, BM, BN, BK, Stages>();
+  using Acc = kgen::block::MmaSyncAccumulator<BM, BN, 2, 2>;
+};
 
-__global__ void __launch_bounds__(GemmTf32::kThreads)
-gemm_tf32_nn_residual(const float *a, long long lda, const float *b,
-                      long long ldb, EpiF32::Args args, int k) {
-  extern __shared__ __align__(128) char smem[];
-  float acc[GemmTf32::Warp::kAccPerThread];
-  GemmTf32::mainloop(acc, smem, a, lda, b, ldb, args.m, args.n, 0, k);
-  const int warp = threadIdx.x / 32;
-  EpiF32::store_fragment<GemmTf32::Warp::AccMap>(
-      args, acc, blockIdx.y * 128 + (warp / 2) * 64,
-      blockIdx.x * 128 + (warp % 2) * 64, threadIdx.x % 32);
+__global__ void __launch_bounds__(NnTf32::kThreads)
+gemm_tf32_nn_residual(const float *__restrict__ at, const float *__restrict__ b,
+                      const float *__restrict__ c, float *__restrict__ d,
+                      long m, long n, long k) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  using G = NnTf32;
+  const long m0 = blockIdx.y * long(G::BM), n0 = blockIdx.x * long(G::BN);
+  G::Acc acc;
+  mainloop<float, G::BM, G::BN, G::BK, G::Stages, G::kThreads, true, false>(
+      acc, smem, at, m, b, n, m, n, k, m0, n0, 0, (k + G::BK - 1) / G::BK);
+  acc.epilogue<Act::None, false, true>(
+      d, n, m0, n0, m, n, static_cast<const float *>(nullptr), c, 1.f, 1.f);
 }
 
-// bf16 TN split-K: blockIdx.z takes k range [z * k_split, (z+1) * k_split);
-// the last block of each tile reduces the workspace in split order.
-using EpiSplit = Epilogue<bf16>;
-__global__ void __launch_bounds__(GemmBf16::kThreads)
-gemm_bf16_tn_splitk(const bf16 *a, long long lda, const bf16 *b, long long ldb,
-                    EpiSplit::Args args, int k, int k_split, float *ws,
-                    long long ldws, unsigned *counters) {
-  extern __shared__ __align__(128) char smem[];
-  float acc[GemmBf16::Warp::kAccPerThread];
-  const int k_begin = blockIdx.z * k_split;
-  const int k_end = min(k, k_begin + k_split);
-  GemmBf16::mainloop(acc, smem, a, lda, b, ldb, args.m, args.n, k_begin,
-                     k_end);
-  const int warp = threadIdx.x / 32;
-  const int row0 = blockIdx.y * 128, col0 = blockIdx.x * 128;
-  const long long split_stride = (long long)args.m * ldws;
-  splitk_store_partial<GemmBf16::Warp::AccMap>(
-      ws + blockIdx.z * split_stride, ldws, acc, row0 + (warp / 2) * 64,
-      col0 + (warp % 2) * 64, threadIdx.x % 32, args.m, args.n);
-  if (splitk_last_block(&counters[blockIdx.y * gridDim.x + blockIdx.x],
-                        gridDim.z))
-    splitk_reduce_region<EpiSplit>(args, ws, split_stride, ldws, gridDim.z,
-                                   row0, col0, 128, 128, threadIdx.x,
-                                   GemmBf16::kThreads);
+// bf16 TN split-K: blockIdx.z takes k tiles [z * ktSplit, (z + 1) *
+// ktSplit) and stores its f32 partial tile into workspace slice z (m, n);
+// the reduction kernel adds the slices in split order, then the epilogue.
+__global__ void __launch_bounds__(TnBf16::kThreads)
+gemm_bf16_tn_splitk(const bf16 *__restrict__ a, const bf16 *__restrict__ bt,
+                    float *__restrict__ w, long m, long n, long k,
+                    long ktSplit) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  using G = TnBf16;
+  const long m0 = blockIdx.y * long(G::BM), n0 = blockIdx.x * long(G::BN);
+  const long kTiles = (k + G::BK - 1) / G::BK;
+  const long ktBegin = kgen::block::lmin(blockIdx.z * ktSplit, kTiles);
+  const long ktEnd = kgen::block::lmin(ktBegin + ktSplit, kTiles);
+  G::Acc acc;
+  mainloop<bf16, G::BM, G::BN, G::BK, G::Stages, G::kThreads, false, true>(
+      acc, smem, a, k, bt, k, m, n, k, m0, n0, ktBegin, ktEnd);
+  acc.store_f32(w + blockIdx.z * m * n, n, m0, n0, m, n);
 }
+
+// The reduction's (128, 128) tile over 4 x 2 warps (8 x 8 per thread).
+using ReduceAcc = kgen::block::SimtAccumulator<128, 128, 4, 2>;
+
+__global__ void __launch_bounds__(256)
+gemm_bf16_tn_splitk_reduce(const float *__restrict__ w, bf16 *__restrict__ d,
+                           long m, long n, long splits) {
+  const long m0 = blockIdx.y * 128L, n0 = blockIdx.x * 128L;
+  ReduceAcc acc;
+  acc.zero();
+  for (long s = 0; s < splits; ++s)
+    acc.accumulate_f32(w + s * m * n, n, m0, n0, m, n);
+  acc.epilogue<Act::None, false, false>(
+      d, n, m0, n0, m, n, static_cast<const float *>(nullptr),
+      static_cast<const bf16 *>(nullptr), 1.f, 0.f);
+}
+
+} // namespace sm80
