@@ -51,6 +51,11 @@ GemmOperands GemmOperands::of(GemmOp op) {
   o.rowElemsB = b.getShape().back();
   std::optional<Type> acc = op.getAccType();
   o.accF16 = acc && acc->isF16();
+  o.outElem = op.getD().getType().getElementType();
+  if (Value c = op.getC())
+    o.cElem = cast<ShapedType>(c.getType()).getElementType();
+  if (Value bias = op.getBias())
+    o.biasElem = cast<ShapedType>(bias.getType()).getElementType();
   return o;
 }
 
@@ -123,11 +128,13 @@ Error checkSimtMap(StringRef what, bool reduction, int64_t bm, int64_t bn,
                              .str()))
     return e;
   int64_t tm = bm / (4 * warpsM), tn = bn / (8 * warpsN);
-  // The MMA loop holds a column of A and a row of B; the reduction's loads
-  // of the partials are hoisted ahead of their adds, about one register
-  // per accumulator more.
+  // The MMA loop holds a column of A and a row of B, and the epilogue's
+  // activation some more (a simt f32 tile of 64 accumulators with a gelu
+  // epilogue spilled at 128 registers); the reduction's loads of the
+  // partials are hoisted ahead of their adds, about one register per
+  // accumulator more.
   int64_t need = reduction ? 2 * tm * tn + kRegisterOverhead + 8
-                           : tm * tn + tm + tn + kRegisterOverhead;
+                           : tm * tn + tm + tn + kRegisterOverhead + 16;
   int64_t cap = registerCap(32 * warpsM * warpsN);
   if (tm * tn > 64 || need > cap)
     return fail("block_n",
@@ -450,6 +457,19 @@ mlir::kgen::checkGemmLegality(const GemmConfigFields &c,
     return fail("instruction",
                 "acc_type f16: no kernel family accumulates in f16 (the "
                 "kernels accumulate in f32); drop acc_type");
+  // The epilogue (kgen/cuda/Epilogue.cuh InputLoad) reads C and the bias as
+  // f32, bf16 or f16.
+  for (auto [name, t] : {std::pair<StringRef, Type>{"residual 'c'", o->cElem},
+                         {"'bias'", o->biasElem}})
+    if (t && !t.isF32() && !t.isBF16() && !t.isF16())
+      return fail("instruction",
+                  llvm::formatv("the epilogue of every family reads {0} as "
+                                "f32, bf16 or f16; got {1}",
+                                name, t));
+  if (o->outElem && isFp8(o->outElem) && c.target == Target::sm_80)
+    return fail("target", "an f8E4M3FN result is rounded by "
+                          "cvt.rn.satfinite.e4m3x2, which needs sm_89+: "
+                          "expected target sm_90a");
   if (c.tma)
     if (Error e = checkTmaRows(*o))
       return e;

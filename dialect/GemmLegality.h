@@ -52,6 +52,8 @@ struct GemmOperands {
   bool batchedA = false, batchedB = false;
   int64_t rowElemsA = 0, rowElemsB = 0; // stored (contiguous) row lengths
   bool accF16 = false;                  // acc_type = f16
+  Type cElem, biasElem;                 // residual C, bias (null: none)
+  Type outElem;                         // D
 
   static GemmOperands of(GemmOp op);
   int64_t elemBytes() const;

@@ -23,9 +23,9 @@ namespace mlir::kgen {
 /// f16, bf16, f32 and f8E4M3FN.
 bool isSupportedFloatType(Type type);
 
-/// The checks of a gemm_config that depend on the gemm's operands (the
-/// instruction's K for the element type, shared memory per target, TMA row
-/// pitch); emits its diagnostics on `op`. Part of GemmOp's verifier.
+/// The family's legality of `config` for `op`'s operands
+/// (dialect/GemmLegality.h), as a diagnostic on `op` naming the rule. Part
+/// of GemmOp's verifier.
 LogicalResult verifyGemmConfig(GemmOp op, GemmConfigAttr config);
 
 /// Floating-point operations a kgen op performs (2 per multiply-add), from

@@ -55,7 +55,7 @@ def KgenSelectStrategy : Pass<"kgen-select-strategy", "::mlir::ModuleOp"> {
     - `model`: with databases (`db`) or a fitted cost model (`model`, from
       `kgen-tune --report --fit --model-out`) but no usable measurement,
       the config the cost model (passes/CostModel.h) predicts fastest among
-      every verifier-valid one; `entry` names the model;
+      every legal one (dialect/GemmLegality.h); `entry` names the model;
     - `default`: the built-in heuristic of Strategy.cpp, when neither a
       database nor a model is given.
     An entry measured with another toolchain (CUDA version or emitter
@@ -120,7 +120,7 @@ def KgenEmitPackages : Pass<"kgen-emit-packages", "::mlir::ModuleOp"> {
   let summary = "Write every kgen.kernel as a kernel package (.cu + manifest.json)";
   let description = [{
     For each op lowered to `kgen.kernel`s, writes `<output-dir>/<kernel>/`
-    with `kernel.cu` (codegen/emit/EmitCuda.cpp) and `manifest.json`
+    with `kernel.cu` (codegen/emit/EmitCuda.cpp, AssemblePackage.cpp) and `manifest.json`
     (docs/kernel-package.md), atomically, named after the op's first kernel.
     A split-K gemm is one package of two kernels: the partial products into
     a workspace, then the reduction (a kernel with no op signature whose

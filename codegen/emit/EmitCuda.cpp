@@ -111,6 +111,9 @@ LogicalResult KernelPrinter::printAlloca(memref::AllocaOp op) {
     line() << elem << " *" << var << " = reinterpret_cast<" << elem
            << " *>(smem + " << smemOffset << ");\n";
     smemOffset += (bytes + 127) / 128 * 128;
+    stageBufferTerms.push_back(llvm::formatv(
+        "kgen::block::stage_buffer_bytes<{0}>({1}, {2}, {3})", elem,
+        t.getDimSize(0), t.getDimSize(1), t.getDimSize(2)));
     return success();
   }
   if (space && space.getInt() == kRegisterSpace && t.getRank() == 2) {
@@ -304,17 +307,20 @@ LogicalResult KernelPrinter::printBlock(Block &block) {
 
 namespace {
 /// What the legality reads of a main kernel's operands, from its tile ops:
-/// the MMA's element type, transposes and accumulator, and the loads'
-/// global operands (batched when 3-D; their stored rows). Fails for a
-/// kernel without one MMA fed by two loads.
+/// the MMA's element type, transposes and accumulator, the loads' global
+/// operands (batched when 3-D; their stored rows) and the epilogue's
+/// residual and bias. Fails for a kernel without one MMA fed by two loads.
 FailureOr<GemmOperands> operandsOf(KernelOp kernel) {
   TileMmaOp mma;
+  TileEpilogueOp epilogue;
   SmallVector<TileLoadOp> loads;
   kernel.walk([&](Operation *op) {
     if (auto m = dyn_cast<TileMmaOp>(op))
       mma = m;
     else if (auto l = dyn_cast<TileLoadOp>(op))
       loads.push_back(l);
+    else if (auto e = dyn_cast<TileEpilogueOp>(op))
+      epilogue = e;
   });
   if (!mma)
     return failure();
@@ -338,6 +344,14 @@ FailureOr<GemmOperands> operandsOf(KernelOp kernel) {
   o.rowElemsA = srcA.getShape().back();
   o.rowElemsB = srcB.getShape().back();
   o.accF16 = mma.getAccF16();
+  auto elemOf = [](Value v) {
+    return v ? cast<MemRefType>(v.getType()).getElementType() : Type();
+  };
+  if (epilogue) {
+    o.outElem = elemOf(epilogue.getDst());
+    o.cElem = elemOf(epilogue.getResidual());
+    o.biasElem = elemOf(epilogue.getBias());
+  }
   return o;
 }
 } // namespace
@@ -410,6 +424,13 @@ LogicalResult KernelPrinter::print() {
             "bz = blockIdx.z;\n";
   if (failed(printBlock(body)))
     return failure();
+  if (!stageBufferTerms.empty()) {
+    // What the legality computed (dialect/GemmLegality.h), stated again by
+    // the block layer: a disagreement fails to compile.
+    line() << "static_assert(" << llvm::join(stageBufferTerms, " + ")
+           << " == " << kernel.getSmemBytes()
+           << ", \"dynamic shared memory of the stage buffers\");\n";
+  }
   if (info.clusterM > 1) // the pipeline's alias, at the top level
     line() << "Pipeline::finish(); // the cluster's blocks leave together\n";
   os << "}\n";

@@ -32,7 +32,8 @@ struct EmittedKernel {
 /// kgen-lower-gemm-to-tiles): one extern "C" __global__ function named like
 /// the kernel, calling the tile primitives of codegen/include with the
 /// config's sizes as template arguments. Fails, with a diagnostic on the
-/// op, for what the emitter does not support (see EmitCuda.cpp).
+/// op naming the rule, for a config its family's legality refuses
+/// (dialect/GemmLegality.h).
 LogicalResult emitCuda(KernelOp kernel, llvm::raw_ostream &os,
                        EmittedKernel *info = nullptr);
 

@@ -85,6 +85,8 @@ private:
   int nextId = 0;
   unsigned depth = 1;
   int64_t smemOffset = 0;
+  /// kgen::block::stage_buffer_bytes<T>(...) of each cp.async stage buffer.
+  llvm::SmallVector<std::string> stageBufferTerms;
 };
 } // namespace mlir::kgen::detail
 

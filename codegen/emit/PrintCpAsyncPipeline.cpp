@@ -24,26 +24,31 @@ LogicalResult KernelPrinter::printCpAsyncPipeline(TilePipelineOp op) {
     names[block.getArgument(1)] = stage.str();
     return printBlock(block);
   };
+  // The stage ring's bookkeeping is kgen::block::PipelineState's
+  // (Pipeline.cuh): `load` walks the stages the loads fill, `read` the ones
+  // the MMAs consume.
   line() << "// K tiles [" << lo << ", " << hi << ") through " << stages
          << " stages: loads run " << stages - 1
          << " tiles ahead of the MMAs.\n";
+  line() << "kgen::block::PipelineState<" << stages << "> load{}, read{};\n";
   line() << "for (long i = 0; i < " << stages - 1 << " && " << lo
-         << " + i < " << hi << "; ++i) {\n";
+         << " + i < " << hi << "; ++i, ++load) {\n";
   ++depth;
-  line() << "const long k = " << lo << " + i, stage = i;\n";
+  line() << "const long k = " << lo << " + i, stage = load.index;\n";
   if (failed(printRegion(op.getLoad(), "k", "stage")))
     return failure();
   line() << "kgen::block::commit_stage();\n";
   --depth;
   line() << "}\n";
-  line() << "for (long k = " << lo << "; k < " << hi << "; ++k) {\n";
+  line() << "for (long k = " << lo << "; k < " << hi << "; ++k, ++read) {\n";
   ++depth;
   line() << "const long ahead = k + " << stages - 1 << ";\n";
   line() << "if (ahead < " << hi << ") {\n";
   ++depth;
-  line() << "const long stage = (ahead - " << lo << ") % " << stages << ";\n";
+  line() << "const long stage = load.index;\n";
   if (failed(printRegion(op.getLoad(), "ahead", "stage")))
     return failure();
+  line() << "++load;\n";
   --depth;
   line() << "}\n";
   line() << "kgen::block::commit_stage(); // possibly empty: keeps the "
@@ -52,7 +57,7 @@ LogicalResult KernelPrinter::printCpAsyncPipeline(TilePipelineOp op) {
          << ">(); // tile k has landed\n";
   line() << "{\n";
   ++depth;
-  line() << "const long stage = (k - " << lo << ") % " << stages << ";\n";
+  line() << "const long stage = read.index;\n";
   if (failed(printRegion(op.getCompute(), "k", "stage")))
     return failure();
   --depth;

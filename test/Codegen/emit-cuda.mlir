@@ -23,18 +23,22 @@
 // CHECK: __nv_bfloat16 *sB = reinterpret_cast<__nv_bfloat16 *>(smem + 1536);
 // CHECK: kgen::block::MmaSyncAccumulator<16, 16, 1, 1> acc;
 // CHECK-NEXT: acc.zero();
-// CHECK: for (long i = 0; i < 2 && kt_begin + i < kt_end; ++i) {
+// CHECK: kgen::block::PipelineState<3> load{}, read{};
+// CHECK: for (long i = 0; i < 2 && kt_begin + i < kt_end; ++i, ++load) {
+// CHECK-NEXT: const long k = kt_begin + i, stage = load.index;
 // CHECK: kgen::block::load_box<16, 16, 32>(sA + stage * 256, A, 29, m0, [[K0:v[0-9]+]], 37, 29);
 // CHECK-NEXT: kgen::block::load_box<16, 16, 32>(sB + stage * 256, B, 45, [[K0]], n0, 29, 45);
 // CHECK-NEXT: kgen::block::commit_stage();
-// CHECK: for (long k = kt_begin; k < kt_end; ++k) {
+// CHECK: for (long k = kt_begin; k < kt_end; ++k, ++read) {
 // CHECK: if (ahead < kt_end) {
-// CHECK: const long stage = (ahead - kt_begin) % 3;
+// CHECK-NEXT: const long stage = load.index;
+// CHECK: ++load;
 // CHECK: kgen::block::wait_stage<2>();
-// CHECK: const long stage = (k - kt_begin) % 3;
+// CHECK: const long stage = read.index;
 // CHECK-NEXT: acc.mma<16, false, false>(sA + stage * 256, sB + stage * 256);
 // CHECK: __syncthreads();
 // CHECK: acc.epilogue<kgen::cuda::Act::GeluTanh, true, true>(D, 45, m0, n0, 37, 45, bias, C, 2.000000000e+00f, 5.000000000e-01f);
+// CHECK: static_assert(kgen::block::stage_buffer_bytes<__nv_bfloat16>(3, 16, 16) + kgen::block::stage_buffer_bytes<__nv_bfloat16>(3, 16, 16) == 3072, "dynamic shared memory of the stage buffers");
 func.func @mma_sync(%a: tensor<37x29xbf16>, %b: tensor<29x45xbf16>, %bias: tensor<45xf32>, %c: tensor<37x45xbf16>) -> tensor<37x45xbf16> {
   %d = kgen.gemm %a, %b bias(%bias : tensor<45xf32>) residual(%c : tensor<37x45xbf16>) {alpha = 2.0 : f32, beta = 0.5 : f32, activation = #kgen.activation<gelu>, config = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, block_k = 16, warps_m = 1, warps_n = 1, stages = 3, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 2, epilogue_vector = 8, source = user>} : tensor<37x29xbf16>, tensor<29x45xbf16> -> tensor<37x45xbf16>
   return %d : tensor<37x45xbf16>

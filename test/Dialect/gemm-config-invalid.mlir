@@ -289,7 +289,7 @@ func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x
 
 // simt accumulators past the register budget
 func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
-  // expected-error @+1 {{gemm_config 'block_n': 256x256 over 4x4 warps gives the simt 128 accumulators per thread; at most 64, and 192 registers with operands and addresses of at most 128}}
+  // expected-error @+1 {{gemm_config 'block_n': 256x256 over 4x4 warps gives the simt 128 accumulators per thread; at most 64, and 208 registers with operands and addresses of at most 128}}
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = simt, block_m = 256, block_n = 256, block_k = 32, warps_m = 4, warps_n = 4, stages = 3, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
 }
@@ -434,7 +434,7 @@ func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x
 
 // simt accumulators past the registers of 1024 threads
 func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xbf16> {
-  // expected-error @+1 {{gemm_config 'block_n': 256x128 over 8x4 warps gives the simt 32 accumulators per thread; at most 64, and 84 registers with operands and addresses of at most 64}}
+  // expected-error @+1 {{gemm_config 'block_n': 256x128 over 8x4 warps gives the simt 32 accumulators per thread; at most 64, and 100 registers with operands and addresses of at most 64}}
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = simt, block_m = 256, block_n = 128, block_k = 32, warps_m = 8, warps_n = 4, stages = 3, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
 }
@@ -445,4 +445,20 @@ func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x
   // expected-error @+1 {{gemm_config 'block_n': 128x256 over 8x1 warps gives the split-K reduction 128 accumulators per thread; at most 64, and 304 registers with operands and addresses of at most 255}}
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 2, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xbf16>
   return %d : tensor<256x1024xbf16>
+}
+// -----
+
+// an epilogue operand no family reads
+func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>, %c: tensor<256x1024xf8E4M3FN>) -> tensor<256x1024xf8E4M3FN> {
+  // expected-error @+1 {{'kgen.gemm' op gemm_config 'instruction': the epilogue of every family reads residual 'c' as f32, bf16 or f16; got f8E4M3FN}}
+  %d = kgen.gemm %a, %b residual(%c : tensor<256x1024xf8E4M3FN>) {config = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 128, block_n = 128, block_k = 32, warps_m = 2, warps_n = 2, stages = 3, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xf8E4M3FN>
+  return %d : tensor<256x1024xf8E4M3FN>
+}
+// -----
+
+// an e4m3 result on sm_80
+func.func @f(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<256x1024xf8E4M3FN> {
+  // expected-error @+1 {{'kgen.gemm' op gemm_config 'target': an f8E4M3FN result is rounded by cvt.rn.satfinite.e4m3x2, which needs sm_89+: expected target sm_90a}}
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 128, block_n = 128, block_k = 32, warps_m = 2, warps_n = 2, stages = 3, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = default>} : tensor<256x512xbf16>, tensor<512x1024xbf16> -> tensor<256x1024xf8E4M3FN>
+  return %d : tensor<256x1024xf8E4M3FN>
 }

@@ -49,6 +49,10 @@ struct Problem {
   // Partial tiles in M, N and K; K-major rows of 16-byte multiples for every
   // element type (TMA).
   int64_t m = 136, n = 264, k = 336;
+  // The fused epilogue, drawn per config: D's type, a bias, a residual C of
+  // D's type, an activation.
+  std::string out = "bf16", bias, activation = "none";
+  bool residual = false;
 
   std::string type(int64_t rows, int64_t cols, bool batched) const {
     std::string shape = batched ? std::to_string(batch) + "x" : "";
@@ -64,14 +68,16 @@ struct Problem {
   std::string typeD() const {
     std::string shape = batch > 1 ? std::to_string(batch) + "x" : "";
     return "tensor<" + shape + std::to_string(m) + "x" + std::to_string(n) +
-           "xbf16>";
+           "x" + out + ">";
   }
   std::string describe() const {
-    return llvm::formatv("{0}{1}{2}{3}{4}", elem,
+    return llvm::formatv("{0}{1}{2}{3}{4} -> {5}{6}{7} {8}", elem,
                          transA ? " transpose_a" : "",
                          transB ? " transpose_b" : "",
                          batch > 1 ? " batch " + std::to_string(batch) : "",
-                         batch > 1 && !batchedB ? " (broadcast B)" : "")
+                         batch > 1 && !batchedB ? " (broadcast B)" : "", out,
+                         bias.empty() ? "" : " bias " + bias,
+                         residual ? " residual" : "", activation)
         .str();
   }
 };
@@ -91,18 +97,56 @@ std::string configText(const GemmConfigFields &c) {
 }
 
 std::string moduleText(const Problem &p, const GemmConfigFields &c) {
-  std::string attrs;
+  std::string attrs, args, operands;
   if (p.transA)
     attrs += "transpose_a, ";
   if (p.transB)
     attrs += "transpose_b, ";
+  attrs += "activation = #kgen.activation<" + p.activation + ">, ";
+  if (!p.bias.empty()) {
+    std::string t = "tensor<" + std::to_string(p.n) + "x" + p.bias + ">";
+    args += ", %bias: " + t;
+    operands += " bias(%bias : " + t + ")";
+  }
+  if (p.residual) {
+    args += ", %c: " + p.typeD();
+    operands += " residual(%c : " + p.typeD() + ")";
+    attrs += "beta = 0.5 : f32, ";
+  }
   return llvm::formatv(R"mlir(
-func.func @main(%a: {0}, %b: {1}) -> {2} {{
-  %d = kgen.gemm %a, %b {{{3}config = {4}} : {0}, {1} -> {2}
+func.func @main(%a: {0}, %b: {1}{5}) -> {2} {{
+  %d = kgen.gemm %a, %b{6} {{{3}config = {4}} : {0}, {1} -> {2}
   return %d : {2}
 })mlir",
-                       p.typeA(), p.typeB(), p.typeD(), attrs, configText(c))
+                       p.typeA(), p.typeB(), p.typeD(), attrs, configText(c),
+                       args, operands)
       .str();
+}
+
+Type typeNamed(MLIRContext *ctx, const std::string &name) {
+  return name == "f32"        ? Type(Float32Type::get(ctx))
+         : name == "f16"      ? Type(Float16Type::get(ctx))
+         : name == "bf16"     ? Type(BFloat16Type::get(ctx))
+         : name == "f8E4M3FN" ? Type(Float8E4M3FNType::get(ctx))
+                              : Type();
+}
+
+/// The operands as the legality reads them off the gemm `p` describes.
+GemmOperands operandsOf(const Problem &p, MLIRContext *ctx) {
+  GemmOperands o;
+  o.elem = typeNamed(ctx, p.elem);
+  o.transA = p.transA;
+  o.transB = p.transB;
+  o.batchedA = p.batch > 1;
+  o.batchedB = p.batchedB;
+  o.rowElemsA = p.transA ? p.m : p.k;
+  o.rowElemsB = p.transB ? p.k : p.n;
+  o.outElem = typeNamed(ctx, p.out);
+  if (p.residual)
+    o.cElem = typeNamed(ctx, p.out);
+  if (!p.bias.empty())
+    o.biasElem = typeNamed(ctx, p.bias);
+  return o;
 }
 
 /// A random config near `family`'s tiling rules for `bytes`-byte operands;
@@ -236,13 +280,21 @@ TEST(GemmLegalityPropertyTest, AcceptedConfigsCompileRefusedOnesNameTheRule) {
   std::vector<Accepted> accepted;
   std::set<std::string> splitK, clusters, refusedFields;
   size_t refused = 0;
-  for (const Case &cs : cases()) {
+  for (Case cs : cases()) {
     int64_t bytes = cs.problem.elem == "f32"        ? 4
                     : cs.problem.elem == "f8E4M3FN" ? 1
                                                     : 2;
     int64_t found = 0;
     for (int attempt = 0; attempt < 400 && found < perCase; ++attempt) {
-      std::bernoulli_distribution push(0.3);
+      std::bernoulli_distribution push(0.3), coin(0.5);
+      const char *outs[] = {"bf16", "f16", "f32", "f8E4M3FN"};
+      const char *biases[] = {"", "f32", "bf16"};
+      const char *acts[] = {"none", "relu", "gelu", "silu"};
+      cs.problem.out = outs[std::uniform_int_distribution<int>(0, 3)(rng)];
+      cs.problem.bias = biases[std::uniform_int_distribution<int>(0, 2)(rng)];
+      cs.problem.activation =
+          acts[std::uniform_int_distribution<int>(0, 3)(rng)];
+      cs.problem.residual = coin(rng);
       GemmConfigFields c =
           draw(rng, cs.target, cs.family, bytes, push(rng));
       std::string text = moduleText(cs.problem, c);
@@ -254,17 +306,7 @@ TEST(GemmLegalityPropertyTest, AcceptedConfigsCompileRefusedOnesNameTheRule) {
       if (!module) {
         // Refused while parsing: by the attribute verifier (the rules for
         // any operands) or by kgen.gemm's. Legality must say why.
-        GemmOperands ops;
-        ops.elem = bytes == 4   ? Type(Float32Type::get(&context))
-                   : bytes == 1 ? Type(Float8E4M3FNType::get(&context))
-                   : cs.problem.elem == "f16" ? Type(Float16Type::get(&context))
-                                              : Type(BFloat16Type::get(&context));
-        ops.transA = cs.problem.transA;
-        ops.transB = cs.problem.transB;
-        ops.batchedA = cs.problem.batch > 1;
-        ops.batchedB = cs.problem.batchedB;
-        ops.rowElemsA = cs.problem.transA ? cs.problem.m : cs.problem.k;
-        ops.rowElemsB = cs.problem.transB ? cs.problem.k : cs.problem.n;
+        GemmOperands ops = operandsOf(cs.problem, &context);
         std::optional<GemmLegalityError> e = checkGemmLegality(c, &ops);
         ASSERT_TRUE(e) << "the verifier refused a config legality accepts: "
                        << label;

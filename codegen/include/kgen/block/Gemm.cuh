@@ -48,6 +48,16 @@ namespace kgen::block {
 KGEN_DEVICE constexpr long lmin(long a, long b) { return a < b ? a : b; }
 KGEN_DEVICE constexpr long lmax(long a, long b) { return a > b ? a : b; }
 
+/// Bytes of a (Stages, Rows, Cols) stage buffer of T in dynamic shared
+/// memory, rounded up to 128 (where the next buffer starts): the emitted
+/// kernels' buffers add up to what kgen-lower-gemm-to-tiles declares
+/// (dialect/GemmLegality.h, gemmSharedMemoryBytes), and say so in a
+/// static_assert.
+template <class T>
+KGEN_HD constexpr long stage_buffer_bytes(long stages, long rows, long cols) {
+  return (stages * rows * cols * long(sizeof(T)) + 127) / 128 * 128;
+}
+
 /// An element widened to f32.
 KGEN_DEVICE float to_f32(float x) { return x; }
 KGEN_DEVICE float to_f32(__nv_bfloat16 x) { return __bfloat162float(x); }
