@@ -4,7 +4,8 @@
 // reference's bits: same products, same k order, same epilogue expression.
 // Edge shapes (M = 1, N = 3, K = 7, non-multiples of every tile), every
 // transposition, batches with and without broadcast B, every instruction
-// family's tiling, one stage, more stages than K tiles,
+// family's tiling (wgmma N of 96, 160 and 224 and three consumer
+// warpgroups among them), one stage, more stages than K tiles,
 // rasterisation groups, clusters (tile rows padded to whole clusters: the
 // padding blocks load zeros and store nothing). Split-K, which changes the summation order, is in
 // tiled-gemm-split-k.mlir.
@@ -26,6 +27,11 @@
 // CHECK-DAG: raster_1: OK rel_frob=0.000e+00
 // CHECK-DAG: raster_3: OK rel_frob=0.000e+00
 // CHECK-DAG: tf32_mma: OK rel_frob=0.000e+00
+// CHECK-DAG: n96_tn: OK rel_frob=0.000e+00
+// CHECK-DAG: n160_tn_f16: OK rel_frob=0.000e+00
+// CHECK-DAG: n224_tn_cluster: OK rel_frob=0.000e+00
+// CHECK-DAG: m192_n192_nn: OK rel_frob=0.000e+00
+// CHECK-DAG: m192_n128_fp8_tn: OK rel_frob=0.000e+00
 
 func.func @m1_n3_k7(%a: tensor<1x7xbf16>, %b: tensor<7x3xbf16>) -> tensor<1x3xbf16> {
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, block_k = 16, warps_m = 1, warps_n = 1, stages = 2, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<1x7xbf16>, tensor<7x3xbf16> -> tensor<1x3xbf16>
@@ -112,4 +118,29 @@ func.func @tf32_mma(%a: tensor<40x36xf32>, %b: tensor<36x24xf32>) -> tensor<40x2
 func.func @cluster_padded_rows(%a: tensor<150x96xbf16>, %b: tensor<300x96xbf16>) -> tensor<150x300xbf16> {
   %d = kgen.gemm %a, %b {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 2, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 3, epilogue_vector = 8, source = user>} : tensor<150x96xbf16>, tensor<300x96xbf16> -> tensor<150x300xbf16>
   return %d : tensor<150x300xbf16>
+}
+
+func.func @n96_tn(%a: tensor<200x256xbf16>, %b: tensor<300x256xbf16>) -> tensor<200x300xbf16> {
+  %d = kgen.gemm %a, %b {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 96, block_k = 64, warps_m = 8, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<200x256xbf16>, tensor<300x256xbf16> -> tensor<200x300xbf16>
+  return %d : tensor<200x300xbf16>
+}
+
+func.func @n160_tn_f16(%a: tensor<130x192xf16>, %b: tensor<330x192xf16>) -> tensor<130x330xf32> {
+  %d = kgen.gemm %a, %b {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 160, block_k = 64, warps_m = 8, warps_n = 1, stages = 3, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<130x192xf16>, tensor<330x192xf16> -> tensor<130x330xf32>
+  return %d : tensor<130x330xf32>
+}
+
+func.func @n224_tn_cluster(%a: tensor<260x128xbf16>, %b: tensor<500x128xbf16>) -> tensor<260x500xbf16> {
+  %d = kgen.gemm %a, %b {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 224, block_k = 64, warps_m = 8, warps_n = 1, stages = 3, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<260x128xbf16>, tensor<500x128xbf16> -> tensor<260x500xbf16>
+  return %d : tensor<260x500xbf16>
+}
+
+func.func @m192_n192_nn(%a: tensor<400x192xbf16>, %b: tensor<192x400xbf16>) -> tensor<400x400xbf16> {
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 192, block_n = 192, block_k = 64, warps_m = 12, warps_n = 1, stages = 3, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<400x192xbf16>, tensor<192x400xbf16> -> tensor<400x400xbf16>
+  return %d : tensor<400x400xbf16>
+}
+
+func.func @m192_n128_fp8_tn(%a: tensor<200x256xf8E4M3FN>, %b: tensor<260x256xf8E4M3FN>) -> tensor<200x260xbf16> {
+  %d = kgen.gemm %a, %b {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 192, block_n = 128, block_k = 128, warps_m = 12, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<200x256xf8E4M3FN>, tensor<260x256xf8E4M3FN> -> tensor<200x260xbf16>
+  return %d : tensor<200x260xbf16>
 }
