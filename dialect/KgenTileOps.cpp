@@ -2,7 +2,10 @@
 
 #include "dialect/KgenOps.h"
 
+#include "kgen/runtime/Names.h"
+
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace mlir::kgen;
@@ -63,11 +66,30 @@ LogicalResult KernelOp::verify() {
                     [](BlockArgument a) { return a.getType().isIndex(); }))
     return emitOpError("body must start with three index arguments (the "
                        "block coordinates x, y, z)");
-  if (std::optional<ArrayAttr> names = getParamNames())
+  // Names reach generated CUDA as identifiers: one check for all of them
+  // (kgen/runtime/Names.h), before anything is emitted.
+  if (std::string why = ::kgen::rt::identifierProblem(getSymName());
+      !why.empty())
+    return emitOpError() << "name '"
+                         << ::kgen::rt::escapeForTerminal(getSymName())
+                         << "' cannot name a CUDA kernel: it " << why;
+  if (std::optional<ArrayAttr> names = getParamNames()) {
     if (names->size() != getParams().size())
       return emitOpError() << "'param_names' has " << names->size()
                            << " names for " << getParams().size()
                            << " parameters";
+    llvm::StringSet<> seen;
+    for (auto [i, attr] : llvm::enumerate(*names)) {
+      StringRef name = cast<StringAttr>(attr).getValue();
+      if (std::string why = ::kgen::rt::identifierProblem(name); !why.empty())
+        return emitOpError() << "parameter " << i << "'s name '"
+                             << ::kgen::rt::escapeForTerminal(name)
+                             << "' cannot be a CUDA identifier: it " << why;
+      if (!seen.insert(name).second)
+        return emitOpError() << "parameter name '" << name
+                             << "' is given twice";
+    }
+  }
   if (numOutputs < 0 || size_t(numOutputs) > getParams().size())
     return emitOpError("'num_outputs' must be between 0 and the number of "
                        "parameters");

@@ -27,6 +27,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -374,6 +376,27 @@ LogicalResult KernelPrinter::print() {
   std::optional<ArrayAttr> paramNames = kernel.getParamNames();
   if (!paramNames)
     return kernel.emitOpError("has no param_names");
+  // Parameters keep their names (verified C identifiers); the kernel's own
+  // values are named from a fixed set, stage buffers s<param> and tensor
+  // maps tma_<param>: a parameter may not take one of those.
+  llvm::StringSet<> params;
+  for (Attribute a : *paramNames)
+    params.insert(cast<StringAttr>(a).getValue());
+  static constexpr llvm::StringLiteral kOwnNames[] = {
+      "bx",    "by",       "bz",     "smem", "Pipeline", "consumer",
+      "load",  "read",     "stage",  "k",    "i",        "ahead",
+      "acc",   "m0",       "n0",     "kt_begin", "kt_end", "kgen"};
+  for (Attribute a : *paramNames) {
+    StringRef p = cast<StringAttr>(a).getValue();
+    bool fresh = p.size() > 1 && p[0] == 'v' &&
+                 llvm::all_of(p.drop_front(), llvm::isDigit);
+    if (llvm::is_contained(kOwnNames, p) || fresh || p.starts_with("tma_") ||
+        (p.size() > 1 && p[0] == 's' && params.contains(p.drop_front())))
+      return kernel.emitOpError()
+             << "parameter name '" << p
+             << "' is one the emitted kernel gives its own values (block "
+                "coordinates, buffers, loop indices): rename the parameter";
+  }
 
   Block &body = kernel.getBody().front();
   hasPipeline = hasPipelineIn(kernel);

@@ -61,3 +61,27 @@ kgen.kernel @f16_acc grid [1, 1, 1] threads 32 smem 2048 attributes {config = #k
   }
   kgen.tile.epilogue %acc into %d[%c0, %c0] bounds(%c16, %c16) {activation = #kgen.activation<none>, alpha = 1.000000e+00 : f32, beta = 0.000000e+00 : f32} : memref<16x16xf32, 5>, memref<16x16xf16>
 }
+
+// -----
+
+// A parameter may not take a name the emitted kernel gives its own values.
+// CHECK: error: 'kgen.kernel' op parameter name 'acc' is one the emitted kernel gives its own values (block coordinates, buffers, loop indices): rename the parameter
+kgen.kernel @param_named_acc grid [1, 1, 1] threads 32 smem 2048 attributes {config = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, block_k = 16, warps_m = 1, warps_n = 1, stages = 2, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>, param_names = ["A", "acc", "D"]} {
+^bb0(%bx: index, %by: index, %bz: index, %a: memref<16x16xbf16>, %b: memref<16x16xbf16>, %d: memref<16x16xbf16>):
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %sa = memref.alloca() : memref<2x16x16xbf16, 3>
+  %sb = memref.alloca() : memref<2x16x16xbf16, 3>
+  %acc = memref.alloca() : memref<16x16xf32, 5>
+  kgen.tile.zero %acc : memref<16x16xf32, 5>
+  kgen.tile.pipeline %c0 to %c1 stages 2 load {
+  ^bb0(%k: index, %s: index):
+    kgen.tile.load %a[%c0, %c0] bounds(%c16, %c16) into %sa[%s] : memref<16x16xbf16>, memref<2x16x16xbf16, 3>
+    kgen.tile.load %b[%c0, %c0] bounds(%c16, %c16) into %sb[%s] : memref<16x16xbf16>, memref<2x16x16xbf16, 3>
+  } compute {
+  ^bb0(%k: index, %s: index):
+    kgen.tile.mma %sa, %sb[%s] into %acc : memref<2x16x16xbf16, 3>, memref<2x16x16xbf16, 3>, memref<16x16xf32, 5>
+  }
+  kgen.tile.epilogue %acc into %d[%c0, %c0] bounds(%c16, %c16) {activation = #kgen.activation<none>, alpha = 1.000000e+00 : f32, beta = 0.000000e+00 : f32} : memref<16x16xf32, 5>, memref<16x16xbf16>
+}

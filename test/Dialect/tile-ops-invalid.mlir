@@ -693,3 +693,48 @@ kgen.kernel @pipeline_empty_region grid [1, 1, 1] threads 32 smem 0 attributes {
   ^bb0(%k: index, %s: index):
   }
 }
+
+// -----
+
+// Names reach generated CUDA: a kernel named to inject a preprocessor line
+// (issue 16's reproducer) is refused before anything is emitted, and the
+// name is printed escaped.
+// expected-error @+1 {{'kgen.kernel' op name 'evil\x0a#include </etc/passwd>\x0aint x;' cannot name a CUDA kernel: it has a character other than letters, digits and '_'}}
+kgen.kernel @"evil\0A#include </etc/passwd>\0Aint x;" grid [1, 1, 1] threads 32 smem 0 attributes {param_names = ["A", "D"]} {
+^bb0(%bx: index, %by: index, %bz: index, %a: memref<4x4xf32>, %d: memref<4x4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{'kgen.kernel' op name 'int' cannot name a CUDA kernel: it is a C++ or CUDA keyword or built-in}}
+kgen.kernel @int grid [1, 1, 1] threads 32 smem 0 attributes {param_names = ["A", "D"]} {
+^bb0(%bx: index, %by: index, %bz: index, %a: memref<4x4xf32>, %d: memref<4x4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{'kgen.kernel' op name '__LINE__' cannot name a CUDA kernel: it is reserved to the C++ implementation (a leading '__' or '_' and a capital)}}
+kgen.kernel @__LINE__ grid [1, 1, 1] threads 32 smem 0 attributes {param_names = ["A", "D"]} {
+^bb0(%bx: index, %by: index, %bz: index, %a: memref<4x4xf32>, %d: memref<4x4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{'kgen.kernel' op parameter 1's name 'D) { asm("trap;"); } void f(int *x' cannot be a CUDA identifier: it has a character other than letters, digits and '_'}}
+kgen.kernel @param_injection grid [1, 1, 1] threads 32 smem 0 attributes {param_names = ["A", "D) { asm(\"trap;\"); } void f(int *x"]} {
+^bb0(%bx: index, %by: index, %bz: index, %a: memref<4x4xf32>, %d: memref<4x4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{'kgen.kernel' op parameter name 'A' is given twice}}
+kgen.kernel @param_twice grid [1, 1, 1] threads 32 smem 0 attributes {param_names = ["A", "A"]} {
+^bb0(%bx: index, %by: index, %bz: index, %a: memref<4x4xf32>, %d: memref<4x4xf32>):
+}
+
+// -----
+
+// expected-error @+1 {{'kgen.kernel' op name 'kernel_with_a_very_long_name_01234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890' cannot name a CUDA kernel: it is longer than 128 characters}}
+kgen.kernel @kernel_with_a_very_long_name_01234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890 grid [1, 1, 1] threads 32 smem 0 attributes {param_names = ["A", "D"]} {
+^bb0(%bx: index, %by: index, %bz: index, %a: memref<4x4xf32>, %d: memref<4x4xf32>):
+}
