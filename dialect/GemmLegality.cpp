@@ -352,12 +352,15 @@ Error checkWgmma(const GemmConfigFields &c, const GemmOperands *o) {
                                          c.blockN));
   if (Error e = multiple("block_n", c.blockN, 8, "(a wgmma's N step)"))
     return e;
-  // Registers (setmaxnreg: 232 per consumer thread with 1 or 2 consumer
-  // warpgroups, 160 with 3): BN / 2 accumulators each.
+  // Registers: ptxas compiles the whole kernel within what a thread has at
+  // launch (65536 / threads: 128 with 3 consumer warpgroups; setmaxnreg
+  // does not raise it), and a consumer's wgmma needs about BN / 2 + 26
+  // (GemmSm90.cuh; BN 208 fails to compile there).
   if (consumers == 3 && c.blockN > 192)
     return fail("block_n",
-                llvm::formatv("{0}; with 3 consumer warpgroups (160 registers "
-                              "per thread) block_n is at most 192",
+                llvm::formatv("{0}; with 3 consumer warpgroups (128 registers "
+                              "per thread at launch, BN / 2 accumulators) "
+                              "block_n is at most 192",
                               c.blockN));
   if (c.stages < 2)
     return fail("stages", llvm::formatv("{0}; the wgmma pipeline needs at "
