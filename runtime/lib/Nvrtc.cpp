@@ -19,6 +19,7 @@
 #include "kgen/runtime/Nvrtc.h"
 
 #include "kgen/runtime/FileUtil.h"
+#include "kgen/runtime/PtxasReport.h"
 #include "kgen/runtime/Sha256.h"
 
 #include <nvrtc.h>

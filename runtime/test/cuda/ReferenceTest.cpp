@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kgen/runtime/PtxasReport.h"
 #include "kgen/runtime/cuda/Reference.h"
 
 #include <gtest/gtest.h>

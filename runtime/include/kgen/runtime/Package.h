@@ -24,7 +24,8 @@ namespace kgen::rt {
 /// launch and resources, every parameter passed in order) are still read.
 constexpr int kPackageVersion = 2;
 
-/// ptxas's resource report for one kernel.
+/// ptxas's resource report for one kernel (parsed by PtxasReport.h), as
+/// manifests and results record it.
 struct ResourceUsage {
   int registers = 0;
   int64_t sharedBytes = 0;     // static shared memory
@@ -111,13 +112,6 @@ ResourceUsage worstOf(const std::vector<ResourceUsage> &usages);
 /// results).
 nlohmann::json toJson(const ResourceUsage &usage);
 bool fromJson(const nlohmann::json &j, ResourceUsage &usage, std::string &err);
-
-/// Parses ptxas's verbose report (nvcc -Xptxas -v, NVRTC --ptxas-options=-v)
-/// for kernel `entry`: "Used N registers", "N bytes stack frame, N bytes
-/// spill stores, N bytes spill loads", "N bytes smem", "N bytes cmem[0]".
-/// False when the report has no entry for that kernel.
-bool parsePtxasReport(const std::string &log, const std::string &entry,
-                      ResourceUsage &usage);
 
 } // namespace kgen::rt
 
