@@ -520,18 +520,18 @@ int tuneModule() {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return fail("could not parse " + inputFile, 2);
+  if (!module->walk([](GemmOp) { return WalkResult::interrupt(); })
+           .wasInterrupted())
+    return fail(inputFile + ": no kgen.gemm in the module: nothing to tune",
+                2);
 
   mlir::kgen::MachineModel machine;
   if (!modelPath.empty() && !mlir::kgen::readCostModel(modelPath, machine, err))
     return fail(err, 2);
   if (measure)
     return measureModule(*module, *target, machine);
-  if (fit && !report)
-    return fail("--fit goes with --report", 2);
   if (report)
     return reportModule(*module, machine);
-  if (jsonOut && !packagesDir.empty())
-    return fail("--json lists the ranking; it does not go with --packages", 2);
   if (jsonOut)
     return printRankingJson(*module, *target, machine);
   int status = 0, index = 0;
@@ -706,15 +706,61 @@ int importIntoDb() {
 }
 } // namespace
 
+/// Usage errors the option parser lets through (exit 2): an option that
+/// takes a value given more than once (the tool reads and writes one
+/// database, one model, one target: the last of several would win
+/// silently), more than one mode, and options that do nothing in the mode
+/// they are given in.
+static int checkUsage() {
+  for (auto &entry : cl::getRegisteredOptions()) {
+    cl::Option *option = entry.second;
+    if (option->getNumOccurrences() > 1 &&
+        option->getValueExpectedFlag() == cl::ValueRequired &&
+        llvm::is_contained(option->Categories, &category))
+      return fail(llvm::formatv("--{0} is given {1} times; give it once",
+                                option->ArgStr, option->getNumOccurrences()),
+                  2);
+  }
+  if (jsonOut && !packagesDir.empty())
+    return fail("--json lists the ranking; it does not go with --packages", 2);
+  int modes = !importResults.empty() + measure + report + jsonOut +
+              !packagesDir.empty();
+  if (modes > 1)
+    return fail("--import, --measure, --report, --json and --packages are "
+                "separate modes: give one",
+                2);
+  if (!importResults.empty() && !inputFile.empty())
+    return fail("--import adds results to --db and reads no module; got " +
+                    inputFile,
+                2);
+  if (top.getNumOccurrences() && all)
+    return fail("--top and --all both say how many candidates to keep: give "
+                "one",
+                2);
+  if (fit && !report)
+    return fail("--fit goes with --report", 2);
+  if (!modelOut.empty() && !fit)
+    return fail("--model-out writes the model --fit fits: give --report "
+                "--fit too",
+                2);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   mlir::kgen::containCrashes("kgen-tune");
   llvm::InitLLVM init(argc, argv);
   mlir::kgen::registerAllKgenPasses();
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "kgen-tune: candidate strategies, their packages, and measurements "
-      "into a tuning database\n");
+  // With an error stream the parser returns instead of exiting with 1: a
+  // bad command line is a usage error, exit 2.
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "kgen-tune: candidate strategies, their packages, and measurements "
+          "into a tuning database\n",
+          &llvm::errs()))
+    return 2;
+  if (int usage = checkUsage())
+    return usage;
   if (!importResults.empty())
     return importIntoDb();
   if (inputFile.empty())
