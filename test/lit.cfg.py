@@ -24,6 +24,14 @@ if config.cuda_nvcc and os.path.exists(config.cuda_nvcc):
     config.substitutions.append(
         ("%nvcc", f"{config.cuda_nvcc} -std=c++17 -I{config.kgen_src_root}/codegen/include"))
 
+# The legality's property check (test/unit), built with the CUDA toolkit: its
+# accepted configs feed the CPU check of their schedules.
+legality_tests = os.path.join(config.kgen_obj_root, "test", "unit",
+                              "kgen-legality-tests")
+if os.path.exists(legality_tests):
+    config.available_features.add("legality-tests")
+    config.substitutions.append(("%kgen_legality_tests", legality_tests))
+
 # kgen-bench is built with the CUDA toolkit (compile mode needs no GPU).
 if os.path.exists(os.path.join(config.kgen_tools_dir, "kgen-bench")):
     config.available_features.add("kgen-bench")

@@ -12,6 +12,9 @@
 // element types it takes and every transposition, with batches, broadcast
 // B, split-K and clusters among the draws. Until each of those
 // combinations has its accepted configs, draws go on (a bounded number).
+// With KGEN_PROPERTY_DUMP=DIR the accepted gemms are written to DIR as MLIR
+// functions, for the CPU check of their schedules
+// (test/Run/legal-configs-cpu-check.test).
 //
 //===----------------------------------------------------------------------===//
 
@@ -278,6 +281,7 @@ TEST(GemmLegalityPropertyTest, AcceptedConfigsCompileRefusedOnesNameTheRule) {
   std::mt19937 rng(uint32_t(envInt("KGEN_PROPERTY_SEED", 20261201)));
   const int64_t perCase = envInt("KGEN_PROPERTY_DRAWS", 1);
   std::vector<Accepted> accepted;
+  std::string dumpExact, dumpSplit; // accepted gemms as MLIR functions
   std::set<std::string> splitK, clusters, refusedFields;
   size_t refused = 0;
   for (Case cs : cases()) {
@@ -328,6 +332,14 @@ TEST(GemmLegalityPropertyTest, AcceptedConfigsCompileRefusedOnesNameTheRule) {
       FailureOr<rt::KernelPackage> pkg = assemblePackage(kernels);
       ASSERT_TRUE(succeeded(pkg)) << "a legal config does not emit: " << label;
       accepted.push_back({label, std::move(*pkg)});
+      // The gemm itself, for the CPU check of its schedule
+      // (test/Run/legal-configs-cpu-check.test): split-K changes the
+      // summation order, so those go to a file compared with a tolerance.
+      std::string fn = "@case" + std::to_string(accepted.size() - 1);
+      std::string &dump = c.splitK > 1 ? dumpSplit : dumpExact;
+      std::string renamed = text;
+      renamed.replace(renamed.find("@main"), 5, fn);
+      dump += "// " + label + "\n" + renamed + "\n";
       if (c.splitK > 1)
         splitK.insert(label);
       if (c.clusterM > 1)
@@ -365,6 +377,16 @@ TEST(GemmLegalityPropertyTest, AcceptedConfigsCompileRefusedOnesNameTheRule) {
       EXPECT_EQ(u.stackBytes, 0) << "kernel " << k << " of " << accepted[i].what;
       EXPECT_EQ(u.spillStoreBytes + u.spillLoadBytes, 0)
           << "kernel " << k << " of " << accepted[i].what;
+    }
+  }
+  if (const char *dir = std::getenv("KGEN_PROPERTY_DUMP")) {
+    for (auto [file, text] : {std::pair<std::string, std::string *>{
+                                  "/accepted-exact.mlir", &dumpExact},
+                              {"/accepted-split-k.mlir", &dumpSplit}}) {
+      std::FILE *f = std::fopen((dir + file).c_str(), "w");
+      ASSERT_TRUE(f) << "cannot write " << dir << file;
+      std::fputs(text->c_str(), f);
+      std::fclose(f);
     }
   }
   std::printf("[ property ] %zu accepted configs compiled (%zu with split-K, "
