@@ -1,22 +1,25 @@
 //===- kgen-bench.cpp - verify and time kgen kernel packages --------------===//
 //
 // `kgen-bench --help` for usage. This process never initialises CUDA: GPU
-// work runs in children (Bench.h), so it survives faulting kernels and can
-// fork safely; NVRTC compilation (no GPU needed) happens here.
+// work runs in children (cuda/Bench.h, reporting through ChildReports.h),
+// so it survives faulting kernels and can fork safely; NVRTC compilation
+// (no GPU needed) happens here.
 //
 //===----------------------------------------------------------------------===//
 
+#include "kgen/runtime/Arch.h"
+#include "kgen/runtime/ChildReports.h"
+#include "kgen/runtime/Cli.h"
 #include "kgen/runtime/Isolate.h"
 #include "kgen/runtime/Nvrtc.h"
 #include "kgen/runtime/Package.h"
 #include "kgen/runtime/Results.h"
 #include "kgen/runtime/Search.h"
+#include "kgen/runtime/Suite.h"
 #include "kgen/runtime/TuningDb.h"
+#include "kgen/runtime/Verdict.h"
 #include "kgen/runtime/cuda/Bench.h"
-#include "kgen/runtime/cuda/Cli.h"
-#include "kgen/runtime/cuda/Device.h"
 #include "kgen/runtime/cuda/Reference.h"
-#include "kgen/runtime/cuda/Suite.h"
 
 #include <unistd.h>
 

@@ -2,7 +2,6 @@
 
 #include "kgen/runtime/cuda/Session.h"
 
-#include "kgen/runtime/Isolate.h"
 #include "kgen/runtime/cuda/Device.h"
 #include "kgen/runtime/cuda/GemmLt.h"
 
@@ -55,21 +54,6 @@ void CudaSession::refreshClocks() { readClocks(0, device_); }
 bool settle(std::string &err) {
   KGEN_CUDA_TRY(cudaDeviceSynchronize(), err);
   return true;
-}
-
-bool emitFragment(int fd, const ResultsFile &fragment) {
-  return writeAll(fd, toJson(fragment).dump(-1, ' ', false,
-                                            nlohmann::json::error_handler_t::replace) +
-                         "\n");
-}
-
-ResultsFile makeFragment(const DeviceInfo &device,
-                         std::vector<KernelResult> results) {
-  ResultsFile fragment;
-  fragment.createdAt = utcNow();
-  fragment.device = device;
-  fragment.results = std::move(results);
-  return fragment;
 }
 
 bool upload(const HostTensor &host, void *device, std::string &err) {

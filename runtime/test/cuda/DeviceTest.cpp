@@ -15,21 +15,6 @@ using namespace kgen::rt;
 
 namespace {
 
-DeviceInfo device(int major, int minor) {
-  DeviceInfo info;
-  info.name = "test";
-  info.ccMajor = major;
-  info.ccMinor = minor;
-  return info;
-}
-
-TEST(Device, Versions) {
-  EXPECT_EQ(formatCudaVersion(13000), "13.0");
-  EXPECT_EQ(formatCudaVersion(12080), "12.8");
-  EXPECT_EQ(deviceArch(device(9, 0)), "sm_90");
-  EXPECT_EQ(deviceArch(device(10, 0)), "sm_100");
-}
-
 TEST(Device, ErrorKinds) {
   EXPECT_TRUE(isNoDeviceError(cudaErrorInsufficientDriver)); // error 35
   EXPECT_TRUE(isNoDeviceError(cudaErrorNoDevice));
@@ -41,22 +26,6 @@ TEST(Device, ErrorKinds) {
   EXPECT_FALSE(isStickyError(cudaErrorInvalidValue));
   const std::string text = cudaErrorText("cudaMalloc(&p, 8)", cudaErrorMemoryAllocation);
   EXPECT_EQ(text.rfind("cudaMalloc(&p, 8): cudaErrorMemoryAllocation: ", 0), 0u) << text;
-}
-
-TEST(Device, RunArch) {
-  const DeviceInfo h200 = device(9, 0);
-  EXPECT_EQ(runArch("sm_90a", h200), "sm_90a");
-  EXPECT_EQ(runArch("sm_90", h200), "sm_90");
-  EXPECT_EQ(runArch("sm_80", h200), "sm_90"); // sm_80 SASS does not run on 9.0
-  EXPECT_EQ(runArch("sm_100a", h200), std::nullopt);
-  EXPECT_EQ(runArch("sm_100", h200), std::nullopt);
-  EXPECT_EQ(runArch("sm_80", device(8, 9)), "sm_80"); // same major, newer minor
-  EXPECT_EQ(runArch("sm_89", device(8, 0)), std::nullopt);
-  EXPECT_EQ(runArch("sm_90a", device(10, 0)), std::nullopt);
-  EXPECT_EQ(runArch("sm_100a", device(10, 0)), "sm_100a");
-  EXPECT_EQ(runArch("compute_90", h200), std::nullopt);
-  EXPECT_EQ(runArch("sm_", h200), std::nullopt);
-  EXPECT_EQ(runArch("sm_9x", h200), std::nullopt);
 }
 
 TEST(Device, ProbeInAChild) {

@@ -9,8 +9,8 @@
 #include "kgen/runtime/Isolate.h"
 #include "kgen/runtime/Package.h"
 #include "kgen/runtime/Results.h"
+#include "kgen/runtime/Suite.h"
 #include "kgen/runtime/cuda/Device.h"
-#include "kgen/runtime/cuda/Suite.h"
 
 #include <gtest/gtest.h>
 

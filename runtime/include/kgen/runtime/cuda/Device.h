@@ -15,7 +15,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <optional>
 #include <string>
 
 namespace kgen::rt {
@@ -52,10 +51,6 @@ bool isStickyError(cudaError_t status);
 /// configuration, out of memory); clears the thread's last error either way.
 bool deviceFaulted();
 
-/// "13.0" for 13000 (the encoding of cudaDriverGetVersion and
-/// cudaRuntimeGetVersion: 1000 * major + 10 * minor).
-std::string formatCudaVersion(int version);
-
 enum class ProbeStatus { Present, NoDevice, Failed };
 
 struct DeviceProbe {
@@ -76,27 +71,12 @@ DeviceProbe probeDevice(int ordinal = 0);
 /// after timing so that the clocks are those of the measurement.
 void readClocks(int ordinal, DeviceInfo &info);
 
-/// "sm_90" for compute capability 9.0: the arch for reference kernels, which
-/// use no architecture-specific ("a") instructions.
-std::string deviceArch(const DeviceInfo &info);
-
 /// Looks up driver function `symbol` as of CUDA `version` (1000 * major +
 /// 10 * minor, the version that introduced the signature you call it with)
 /// through cudaGetDriverEntryPointByVersion. False with a message when the
 /// driver lacks it.
 bool driverEntryPoint(const char *symbol, unsigned version, void **fn,
                       std::string &err);
-
-/// The arch to compile a package of `target` ("sm_80", "sm_90a", ...) for
-/// when it runs on `device`: the target itself when its machine code runs
-/// there (same major version, device minor >= target minor; an "a" target
-/// only on exactly its compute capability), else, for a plain target older
-/// than the device, the device's own arch (the CUDA source is portable,
-/// SASS is not). std::nullopt when the device cannot run the package (an
-/// "a" target of another capability, a target newer than the device, or a
-/// malformed target).
-std::optional<std::string> runArch(const std::string &target,
-                                   const DeviceInfo &device);
 
 /// The driver's cuGetErrorString through the entry-point query: "<name>:
 /// <message>" for a CUresult (an int here to keep cuda.h out of this header).

@@ -10,7 +10,7 @@
 #ifndef KGEN_RUNTIME_CUDA_GEMMLT_H
 #define KGEN_RUNTIME_CUDA_GEMMLT_H
 
-#include "kgen/runtime/cuda/Gemm.h"
+#include "kgen/runtime/Gemm.h"
 
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>

@@ -12,8 +12,8 @@
 #ifndef KGEN_RUNTIME_CUDA_REFERENCE_H
 #define KGEN_RUNTIME_CUDA_REFERENCE_H
 
+#include "kgen/runtime/Gemm.h"
 #include "kgen/runtime/Nvrtc.h"
-#include "kgen/runtime/cuda/Gemm.h"
 #include "kgen/runtime/cuda/Kernel.h"
 
 #include <string>

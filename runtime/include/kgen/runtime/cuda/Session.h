@@ -6,9 +6,9 @@
 #ifndef KGEN_RUNTIME_CUDA_SESSION_H
 #define KGEN_RUNTIME_CUDA_SESSION_H
 
+#include "kgen/runtime/Gemm.h"
 #include "kgen/runtime/HostTensor.h"
 #include "kgen/runtime/Results.h"
-#include "kgen/runtime/cuda/Gemm.h"
 #include "kgen/runtime/cuda/Memory.h"
 
 #include <cublasLt.h>
@@ -55,13 +55,6 @@ private:
 /// non-blocking stream does not wait for (device-to-device copies and
 /// memsets may even return before they finish): settle after them.
 bool settle(std::string &err);
-
-/// Writes `fragment` as one line of JSON on `fd`.
-bool emitFragment(int fd, const ResultsFile &fragment);
-
-/// A fragment holding `device` and `results` (and nothing else).
-ResultsFile makeFragment(const DeviceInfo &device,
-                         std::vector<KernelResult> results);
 
 /// Copies between a host tensor and device memory of the same byte size, on
 /// the legacy default stream (settle before another stream reads an upload;

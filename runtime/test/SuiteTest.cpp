@@ -1,7 +1,7 @@
 //===- SuiteTest.cpp - GEMM suites, and bench/suites/gemm.json itself -----===//
 
 #include "kgen/runtime/Results.h"
-#include "kgen/runtime/cuda/Suite.h"
+#include "kgen/runtime/Suite.h"
 
 #include <gtest/gtest.h>
 

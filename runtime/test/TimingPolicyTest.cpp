@@ -1,6 +1,6 @@
-//===- TimingTest.cpp - the timing policy (host logic) --------------------===//
+//===- TimingPolicyTest.cpp - the decisions of the timing method ----------===//
 
-#include "kgen/runtime/cuda/Timing.h"
+#include "kgen/runtime/TimingPolicy.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@ constexpr int64_t kMiB = int64_t{1} << 20;
 constexpr int64_t kH200L2 = 60 * kMiB;
 constexpr int64_t kPlenty = int64_t{100} << 30;
 
-TEST(Timing, GraphBelowTwentyMicroseconds) {
+TEST(TimingPolicy, GraphBelowTwentyMicroseconds) {
   const TimingPolicy policy;
   EXPECT_EQ(chooseTimingMode(0.005, policy), TimingMode::Graph);
   EXPECT_EQ(chooseTimingMode(0.0199, policy), TimingMode::Graph);
@@ -21,7 +21,7 @@ TEST(Timing, GraphBelowTwentyMicroseconds) {
   EXPECT_STREQ(timingModeName(TimingMode::Graph), "graph");
 }
 
-TEST(Timing, LaunchesPerGraphCoverTheReplayTimeInWholeRotations) {
+TEST(TimingPolicy, LaunchesPerGraphCoverTheReplayTimeInWholeRotations) {
   const TimingPolicy policy; // 0.2 ms per replay
   EXPECT_EQ(launchesPerGraph(0.010, 1, policy), 20);
   EXPECT_EQ(launchesPerGraph(0.010, 3, policy), 21); // rounded up to 3s
@@ -32,7 +32,7 @@ TEST(Timing, LaunchesPerGraphCoverTheReplayTimeInWholeRotations) {
   EXPECT_EQ(launchesPerGraph(0.00001, 5000, policy), 5000); // never below sets
 }
 
-TEST(Timing, SamplingStops) {
+TEST(TimingPolicy, SamplingStops) {
   TimingPolicy policy;
   policy.minSamples = 20;
   policy.maxSamples = 200;
@@ -43,7 +43,7 @@ TEST(Timing, SamplingStops) {
   EXPECT_TRUE(samplingDone(200, 1, policy));     // the cap
 }
 
-TEST(Timing, RotationCoversThreeL2s) {
+TEST(TimingPolicy, RotationCoversThreeL2s) {
   // 8192^3 bf16: 384 MiB per set, already 6x the L2: two sets.
   EXPECT_EQ(rotationSets(384 * kMiB, kH200L2, kPlenty), 2);
   // 32 MiB per set: ceil(180 / 32) = 6 sets.

@@ -1,7 +1,7 @@
 //===- GemmTest.cpp - the gemm op: signature, tolerances, host mirror -----===//
 
 #include "kgen/runtime/Float.h"
-#include "kgen/runtime/cuda/Gemm.h"
+#include "kgen/runtime/Gemm.h"
 
 #include <gtest/gtest.h>
 

@@ -12,10 +12,10 @@
 // anchors are single shapes. transpose_b: B is [N, K], an nn.Linear weight.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KGEN_RUNTIME_CUDA_SUITE_H
-#define KGEN_RUNTIME_CUDA_SUITE_H
+#ifndef KGEN_RUNTIME_SUITE_H
+#define KGEN_RUNTIME_SUITE_H
 
-#include "kgen/runtime/cuda/Gemm.h"
+#include "kgen/runtime/Gemm.h"
 
 #include <nlohmann/json.hpp>
 
@@ -48,4 +48,4 @@ std::vector<std::vector<SuiteShape>> groupShapes(const std::vector<SuiteShape> &
 
 } // namespace kgen::rt
 
-#endif // KGEN_RUNTIME_CUDA_SUITE_H
+#endif // KGEN_RUNTIME_SUITE_H

@@ -1,6 +1,6 @@
 //===- CliTest.cpp - kgen-bench's command line and tables -----------------===//
 
-#include "kgen/runtime/cuda/Cli.h"
+#include "kgen/runtime/Cli.h"
 
 #include <gtest/gtest.h>
 

@@ -4,12 +4,11 @@
 // tool's main file so that tests can check them.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KGEN_RUNTIME_CUDA_CLI_H
-#define KGEN_RUNTIME_CUDA_CLI_H
+#ifndef KGEN_RUNTIME_CLI_H
+#define KGEN_RUNTIME_CLI_H
 
-#include "kgen/runtime/Nvrtc.h"
 #include "kgen/runtime/Results.h"
-#include "kgen/runtime/cuda/Timing.h"
+#include "kgen/runtime/TimingPolicy.h"
 
 #include <cstdint>
 #include <optional>
@@ -81,4 +80,4 @@ std::string formatResultsTable(const std::vector<KernelResult> &results);
 
 } // namespace kgen::rt
 
-#endif // KGEN_RUNTIME_CUDA_CLI_H
+#endif // KGEN_RUNTIME_CLI_H

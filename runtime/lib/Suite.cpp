@@ -1,6 +1,6 @@
 //===- Suite.cpp - GEMM shape suites --------------------------------------===//
 
-#include "kgen/runtime/cuda/Suite.h"
+#include "kgen/runtime/Suite.h"
 
 #include "kgen/runtime/Results.h"
 

@@ -1,6 +1,6 @@
 //===- Gemm.cpp - the gemm op: signature, tolerances, host mirror ---------===//
 
-#include "kgen/runtime/cuda/Gemm.h"
+#include "kgen/runtime/Gemm.h"
 
 #include "kgen/runtime/Float.h"
 

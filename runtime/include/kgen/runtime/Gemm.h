@@ -10,8 +10,8 @@
 // epilogue is computed in f32 and rounded once to D's element type.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KGEN_RUNTIME_CUDA_GEMM_H
-#define KGEN_RUNTIME_CUDA_GEMM_H
+#ifndef KGEN_RUNTIME_GEMM_H
+#define KGEN_RUNTIME_GEMM_H
 
 #include "kgen/runtime/HostTensor.h"
 #include "kgen/runtime/Package.h"
@@ -77,10 +77,10 @@ bool checkGemmParams(const KernelPackage &pkg, const GemmSpec &spec,
 /// in tf32 ("instruction": "mma_sync" or "wgmma" with f32 operands).
 bool usesTf32(const GemmSpec &spec, const nlohmann::json &config);
 
-/// Largest relative Frobenius error that passes (docs/perf-method notes):
-/// the larger of the operands' bound (f32 1e-4, tf32 3e-3, f16/bf16 1e-2,
-/// fp8 5e-2; an f16 accumulator 5e-2) and the output's rounding bound
-/// (f16/bf16 D 1e-2, fp8 D 5e-2).
+/// Largest relative Frobenius error that passes (shared/notes/
+/// perf-method.md): the larger of the operands' bound (f32 1e-4, tf32 3e-3,
+/// f16/bf16 1e-2, fp8 5e-2; an f16 accumulator 5e-2) and the output's
+/// rounding bound (f16/bf16 D 1e-2, fp8 D 5e-2).
 double gemmTolerance(const GemmSpec &spec, bool tf32);
 
 /// The activation in double precision, as the reference kernel computes it
@@ -136,4 +136,4 @@ HostTensor f8ToBf16(const HostTensor &t);
 
 } // namespace kgen::rt
 
-#endif // KGEN_RUNTIME_CUDA_GEMM_H
+#endif // KGEN_RUNTIME_GEMM_H
