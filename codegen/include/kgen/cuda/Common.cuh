@@ -15,7 +15,20 @@
 #ifndef KGEN_CUDA_COMMON_CUH
 #define KGEN_CUDA_COMMON_CUH
 
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+// KGEN_EMULATE: the emulated device (docs/emulated-device.md). A host C++
+// compiler builds the kernel with runtime/emulate/include first on the
+// include path; kgen/emulate/Device.h supplies what a CUDA compiler would
+// (threadIdx, __syncthreads, the vector types, ...) and the instruction
+// layer (Ptx.cuh) switches to the emulated instructions.
+#if defined(KGEN_EMULATE) && KGEN_EMULATE
+#undef KGEN_EMULATE
+#define KGEN_EMULATE 1
+#include <kgen/emulate/Device.h>
+#define KGEN_CUDA_COMPILER 1
+#define KGEN_HD
+#define KGEN_DEVICE inline
+#elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define KGEN_EMULATE 0
 #define KGEN_CUDA_COMPILER 1
 /// Callable on host and device; constexpr where declared so.
 #define KGEN_HD __host__ __device__
@@ -23,6 +36,7 @@
 /// kernel that composes them).
 #define KGEN_DEVICE __device__ __forceinline__
 #else
+#define KGEN_EMULATE 0
 #define KGEN_CUDA_COMPILER 0
 #define KGEN_HD
 #endif
@@ -63,12 +77,15 @@ struct RowCol {
 
 KGEN_HD constexpr bool is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
-#if KGEN_CUDA_COMPILER
+#if KGEN_CUDA_COMPILER && !KGEN_EMULATE
 /// The 32-bit shared-window address of a generic pointer into shared memory
 /// (what every `.shared` PTX operand wants).
 KGEN_DEVICE unsigned smem_u32(const void *ptr) {
   return static_cast<unsigned>(__cvta_generic_to_shared(ptr));
 }
+#elif KGEN_EMULATE
+/// The emulated device's shared window (kgen/emulate/Device.h).
+inline unsigned smem_u32(const void *ptr) { return ::kgen::emu::smem_u32(ptr); }
 #endif
 
 } // namespace kgen::cuda

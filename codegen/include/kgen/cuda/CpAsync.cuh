@@ -34,6 +34,7 @@
 
 #include "kgen/cuda/Common.cuh"
 #include "kgen/cuda/Layout.cuh"
+#include "kgen/cuda/Ptx.cuh"
 
 namespace kgen::cuda {
 
@@ -56,53 +57,6 @@ KGEN_HD constexpr int chunk_src_bytes(int col, int cols_left, int vec,
 }
 
 #if KGEN_CUDA_COMPILER
-
-template <int kDummy = 0>
-KGEN_DEVICE void cp_async_cg_16(void *smem_dst, const void *gmem_src,
-                                int src_bytes) {
-#if defined(__CUDA_ARCH__)
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
-                   smem_u32(smem_dst)),
-               "l"(gmem_src), "r"(src_bytes)
-               : "memory");
-#else
-  static_assert(kFalse<kDummy>, "kgen::cuda::cp_async_cg_16 needs sm_80+");
-#endif
-#endif
-}
-
-template <int kDummy = 0> KGEN_DEVICE void cp_async_commit() {
-#if defined(__CUDA_ARCH__)
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-#else
-  static_assert(kFalse<kDummy>, "kgen::cuda::cp_async_commit needs sm_80+");
-#endif
-#endif
-}
-
-/// Waits until at most N of this thread's committed groups are pending.
-template <int N> KGEN_DEVICE void cp_async_wait() {
-  static_assert(N >= 0, "cp.async.wait_group takes N >= 0");
-#if defined(__CUDA_ARCH__)
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#else
-  static_assert(kFalse<N>, "kgen::cuda::cp_async_wait needs sm_80+");
-#endif
-#endif
-}
-
-template <int kDummy = 0> KGEN_DEVICE void cp_async_wait_all() {
-#if defined(__CUDA_ARCH__)
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_all;\n" ::: "memory");
-#else
-  static_assert(kFalse<kDummy>, "kgen::cuda::cp_async_wait_all needs sm_80+");
-#endif
-#endif
-}
 
 namespace detail {
 template <int Bytes> struct UintOfSize;

@@ -46,6 +46,7 @@
 
 #include "kgen/cuda/Common.cuh"
 #include "kgen/cuda/Layout.cuh"
+#include "kgen/cuda/Ptx.cuh"
 
 #if KGEN_CUDA_COMPILER
 #include <cuda_bf16.h>
@@ -204,20 +205,6 @@ KGEN_HD inline float e4m3_to_f32(unsigned char b) {
 //===----------------------------------------------------------------------===//
 
 #if KGEN_CUDA_COMPILER
-
-/// cvt.rn.satfinite.e4m3x2.f32: `hi` goes to the upper byte, `lo` to the
-/// lower (lower address) one.
-template <int kDummy = 0>
-KGEN_DEVICE unsigned short cvt_e4m3x2(float hi, float lo) {
-  static_assert(KGEN_ARCH == 0 || KGEN_ARCH >= 890 || kFalse<kDummy>,
-                "e4m3 conversion (cvt.rn.satfinite.e4m3x2.f32) needs sm_89+ "
-                "(sm_90a on Hopper)");
-  unsigned short r = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-  asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;\n" : "=h"(r) : "f"(hi), "f"(lo));
-#endif
-  return r;
-}
 
 /// Cast and store of one or two adjacent output elements.
 template <class OutT> struct OutputCast {
@@ -475,7 +462,8 @@ KGEN_DEVICE void splitk_store_partial(float *ws, long long ldws,
 /// ticket is *counter; that block then reads all partials. The counter is
 /// re-armed to 0, so the next launch needs no memset.
 KGEN_DEVICE bool splitk_last_block(unsigned *counter, int splits) {
-  __shared__ unsigned s_last;
+  static __shared__ unsigned s_last; // static: one per block (and per
+                                    // block on the emulated device)
   __threadfence(); // this thread's partial stores, device-wide, before...
   __syncthreads();
   if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {

@@ -1,6 +1,8 @@
 //===- Mma.cuh - ldmatrix / mma.sync warp tiles (sm_80+) ---------*- CUDA -*-===//
 //
 // Warp-level tensor-core primitives and the fragment loop built on them.
+// The instructions themselves (ldmatrix, mma.sync, cvt, ld.shared) are the
+// instruction layer's (Ptx.cuh); this file composes them.
 //
 //   ldmatrix_x{1,2,4}[_trans](regs, smem_addr)   ldmatrix.sync.aligned.m8n8.b16
 //   MmaBf16, MmaF16   mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}.f32   sm_80+
@@ -48,6 +50,7 @@
 
 #include "kgen/cuda/Common.cuh"
 #include "kgen/cuda/Layout.cuh"
+#include "kgen/cuda/Ptx.cuh"
 
 namespace kgen::cuda {
 
@@ -114,78 +117,6 @@ template <int TM, int TN> struct ThreadTileFma {
   }
 };
 
-#define KGEN_LDSM_ARCH_CHECK(dep)                                              \
-  static_assert(KGEN_ARCH == 0 || KGEN_ARCH >= 750 || kFalse<dep>,             \
-                "ldmatrix needs sm_75+")
-
-template <int kDummy = 0>
-KGEN_DEVICE void ldmatrix_x4(unsigned (&r)[4], unsigned smem_addr) {
-  KGEN_LDSM_ARCH_CHECK(kDummy);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr));
-#endif
-}
-template <int kDummy = 0>
-KGEN_DEVICE void ldmatrix_x4_trans(unsigned (&r)[4], unsigned smem_addr) {
-  KGEN_LDSM_ARCH_CHECK(kDummy);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
-  asm volatile(
-      "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-      : "r"(smem_addr));
-#endif
-}
-template <int kDummy = 0>
-KGEN_DEVICE void ldmatrix_x2(unsigned (&r)[2], unsigned smem_addr) {
-  KGEN_LDSM_ARCH_CHECK(kDummy);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
-  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
-               : "=r"(r[0]), "=r"(r[1])
-               : "r"(smem_addr));
-#endif
-}
-template <int kDummy = 0>
-KGEN_DEVICE void ldmatrix_x2_trans(unsigned (&r)[2], unsigned smem_addr) {
-  KGEN_LDSM_ARCH_CHECK(kDummy);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
-  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
-               : "=r"(r[0]), "=r"(r[1])
-               : "r"(smem_addr));
-#endif
-}
-template <int kDummy = 0>
-KGEN_DEVICE void ldmatrix_x1(unsigned &r, unsigned smem_addr) {
-  KGEN_LDSM_ARCH_CHECK(kDummy);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
-  asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n"
-               : "=r"(r)
-               : "r"(smem_addr));
-#endif
-}
-template <int kDummy = 0>
-KGEN_DEVICE void ldmatrix_x1_trans(unsigned &r, unsigned smem_addr) {
-  KGEN_LDSM_ARCH_CHECK(kDummy);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
-  asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\n"
-               : "=r"(r)
-               : "r"(smem_addr));
-#endif
-}
-#undef KGEN_LDSM_ARCH_CHECK
-
-/// f32 bits -> tf32 (round to nearest, ties away: cvt.rna), as a .b32.
-template <int kDummy = 0> KGEN_DEVICE unsigned f32_to_tf32(unsigned bits) {
-  static_assert(KGEN_ARCH == 0 || KGEN_ARCH >= 800 || kFalse<kDummy>,
-                "cvt.rna.tf32.f32 needs sm_80+");
-  unsigned out = bits;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(out) : "f"(__uint_as_float(bits)));
-#endif
-  return out;
-}
-
 #endif // KGEN_CUDA_COMPILER
 
 /// One mma.sync shape with its fragment maps. kElemBytes is the size of an
@@ -204,14 +135,7 @@ struct MmaBf16 {
   template <int kDummy = 0>
   KGEN_DEVICE static void mma(float &d0, float &d1, float &d2, float &d3,
                               const unsigned (&a)[4], const unsigned (&b)[2]) {
-    static_assert(KGEN_ARCH == 0 || KGEN_ARCH >= 800 || kFalse<kDummy>,
-                  "mma.sync m16n8k16 bf16 needs sm_80+");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#endif
+    mma_m16n8k16_bf16<kDummy>(d0, d1, d2, d3, a, b);
   }
 #endif
 };
@@ -230,14 +154,7 @@ struct MmaF16 {
   template <int kDummy = 0>
   KGEN_DEVICE static void mma(float &d0, float &d1, float &d2, float &d3,
                               const unsigned (&a)[4], const unsigned (&b)[2]) {
-    static_assert(KGEN_ARCH == 0 || KGEN_ARCH >= 800 || kFalse<kDummy>,
-                  "mma.sync m16n8k16 f16 needs sm_80+");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#endif
+    mma_m16n8k16_f16<kDummy>(d0, d1, d2, d3, a, b);
   }
 #endif
 };
@@ -256,14 +173,7 @@ struct MmaTf32 {
   template <int kDummy = 0>
   KGEN_DEVICE static void mma(float &d0, float &d1, float &d2, float &d3,
                               const unsigned (&a)[4], const unsigned (&b)[2]) {
-    static_assert(KGEN_ARCH == 0 || KGEN_ARCH >= 800 || kFalse<kDummy>,
-                  "mma.sync m16n8k8 tf32 needs sm_80+");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#endif
+    mma_m16n8k8_tf32<kDummy>(d0, d1, d2, d3, a, b);
   }
 #endif
 };
@@ -282,14 +192,7 @@ struct MmaE4m3 {
   template <int kDummy = 0>
   KGEN_DEVICE static void mma(float &d0, float &d1, float &d2, float &d3,
                               const unsigned (&a)[4], const unsigned (&b)[2]) {
-    static_assert(KGEN_ARCH == 0 || KGEN_ARCH >= 890 || kFalse<kDummy>,
-                  "mma.sync m16n8k32 e4m3 needs sm_89+ (sm_90a for Hopper)");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-    asm("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 "
-        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#endif
+    mma_m16n8k32_e4m3<kDummy>(d0, d1, d2, d3, a, b);
   }
 #endif
 };
@@ -445,13 +348,6 @@ struct WarpMma {
         load(f[(s + 1) % 2], a_smem, b_smem, m0, n0, (s + 1) * Op::kK, lane);
       mma(acc, f[s % 2]);
     }
-  }
-
-private:
-  KGEN_DEVICE static unsigned ld_shared_b32(unsigned addr) {
-    unsigned v;
-    asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(addr));
-    return v;
   }
 #endif // KGEN_CUDA_COMPILER
 };

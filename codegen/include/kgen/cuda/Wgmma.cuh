@@ -54,6 +54,12 @@
 #define KGEN_CUDA_WGMMA_CUH
 
 #include "kgen/cuda/Common.cuh"
+
+#if KGEN_EMULATE
+#error "the emulated device does not emulate this header's sm_90 instructions \
+yet (docs/emulated-device.md): move them into the instruction layer (Ptx.cuh) \
+with an emulation first"
+#endif
 #include "kgen/cuda/Layout.cuh"
 
 namespace kgen::cuda {

@@ -1,0 +1,300 @@
+//===- Emulate.cpp - run a kernel package on the emulated device ----------===//
+
+#include "Emulate.h"
+
+#include "kgen/runtime/Gemm.h"
+#include "kgen/runtime/HostTensor.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace kgen::emu {
+namespace rt = ::kgen::rt;
+
+std::string defaultIncludeDir() { return KGEN_EMULATE_INCLUDE_DIR; }
+
+namespace {
+
+constexpr size_t kPage = 4096;
+constexpr unsigned char kCanary = 0xa5;
+
+/// A tensor between two inaccessible pages, its end as close to the upper
+/// one as a 256-byte aligned start allows; the slack on both sides holds a
+/// canary checked after every kernel.
+struct Guarded {
+  std::string name;
+  char *map = nullptr;
+  size_t mapBytes = 0;
+  char *data = nullptr;
+  size_t bytes = 0;
+
+  bool allocate(const std::string &n, size_t b) {
+    name = n;
+    bytes = b;
+    const size_t body = (std::max<size_t>(b, 1) + 255) / 256 * 256;
+    const size_t pages = (body + kPage - 1) / kPage;
+    mapBytes = (pages + 2) * kPage;
+    void *m = mmap(nullptr, mapBytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+      return false;
+    map = static_cast<char *>(m);
+    char *hi = map + mapBytes - kPage;
+    data = hi - body;
+    std::memset(map + kPage, kCanary, size_t(hi - (map + kPage)));
+    mprotect(map, kPage, PROT_NONE);
+    mprotect(hi, kPage, PROT_NONE);
+    return true;
+  }
+  /// The first byte outside [data, data + bytes) whose canary changed, or -1
+  /// (as an offset from data).
+  long long canaryHit() const {
+    for (char *p = map + kPage; p < data; ++p)
+      if (static_cast<unsigned char>(*p) != kCanary)
+        return p - data;
+    for (char *p = data + bytes; p < map + mapBytes - kPage; ++p)
+      if (static_cast<unsigned char>(*p) != kCanary)
+        return p - data;
+    return -1;
+  }
+  ~Guarded() {
+    if (map)
+      munmap(map, mapBytes);
+  }
+};
+
+std::string shellQuote(const std::string &s) {
+  std::string out = "'";
+  for (char c : s)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+bool writeFile(const std::string &path, const std::string &text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+  return bool(f);
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+struct WorkDir {
+  std::string path;
+  bool keep = false;
+  ~WorkDir() {
+    if (!path.empty() && !keep)
+      std::system(("rm -rf " + shellQuote(path)).c_str());
+  }
+};
+
+bool fail(EmulateResult &r, const std::string &msg) {
+  r.error = msg;
+  return false;
+}
+
+} // namespace
+
+bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
+                    EmulateResult &result) {
+  result = EmulateResult{};
+  result.flops = pkg.flops;
+  if (pkg.config.is_object() && pkg.config.contains("instruction") &&
+      pkg.config["instruction"].is_string())
+    result.family = pkg.config["instruction"].get<std::string>();
+  if (!pkg.op.is_object() || pkg.op.value("kind", "") != "gemm")
+    return fail(result, "only gemm packages are emulated so far");
+  rt::GemmSpec spec;
+  std::string err;
+  if (!rt::parseGemmOp(pkg.op, spec, err) ||
+      !rt::checkGemmParams(pkg, spec, err))
+    return fail(result, err);
+  for (const rt::KernelParam &p : pkg.params)
+    if (p.kind == rt::ParamKind::TmaDescriptor)
+      return fail(result, "TMA descriptors (sm_90a packages) are not emulated "
+                          "yet; see docs/emulated-device.md");
+
+  // Build.
+  WorkDir work;
+  work.keep = opts.keepWorkDir;
+  char tmpl[] = "/tmp/kgen-emulate-XXXXXX";
+  if (!mkdtemp(tmpl))
+    return fail(result, "cannot create a temporary folder");
+  work.path = tmpl;
+  std::string source = pkg.source;
+  if (!opts.sourceOverride.empty()) {
+    source = readFile(opts.sourceOverride);
+    if (source.empty())
+      return fail(result, "cannot read " + opts.sourceOverride);
+  }
+  std::string wrapper = "#define KGEN_EMULATE 1\n#include \"kernel.cu\"\n"
+                        "#include <kgen/emulate/Entry.h>\nKGEN_EMU_ENTRIES(";
+  for (const rt::PackageKernel &k : pkg.kernels)
+    wrapper += "KGEN_EMU_ENTRY(" + k.entry + ") ";
+  wrapper += ")\n";
+  if (!writeFile(work.path + "/kernel.cu", source) ||
+      !writeFile(work.path + "/emulate.cpp", wrapper))
+    return fail(result, "cannot write into " + work.path);
+  const std::string inc =
+      opts.includeDir.empty() ? defaultIncludeDir() : opts.includeDir;
+  const std::string so = work.path + "/kernel.so";
+  const std::string log = work.path + "/compile.log";
+  const std::string cmd =
+      shellQuote(opts.cxx) + " -O1 -std=c++17 -fPIC -shared -U_FORTIFY_SOURCE "
+      "-w -I" + shellQuote(inc) + " " + shellQuote(work.path + "/emulate.cpp") +
+      " -o " + shellQuote(so) + " > " + shellQuote(log) + " 2>&1";
+  if (opts.verbose)
+    std::fprintf(stderr, "kgen-emulate: %s\n", cmd.c_str());
+  if (std::system(cmd.c_str()) != 0) {
+    std::string text = readFile(log);
+    std::istringstream lines(text);
+    std::string line, first;
+    int n = 0;
+    while (std::getline(lines, line) && n < 12) {
+      first += "\n  " + line;
+      ++n;
+    }
+    return fail(result, "the host compiler failed on " + pkg.name + ":" + first);
+  }
+  result.compiled = true;
+  void *lib = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    return fail(result, std::string("dlopen: ") + dlerror());
+  struct Closer {
+    void *h;
+    ~Closer() { dlclose(h); }
+  } closer{lib};
+  using LaunchFn = int (*)(const char *, void **, const unsigned *,
+                           const unsigned *, unsigned);
+  auto launch = reinterpret_cast<LaunchFn>(dlsym(lib, "kgen_emu_launch"));
+  auto setSeed =
+      reinterpret_cast<void (*)(unsigned long long)>(dlsym(lib, "kgen_emu_set_seed"));
+  auto addBuffer = reinterpret_cast<void (*)(const char *, const void *,
+                                             unsigned long long)>(
+      dlsym(lib, "kgen_emu_add_buffer"));
+  if (!launch || !setSeed || !addBuffer)
+    return fail(result, "the kernel library lacks the kgen_emu_* interface");
+  setSeed(opts.seed);
+
+  // Tensors: inputs seeded as kgen-bench fills them, outputs and
+  // workspaces poisoned with NaN.
+  std::vector<std::unique_ptr<Guarded>> mem(pkg.params.size());
+  std::vector<rt::HostTensor> host(pkg.params.size());
+  std::vector<void *> ptrs(pkg.params.size(), nullptr);
+  std::vector<double> scalarF(pkg.params.size());
+  std::vector<float> scalarF32(pkg.params.size());
+  std::vector<int64_t> scalarI(pkg.params.size());
+  for (size_t i = 0; i < pkg.params.size(); ++i) {
+    const rt::KernelParam &p = pkg.params[i];
+    if (p.kind != rt::ParamKind::Tensor)
+      continue;
+    const bool input =
+        p.role == rt::ParamRole::Input || p.role == rt::ParamRole::InOut;
+    host[i] = input ? rt::makeRandom(p.dtype, p.shape, opts.seed * 1000003 + i)
+                    : rt::makeZeros(p.dtype, p.shape);
+    mem[i] = std::make_unique<Guarded>();
+    if (!mem[i]->allocate(p.name, host[i].data.size()))
+      return fail(result, "cannot allocate " + p.name);
+    if (input)
+      std::memcpy(mem[i]->data, host[i].data.data(), host[i].data.size());
+    else
+      std::memset(mem[i]->data, 0xff, host[i].data.size());
+    ptrs[i] = mem[i]->data;
+    addBuffer(p.name.c_str(), mem[i]->data, host[i].data.size());
+  }
+
+  // Run the kernels in order.
+  const auto t0 = std::chrono::steady_clock::now();
+  for (const rt::PackageKernel &k : pkg.kernels) {
+    std::vector<void *> args;
+    for (size_t a : k.args) {
+      const rt::KernelParam &p = pkg.params[a];
+      if (p.kind == rt::ParamKind::Tensor) {
+        args.push_back(&ptrs[a]);
+      } else if (p.dtype == rt::ElemType::F32) {
+        scalarF32[a] = float(p.value);
+        args.push_back(&scalarF32[a]);
+      } else if (p.dtype == rt::ElemType::F64) {
+        scalarF[a] = p.value;
+        args.push_back(&scalarF[a]);
+      } else {
+        scalarI[a] = int64_t(p.value);
+        args.push_back(&scalarI[a]);
+      }
+    }
+    const rt::LaunchConfig &l = k.launch;
+    if (launch(k.entry.c_str(), args.data(), l.grid.data(), l.block.data(),
+               l.dynamicSmemBytes) != 0)
+      return fail(result, "kernel " + k.entry + " failed on the emulated "
+                          "device (report above)");
+    for (const auto &g : mem)
+      if (g) {
+        const long long off = g->canaryHit();
+        if (off >= 0) {
+          std::fprintf(stderr,
+                       "kgen-emulate: error: out-of-bounds store: kernel %s "
+                       "wrote tensor %s (%zu bytes) at byte offset %lld\n",
+                       k.entry.c_str(), g->name.c_str(), g->bytes, off);
+          return fail(result, "kernel " + k.entry +
+                                  " stored outside tensor " + g->name);
+        }
+      }
+  }
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  result.ran = true;
+
+  // Compare D with the host reference.
+  auto find = [&](const char *name) -> int {
+    std::optional<size_t> i = pkg.findParam(name);
+    return i ? int(*i) : -1;
+  };
+  const int iA = find("A"), iB = find("B"), iD = find("D"), iC = find("C"),
+            iBias = find("bias");
+  rt::HostTensor got = host[iD];
+  std::memcpy(got.data.data(), mem[iD]->data, got.data.size());
+  rt::HostView a{&host[iA], 0}, b{&host[iB], 0};
+  rt::HostView c{iC >= 0 ? &host[iC] : nullptr, 0};
+  rt::HostView bias{iBias >= 0 ? &host[iBias] : nullptr, 0};
+  std::vector<int64_t> all(size_t(got.numElements()));
+  for (size_t i = 0; i < all.size(); ++i)
+    all[i] = int64_t(i);
+  rt::HostTensor expected =
+      rt::gemmExpected(spec, a, b, spec.c ? &c : nullptr,
+                       spec.bias ? &bias : nullptr, all);
+  rt::HostTensor gotFlat = got;
+  gotFlat.shape = {got.numElements()};
+  rt::CompareStats stats;
+  if (!rt::compare(gotFlat, expected, stats, err))
+    return fail(result, err);
+  result.relError = stats.gotNaNs > 0 || stats.nonFiniteMismatches > 0
+                        ? INFINITY
+                        : stats.relFrobErr;
+  result.tolerance = rt::gemmTolerance(spec, rt::usesTf32(spec, pkg.config));
+  result.correct = result.relError <= result.tolerance;
+  if (!result.correct) {
+    std::ostringstream os;
+    os << "wrong result: relative error " << result.relError << " over "
+       << result.tolerance;
+    if (stats.gotNaNs > 0)
+      os << " (" << stats.gotNaNs << " NaN elements)";
+    return fail(result, os.str());
+  }
+  return true;
+}
+
+} // namespace kgen::emu

@@ -1,0 +1,57 @@
+//===- Emulate.h - run a kernel package on the emulated device -*- C++ -*-===//
+//
+// The host side of the emulated device (docs/emulated-device.md): compiles a
+// package's kernel.cu with the host C++ compiler and the emulation headers
+// (include/, first on the include path, KGEN_EMULATE=1) into a shared
+// object, loads it, allocates the package's tensors with guard pages and
+// canaries, fills the inputs from a seed, runs the kernels in manifest order
+// and compares the output with the runtime's host GEMM reference (Gemm.h)
+// under the GPU verification's tolerance. No CUDA, no GPU, no MLIR.
+//
+// What `kgen-bench run --emulate` is meant to call; kgen-emulate (tools/) is
+// its command-line form.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KGEN_EMULATE_EMULATE_H
+#define KGEN_EMULATE_EMULATE_H
+
+#include "kgen/runtime/Package.h"
+
+#include <cstdint>
+#include <string>
+
+namespace kgen::emu {
+
+struct EmulateOptions {
+  uint64_t seed = 1;          // inputs and the fiber schedule
+  std::string cxx = "c++";    // host compiler
+  std::string includeDir;     // emulation headers; empty: the built-in path
+  std::string sourceOverride; // a kernel source to use instead of the
+                              // package's (mutation tests); no SHA check
+  bool keepWorkDir = false;   // keep the wrapper, .so and compile log
+  bool verbose = false;
+};
+
+struct EmulateResult {
+  bool compiled = false; // the host compiler built the shared object
+  bool ran = false;      // every kernel finished with no reported failure
+  bool correct = false;  // ran, and the output is within the tolerance
+  std::string error;     // why not, one line (reports go to stderr)
+  double relError = 0;   // relative Frobenius error of D
+  double tolerance = 0;  // the GPU verification's bound (Gemm.h)
+  double seconds = 0;    // the kernels' emulated run, wall clock
+  double flops = 0;      // the package's FLOPs
+  std::string family;    // config.instruction
+};
+
+/// The emulation headers' folder in this source tree.
+std::string defaultIncludeDir();
+
+/// Runs `pkg` (a gemm package; TMA descriptors are not emulated yet)
+/// emulated. False when it could not run or was wrong; `result` says which.
+bool emulatePackage(const kgen::rt::KernelPackage &pkg,
+                    const EmulateOptions &opts, EmulateResult &result);
+
+} // namespace kgen::emu
+
+#endif // KGEN_EMULATE_EMULATE_H

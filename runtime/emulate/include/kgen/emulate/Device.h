@@ -1,0 +1,654 @@
+//===- Device.h - the emulated CUDA device: fibers, barriers, checks -*- C++ -*-===//
+//
+// What a CUDA compiler and the hardware give a kernel, for a host C++17
+// compiler (docs/emulated-device.md). Included by kgen/cuda/Common.cuh when
+// KGEN_EMULATE is set; header-only, so each kernel shared object carries its
+// own device.
+//
+//   CUDA spellings      __global__, __shared__ (function statics: the blocks
+//                       of a launch run one after another), threadIdx,
+//                       blockIdx, blockDim, gridDim, __syncthreads, the
+//                       vector types, atomics, __ldcg, __threadfence
+//   threads             each CUDA thread is a fiber (makecontext for its
+//                       start, _setjmp/_longjmp to switch: no signal-mask
+//                       system call per switch); a seeded generator picks
+//                       the next runnable fiber at every yield point
+//   __syncthreads       a rendezvous of the block's live threads
+//   warp collectives    Warp::rendezvous: the 32 lanes arrive with their
+//                       operands; the last one executes the instruction for
+//                       all of them (kgen/emulate/Ptx.h); a lane arriving at
+//                       another collective is reported (divergent .aligned)
+//   cp.async            per-thread pending copies and groups (Ptx.h): data
+//                       lands only when its group is waited for
+//   shared memory       the dynamic allocation is the symbol `smem` (the
+//                       emitter's name) inside a window with guard pages;
+//                       at launch its bytes are poisoned (0xff: NaN in every
+//                       float type) and the pages past the allocation are
+//                       made inaccessible
+//   checks              deadlock (every thread's wait site), shared bounds
+//                       and races between threads with no barrier between
+//                       them (accesses through the instruction layer),
+//                       global bounds of cp.async sources against the
+//                       registered tensors, guard-page faults (SIGSEGV)
+// Every failure prints one report and ends the launch with a non-zero
+// status (kgen_emu_launch returns 1; a fault exits the process with 1).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KGEN_EMULATE_DEVICE_H
+#define KGEN_EMULATE_DEVICE_H
+
+#include <algorithm>
+#include <cmath>
+#include <csetjmp>
+#include <csignal>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+//===----------------------------------------------------------------------===//
+// CUDA spellings
+//===----------------------------------------------------------------------===//
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __shared__
+#define __restrict__ __restrict
+#define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
+
+struct uint3 { unsigned x, y, z; };
+struct dim3 { unsigned x = 1, y = 1, z = 1; };
+struct alignas(8) float2 { float x, y; };
+struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(16) uint4 { unsigned x, y, z, w; };
+struct alignas(8) uint2 { unsigned x, y; };
+struct alignas(16) int4 { int x, y, z, w; };
+inline float2 make_float2(float x, float y) { return {x, y}; }
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) {
+  return {x, y, z, w};
+}
+inline float __uint_as_float(unsigned u) { float f; std::memcpy(&f, &u, 4); return f; }
+inline unsigned __float_as_uint(float f) { unsigned u; std::memcpy(&u, &f, 4); return u; }
+using std::fmaf;
+
+// The dynamic shared allocation: `extern __shared__ unsigned char smem[]` in
+// the emitted kernel refers to this symbol, inside a window of guard pages.
+namespace kgen::emu {
+constexpr size_t kPage = 4096;
+constexpr size_t kSmemWindow = 256 * 1024; // > 227 KiB, the sm_90 maximum
+} // namespace kgen::emu
+__asm__(".pushsection .bss.kgen_emu_smem,\"aw\",@nobits\n"
+        ".balign 4096\n"
+        ".globl kgen_emu_smem_lo\n.hidden kgen_emu_smem_lo\n"
+        "kgen_emu_smem_lo:\n"
+        ".space 4096\n"
+        ".globl smem\n.hidden smem\n"
+        "smem:\n"
+        ".space 262144\n"
+        ".space 4096\n"
+        ".globl kgen_emu_smem_hi\n.hidden kgen_emu_smem_hi\n"
+        "kgen_emu_smem_hi:\n"
+        ".popsection\n");
+extern "C" unsigned char kgen_emu_smem_lo[];
+extern "C" unsigned char kgen_emu_smem_hi[];
+extern "C" unsigned char smem[];
+
+namespace kgen::emu {
+
+//===----------------------------------------------------------------------===//
+// Failure reports
+//===----------------------------------------------------------------------===//
+
+/// Prints "kgen-emulate: error: ..." and fails the launch (returns to the
+/// scheduler, which returns 1 from kgen_emu_launch).
+[[noreturn]] inline void fail(const char *fmt, ...);
+
+//===----------------------------------------------------------------------===//
+// Threads as fibers
+//===----------------------------------------------------------------------===//
+
+enum class Wait { Runnable, Barrier, Warp, Done };
+
+/// A cp.async copy between its issue and its group's completion.
+struct PendingCopy {
+  unsigned dst;     // shared-window offset
+  const void *src;  // global source
+  int srcBytes;     // bytes read; the rest of the 16 are zero-filled
+  int bytes;        // cp-size
+};
+
+struct Fiber {
+  uint3 tid{};
+  int linear = 0, warp = 0, lane = 0;
+  Wait wait = Wait::Runnable;
+  const char *site = "";  // what it waits at (or the last collective)
+  int line = 0;
+  bool started = false;
+  jmp_buf jb;
+  ucontext_t start;
+  char *stack = nullptr;
+  // cp.async: the open (uncommitted) group and the committed ones, oldest
+  // first.
+  std::vector<PendingCopy> open;
+  std::deque<std::vector<PendingCopy>> groups;
+};
+
+/// One lane's operands of a warp collective.
+struct LaneArgs {
+  const void *in = nullptr;
+  void *out = nullptr;
+  unsigned addr = 0;
+};
+using CollectiveFn = void (*)(LaneArgs (&lanes)[32]);
+
+struct WarpState {
+  const char *op = nullptr;   // the collective the lanes are gathering at
+  CollectiveFn fn = nullptr;
+  int arrived = 0;
+  LaneArgs lanes[32];
+};
+
+/// Per-byte shadow of the shared window for the race and visibility checks.
+struct Shadow {
+  uint32_t wEpoch = 0, rEpoch = 0;
+  int16_t wThread = -1, rThread = -1; // rThread -2: several readers
+  bool pending = false;               // a cp.async not yet completed
+};
+
+struct Buffer {
+  std::string name;
+  const char *lo;
+  size_t bytes;
+};
+
+struct Options {
+  uint64_t seed = 1;
+  int verbose = 0;
+};
+
+struct Device {
+  Options opts;
+  std::vector<Buffer> buffers;
+  // Launch.
+  dim3 grid, block;
+  uint3 bidx{};
+  unsigned dynSmem = 0;
+  const char *kernel = "";
+  // Block.
+  std::vector<Fiber> fibers;
+  std::vector<WarpState> warps;
+  std::vector<Shadow> shadow;
+  int live = 0, barrierArrived = 0, barrierLine = 0;
+  uint32_t epoch = 1; // completed block barriers + 1
+  Fiber *cur = nullptr;
+  jmp_buf sched;
+  std::mt19937_64 rng;
+  void (*body)(void *) = nullptr;
+  void *bodyArg = nullptr;
+  bool failed = false;
+  size_t stackBytes = 256 * 1024;
+};
+
+inline Device &dev() {
+  static Device d;
+  return d;
+}
+inline Fiber &self() { return *dev().cur; }
+
+inline void describeThread(char *buf, size_t n, const Fiber &f) {
+  const Device &d = dev();
+  std::snprintf(buf, n, "kernel %s block (%u,%u,%u) thread %d (warp %d lane %d)",
+                d.kernel, d.bidx.x, d.bidx.y, d.bidx.z, f.linear,
+                f.warp, f.lane);
+}
+
+[[noreturn]] inline void fail(const char *fmt, ...) {
+  Device &d = dev();
+  char where[256] = "";
+  if (d.cur)
+    describeThread(where, sizeof where, *d.cur);
+  std::fprintf(stderr, "kgen-emulate: error: ");
+  va_list ap;
+  va_start(ap, fmt);
+  std::vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  if (d.cur)
+    std::fprintf(stderr, "\n  in %s", where);
+  std::fprintf(stderr, "\n");
+  d.failed = true;
+  _longjmp(d.sched, 1);
+}
+
+/// Back to the scheduler; returns when this fiber is picked again.
+inline void yield() {
+  Device &d = dev();
+  if (_setjmp(d.cur->jb) == 0)
+    _longjmp(d.sched, 1);
+}
+
+/// Blocks the calling fiber until someone sets it runnable.
+inline void block(Wait w, const char *site, int line = 0) {
+  Fiber &f = self();
+  f.wait = w;
+  f.site = site;
+  f.line = line;
+  yield();
+}
+
+inline void fiberMain(unsigned lo, unsigned hi);
+
+inline void threadExit() {
+  Device &d = dev();
+  Fiber &f = self();
+  f.wait = Wait::Done;
+  --d.live;
+  // A warp collective missing this lane can never complete.
+  WarpState &w = d.warps[f.warp];
+  if (w.arrived > 0)
+    fail("thread exited while the other lanes of its warp wait at %s "
+         "(.aligned collectives need all 32 lanes)", w.op);
+  // Exited threads do not hold up a block barrier.
+  if (d.barrierArrived > 0 && d.barrierArrived == d.live) {
+    for (Fiber &g : d.fibers)
+      if (g.wait == Wait::Barrier)
+        g.wait = Wait::Runnable;
+    d.barrierArrived = 0;
+    ++d.epoch;
+  }
+  _longjmp(d.sched, 1);
+}
+
+inline void fiberMain(unsigned, unsigned) {
+  Device &d = dev();
+  d.body(d.bodyArg);
+  threadExit();
+}
+
+//===----------------------------------------------------------------------===//
+// Block barrier and warp collectives
+//===----------------------------------------------------------------------===//
+
+/// __syncthreads (bar.sync 0 over the whole block).
+inline void syncthreads(int line) {
+  Device &d = dev();
+  Fiber &f = self();
+  if (d.warps[f.warp].arrived > 0)
+    fail("__syncthreads (line %d) while lanes of this warp wait at %s", line,
+         d.warps[f.warp].op);
+  // One barrier instance reached from two places: __syncthreads in
+  // divergent code (undefined behaviour; bar.sync counts arrivals, so the
+  // threads fall out of step instead of deadlocking).
+  if (d.barrierArrived > 0 && d.barrierLine != line)
+    fail("divergent __syncthreads: this thread arrives at line %d while %d "
+         "threads wait at line %d", line, d.barrierArrived, d.barrierLine);
+  d.barrierLine = line;
+  if (++d.barrierArrived == d.live) {
+    for (Fiber &g : d.fibers)
+      if (g.wait == Wait::Barrier)
+        g.wait = Wait::Runnable;
+    d.barrierArrived = 0;
+    ++d.epoch;
+    f.site = "__syncthreads";
+    yield(); // still runnable: only a change of order
+    return;
+  }
+  block(Wait::Barrier, "__syncthreads (bar.sync 0)", line);
+}
+
+/// A warp-collective instruction: every lane arrives with its operands; the
+/// last one runs `fn` over all 32 and releases them.
+inline void rendezvous(const char *op, CollectiveFn fn, const LaneArgs &args) {
+  Device &d = dev();
+  Fiber &f = self();
+  WarpState &w = d.warps[f.warp];
+  if (w.arrived > 0 && std::strcmp(w.op, op) != 0)
+    fail("divergent warp collective: lane %d reached %s while other lanes of "
+         "warp %d wait at %s", f.lane, op, f.warp, w.op);
+  for (int l = 0; l < 32; ++l) {
+    const int t = f.warp * 32 + l;
+    if (t >= int(d.fibers.size()) || d.fibers[t].wait == Wait::Done)
+      fail("%s with lane %d of warp %d exited or absent (.aligned "
+           "collectives need all 32 lanes)", op, l, f.warp);
+  }
+  w.op = op;
+  w.fn = fn;
+  w.lanes[f.lane] = args;
+  if (++w.arrived == 32) {
+    fn(w.lanes);
+    w.arrived = 0;
+    w.op = nullptr;
+    for (int l = 0; l < 32; ++l) {
+      Fiber &g = d.fibers[f.warp * 32 + l];
+      if (g.wait == Wait::Warp)
+        g.wait = Wait::Runnable;
+    }
+    f.site = op;
+    yield();
+    return;
+  }
+  block(Wait::Warp, op);
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory: bounds, races, visibility
+//===----------------------------------------------------------------------===//
+
+/// The shared-window offset of a generic pointer into dynamic shared memory.
+inline unsigned smem_u32(const void *p) {
+  const unsigned char *q = static_cast<const unsigned char *>(p);
+  const Device &d = dev();
+  if (q < smem || q > smem + d.dynSmem)
+    fail("shared-window address of %p, which is not in the dynamic shared "
+         "allocation [%p, %p) (%u bytes)", p, (const void *)smem,
+         (const void *)(smem + d.dynSmem), d.dynSmem);
+  return unsigned(q - smem);
+}
+
+inline void checkSmem(const char *op, unsigned addr, unsigned bytes,
+                      unsigned align) {
+  const Device &d = dev();
+  if (uint64_t(addr) + bytes > d.dynSmem)
+    fail("%s: shared address [%u, %u) outside the dynamic shared allocation "
+         "of %u bytes", op, addr, addr + bytes, d.dynSmem);
+  if (addr % align != 0)
+    fail("%s: shared address %u not %u-byte aligned", op, addr, align);
+}
+
+/// A read of shared bytes [addr, addr + bytes) by thread `t` through the
+/// instruction layer.
+inline void shadowRead(const char *op, int t, unsigned addr, unsigned bytes) {
+  Device &d = dev();
+  checkSmem(op, addr, bytes, 1);
+  for (unsigned i = addr; i < addr + bytes; ++i) {
+    Shadow &s = d.shadow[i];
+    if (s.pending)
+      fail("%s by thread %d reads shared byte %u while a cp.async of thread "
+           "%d into it has not completed (missing cp.async.wait_group?)",
+           op, t, i, s.wThread);
+    if (s.wThread >= 0 && s.wThread != t && s.wEpoch == d.epoch)
+      fail("race: %s by thread %d reads shared byte %u written by thread %d "
+           "with no barrier between them", op, t, i, s.wThread);
+    if (s.rEpoch == d.epoch && s.rThread != t)
+      s.rThread = -2;
+    else
+      s.rThread = int16_t(t);
+    s.rEpoch = d.epoch;
+  }
+}
+
+/// A write (or the issue of an asynchronous one) by thread `t`.
+inline void shadowWrite(const char *op, int t, unsigned addr, unsigned bytes,
+                        bool async) {
+  Device &d = dev();
+  for (unsigned i = addr; i < addr + bytes; ++i) {
+    Shadow &s = d.shadow[i];
+    if (s.rEpoch == d.epoch && s.rThread != t && s.rThread != -1)
+      fail("race: %s by thread %d writes shared byte %u that %s read with no "
+           "barrier between them", op, t, i,
+           s.rThread == -2 ? "other threads" : "another thread");
+    if (s.wThread >= 0 && s.wThread != t &&
+        (s.pending || s.wEpoch == d.epoch))
+      fail("race: %s by thread %d writes shared byte %u that thread %d wrote "
+           "with no barrier between them", op, t, i, s.wThread);
+    s.wThread = int16_t(t);
+    s.pending = async;
+    s.wEpoch = d.epoch;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Global memory
+//===----------------------------------------------------------------------===//
+
+/// The registered tensor holding [p, p + bytes), or null.
+inline const Buffer *findBuffer(const void *p, size_t bytes) {
+  const char *q = static_cast<const char *>(p);
+  for (const Buffer &b : dev().buffers)
+    if (q >= b.lo && q + bytes <= b.lo + b.bytes)
+      return &b;
+  return nullptr;
+}
+
+inline void checkGlobal(const char *op, const void *p, size_t bytes) {
+  if (findBuffer(p, bytes))
+    return;
+  const char *q = static_cast<const char *>(p);
+  std::string near = "no tensor";
+  for (const Buffer &b : dev().buffers)
+    if (q >= b.lo - 4096 && q < b.lo + b.bytes + 4096)
+      near = "tensor " + b.name + " [" + std::to_string(b.bytes) + " bytes] at offset " +
+             std::to_string(q - b.lo);
+  fail("%s: global access [%p, +%zu) outside every tensor of the launch "
+       "(nearest: %s)", op, p, bytes, near.c_str());
+}
+
+} // namespace kgen::emu
+
+#define threadIdx (::kgen::emu::self().tid)
+#define blockIdx (::kgen::emu::dev().bidx)
+#define blockDim (::kgen::emu::dev().block)
+#define gridDim (::kgen::emu::dev().grid)
+#define __syncthreads() ::kgen::emu::syncthreads(__LINE__)
+
+inline void __threadfence() {}
+inline unsigned atomicAdd(unsigned *p, unsigned v) { unsigned o = *p; *p = o + v; return o; }
+inline int atomicAdd(int *p, int v) { int o = *p; *p = o + v; return o; }
+inline float atomicAdd(float *p, float v) { float o = *p; *p = o + v; return o; }
+inline unsigned atomicExch(unsigned *p, unsigned v) { unsigned o = *p; *p = v; return o; }
+template <class T> inline T __ldcg(const T *p) { return *p; }
+
+//===----------------------------------------------------------------------===//
+// Launch
+//===----------------------------------------------------------------------===//
+
+namespace kgen::emu {
+
+inline void onFault(int, siginfo_t *si, void *) {
+  Device &d = dev();
+  const char *a = static_cast<const char *>(si->si_addr);
+  char where[256] = "outside a kernel thread";
+  if (d.cur)
+    describeThread(where, sizeof where, *d.cur);
+  const unsigned char *ua = reinterpret_cast<const unsigned char *>(a);
+  if (ua >= kgen_emu_smem_lo && ua < kgen_emu_smem_hi)
+    std::fprintf(stderr,
+                 "kgen-emulate: error: shared access at offset %ld outside the "
+                 "dynamic shared allocation of %u bytes\n  in %s\n",
+                 long(ua - smem), d.dynSmem, where);
+  else {
+    std::string near = "no tensor";
+    for (const Buffer &b : d.buffers)
+      if (a >= b.lo - 8192 && a < b.lo + b.bytes + 8192)
+        near = "tensor " + b.name + " (" + std::to_string(b.bytes) +
+               " bytes), offset " + std::to_string(a - b.lo);
+    std::fprintf(stderr,
+                 "kgen-emulate: error: invalid memory access at %p (%s)\n  in %s\n",
+                 (const void *)a, near.c_str(), where);
+  }
+  std::fflush(stderr);
+  _exit(1);
+}
+
+inline void installFaultHandler() {
+  static bool done = false;
+  if (done)
+    return;
+  done = true;
+  static char altstack[64 * 1024];
+  stack_t ss{};
+  ss.ss_sp = altstack;
+  ss.ss_size = sizeof altstack;
+  sigaltstack(&ss, nullptr);
+  struct sigaction sa{};
+  sa.sa_sigaction = onFault;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigaction(SIGSEGV, &sa, nullptr);
+  sigaction(SIGBUS, &sa, nullptr);
+}
+
+inline void reportDeadlock() {
+  Device &d = dev();
+  d.cur = nullptr;
+  std::fprintf(stderr,
+               "kgen-emulate: error: deadlock in kernel %s block (%u,%u,%u): "
+               "no thread can proceed; %d live, %d at the block barrier\n",
+               d.kernel, d.bidx.x, d.bidx.y, d.bidx.z, d.live,
+               d.barrierArrived);
+  for (const Fiber &f : d.fibers) {
+    const WarpState &w = d.warps[f.warp];
+    if (f.wait == Wait::Done)
+      std::fprintf(stderr, "  thread %d (warp %d lane %d): exited\n", f.linear,
+                   f.warp, f.lane);
+    else if (f.wait == Wait::Warp)
+      std::fprintf(stderr,
+                   "  thread %d (warp %d lane %d): at %s, %d of 32 lanes "
+                   "arrived\n", f.linear, f.warp, f.lane, f.site, w.arrived);
+    else
+      std::fprintf(stderr, "  thread %d (warp %d lane %d): at %s, line %d\n",
+                   f.linear, f.warp, f.lane, f.site, f.line);
+  }
+  d.failed = true;
+}
+
+/// Runs one block: every thread as a fiber in a seeded order. False on a
+/// reported failure.
+inline bool runBlock() {
+  Device &d = dev();
+  const int n = int(d.block.x * d.block.y * d.block.z);
+  d.fibers.assign(n, Fiber{});
+  d.warps.assign((n + 31) / 32, WarpState{});
+  d.live = n;
+  d.barrierArrived = 0;
+  d.epoch = 1;
+  std::fill(d.shadow.begin(), d.shadow.end(), Shadow{});
+  std::memset(smem, 0xff, d.dynSmem); // poison: NaN in every float type
+  for (int i = 0; i < n; ++i) {
+    Fiber &f = d.fibers[i];
+    f.linear = i;
+    f.tid = {unsigned(i % d.block.x), unsigned(i / d.block.x % d.block.y),
+             unsigned(i / (d.block.x * d.block.y))};
+    f.warp = i / 32;
+    f.lane = i % 32;
+    f.stack = static_cast<char *>(std::malloc(d.stackBytes));
+    getcontext(&f.start);
+    f.start.uc_stack.ss_sp = f.stack;
+    f.start.uc_stack.ss_size = d.stackBytes;
+    f.start.uc_link = nullptr;
+    makecontext(&f.start, reinterpret_cast<void (*)()>(fiberMain), 2, 0u, 0u);
+  }
+  std::vector<int> runnable;
+  runnable.reserve(n);
+  for (;;) {
+    runnable.clear();
+    for (int i = 0; i < n; ++i)
+      if (d.fibers[i].wait == Wait::Runnable)
+        runnable.push_back(i);
+    if (runnable.empty())
+      break;
+    // Run the runnable fibers in a random order, each to its next yield.
+    std::shuffle(runnable.begin(), runnable.end(), d.rng);
+    for (int i : runnable) {
+      Fiber &f = d.fibers[i];
+      if (f.wait != Wait::Runnable)
+        continue;
+      d.cur = &f;
+      if (_setjmp(d.sched) == 0) {
+        if (!f.started) {
+          f.started = true;
+          setcontext(&f.start);
+        }
+        _longjmp(f.jb, 1);
+      }
+      d.cur = nullptr;
+      if (d.failed)
+        break;
+    }
+    if (d.failed)
+      break;
+  }
+  bool ok = !d.failed;
+  if (ok && d.live > 0) {
+    reportDeadlock();
+    ok = false;
+  }
+  for (Fiber &f : d.fibers)
+    std::free(f.stack);
+  d.fibers.clear();
+  return ok;
+}
+
+/// Runs body(arg) as every thread of every block (blocks in order x, y, z).
+inline int launch(const char *kernel, dim3 grid, dim3 block, unsigned dynSmem,
+                  void (*body)(void *), void *arg) {
+  Device &d = dev();
+  installFaultHandler();
+  if (dynSmem > kSmemWindow) {
+    std::fprintf(stderr, "kgen-emulate: error: %u bytes of dynamic shared "
+                 "memory, more than the emulated %zu\n", dynSmem, kSmemWindow);
+    return 1;
+  }
+  d.kernel = kernel;
+  d.grid = grid;
+  d.block = block;
+  d.dynSmem = dynSmem;
+  d.body = body;
+  d.bodyArg = arg;
+  d.failed = false;
+  d.rng.seed(d.opts.seed);
+  d.shadow.assign(dynSmem, Shadow{});
+  // Guard pages: before the allocation, and from the first page past it.
+  unsigned char *lo = kgen_emu_smem_lo, *hi = kgen_emu_smem_hi;
+  const size_t usable = (dynSmem + kPage - 1) / kPage * kPage;
+  mprotect(smem, usable, PROT_READ | PROT_WRITE);
+  mprotect(lo, kPage, PROT_NONE);
+  mprotect(smem + usable, size_t(hi - (smem + usable)), PROT_NONE);
+  int rc = 0;
+  for (unsigned z = 0; z < grid.z && rc == 0; ++z)
+    for (unsigned y = 0; y < grid.y && rc == 0; ++y)
+      for (unsigned x = 0; x < grid.x && rc == 0; ++x) {
+        d.bidx = {x, y, z};
+        if (!runBlock())
+          rc = 1;
+      }
+  mprotect(lo, size_t(hi - lo), PROT_READ | PROT_WRITE);
+  return rc;
+}
+
+/// Calls `fn` with the arguments `args` points at (cudaLaunchKernel's
+/// convention: args[i] points at parameter i).
+template <class... P> struct Invoker {
+  void (*fn)(P...);
+  void **args;
+  template <size_t... I> void call(std::index_sequence<I...>) {
+    fn(*static_cast<std::remove_reference_t<P> *>(args[I])...);
+  }
+  static void run(void *self) {
+    static_cast<Invoker *>(self)->call(std::index_sequence_for<P...>{});
+  }
+};
+
+template <class... P>
+int launchKernel(const char *name, void (*fn)(P...), void **args, dim3 grid,
+                 dim3 block, unsigned dynSmem) {
+  Invoker<P...> inv{fn, args};
+  return launch(name, grid, block, dynSmem, &Invoker<P...>::run, &inv);
+}
+
+} // namespace kgen::emu
+
+#endif // KGEN_EMULATE_DEVICE_H

@@ -1,0 +1,294 @@
+//===- Ptx.h - the emulated instruction layer ------------------*- C++ -*-===//
+//
+// The emulated implementation of every function of kgen/cuda/Ptx.cuh (same
+// names, same signatures, namespace kgen::cuda), written from the PTX ISA
+// (shared/notes/ptx-semantics.md, with its sections) and not from the
+// kernels' own fragment or layout maps (kgen/cuda/Mma.cuh, Layout.cuh).
+// g = lane / 4 (groupID), t = lane % 4 (threadID_in_group); a packed 32-bit
+// register holds the lower-indexed element in its low bits.
+//
+//   ldmatrix .m8n8 .x1/.x2/.x4 [.trans] .b16 [9.7.14.5.15]: lanes 8j..8j+7
+//       give the row addresses of matrix j (16-byte rows, 16-byte aligned);
+//       lane i receives in register j row i/4, columns 2(i%4), 2(i%4)+1 of
+//       matrix j (with .trans: rows 2(i%4), 2(i%4)+1 of column i/4).
+//   mma.sync m16n8k16 bf16/f16, m16n8k8 tf32, m16n8k32 e4m3
+//       [9.7.14.5.7/.8/.10]: the fragment tables of fragA/fragB/fragC below;
+//       products summed in double and rounded once (the ISA leaves order
+//       and rounding of the f32 accumulation unspecified).
+//   cp.async.cg 16 [9.7.9.25.3]: pending per thread until its group is
+//       waited for; then src-size bytes are read and the rest zero-filled.
+//   cvt.rna.tf32.f32, cvt.rn.satfinite.e4m3x2.f32 [9.7.9.21], ld.shared.b32.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KGEN_EMULATE_PTX_H
+#define KGEN_EMULATE_PTX_H
+
+#include "kgen/emulate/Device.h"
+#include "kgen/emulate/Numerics.h"
+
+namespace kgen::emu::isa {
+
+struct RC {
+  int row, col;
+};
+
+// Fragment tables of mma.sync, as the PTX ISA's figures give them.
+// Element i of a lane's A fragment is A[row][col] (row = m, col = k); of B,
+// B[row][col] (row = k, col = n); of C/D, D[row][col].
+inline RC fragA_k16(int lane, int i) { // 8 x 16-bit in a0..a3
+  const int g = lane >> 2, t = lane & 3;
+  return {g + 8 * ((i >> 1) & 1), 2 * t + (i & 1) + 8 * (i >> 2)};
+}
+inline RC fragB_k16(int lane, int i) { // 4 x 16-bit in b0, b1
+  const int g = lane >> 2, t = lane & 3;
+  return {2 * t + (i & 1) + 8 * (i >> 1), g};
+}
+inline RC fragA_tf32(int lane, int i) { // a0..a3
+  const int g = lane >> 2, t = lane & 3;
+  return {g + 8 * (i & 1), t + 4 * (i >> 1)};
+}
+inline RC fragB_tf32(int lane, int i) { // b0, b1
+  const int g = lane >> 2, t = lane & 3;
+  return {t + 4 * i, g};
+}
+inline RC fragA_e4m3(int lane, int i) { // 16 x 8-bit in a0..a3
+  const int g = lane >> 2, t = lane & 3;
+  return {g + 8 * ((i >> 2) & 1), 4 * t + (i & 3) + 16 * (i >> 3)};
+}
+inline RC fragB_e4m3(int lane, int i) { // 8 x 8-bit in b0, b1
+  const int g = lane >> 2, t = lane & 3;
+  return {4 * t + (i & 3) + 16 * (i >> 2), g};
+}
+inline RC fragC(int lane, int i) { // c0..c3, f32
+  const int g = lane >> 2, t = lane & 3;
+  return {g + 8 * (i >> 1), 2 * t + (i & 1)};
+}
+
+enum class Kind { Bf16, F16, Tf32, E4m3 };
+
+/// Operand element e of packed registers `r` as a float.
+template <Kind K> inline float element(const unsigned *r, int e) {
+  if constexpr (K == Kind::Tf32)
+    return bitsF32(r[e] & 0xffffe000u); // tf32: the low 13 bits are ignored
+  else if constexpr (K == Kind::E4m3)
+    return e4m3ToF32(uint8_t(r[e / 4] >> (8 * (e % 4))));
+  else {
+    const uint16_t h = uint16_t(r[e / 2] >> (16 * (e % 2)));
+    return K == Kind::Bf16 ? bf16ToF32(h) : f16ToF32(h);
+  }
+}
+
+struct MmaLane {
+  unsigned a[4], b[2];
+  float *d[4];
+};
+
+/// D = A * B + C for one m16n8kK tile of the warp.
+template <Kind K> inline void mmaExec(LaneArgs (&lanes)[32]) {
+  constexpr int kK = K == Kind::Tf32 ? 8 : K == Kind::E4m3 ? 32 : 16;
+  constexpr int kAElems = kK / 2, kBElems = kK / 4; // per lane
+  float A[16][32], B[32][8];
+  for (int l = 0; l < 32; ++l) {
+    const MmaLane &m = *static_cast<const MmaLane *>(lanes[l].in);
+    for (int e = 0; e < kAElems; ++e) {
+      const RC rc = K == Kind::Tf32   ? fragA_tf32(l, e)
+                    : K == Kind::E4m3 ? fragA_e4m3(l, e)
+                                      : fragA_k16(l, e);
+      A[rc.row][rc.col] = element<K>(m.a, e);
+    }
+    for (int e = 0; e < kBElems; ++e) {
+      const RC rc = K == Kind::Tf32   ? fragB_tf32(l, e)
+                    : K == Kind::E4m3 ? fragB_e4m3(l, e)
+                                      : fragB_k16(l, e);
+      B[rc.row][rc.col] = element<K>(m.b, e);
+    }
+  }
+  for (int l = 0; l < 32; ++l) {
+    const MmaLane &m = *static_cast<const MmaLane *>(lanes[l].in);
+    for (int i = 0; i < 4; ++i) {
+      const RC rc = fragC(l, i);
+      double s = *m.d[i];
+      for (int k = 0; k < kK; ++k)
+        s += double(A[rc.row][k]) * double(B[k][rc.col]);
+      *m.d[i] = float(s);
+    }
+  }
+}
+
+struct LdsmLane {
+  unsigned *out; // X registers
+};
+
+/// ldmatrix: X 8x8 b16 matrices, row addresses from lanes 8j + r.
+template <int X, bool Trans> inline void ldsmExec(LaneArgs (&lanes)[32]) {
+  static const char *kName[2][5] = {
+      {"", "ldmatrix.x1", "ldmatrix.x2", "", "ldmatrix.x4"},
+      {"", "ldmatrix.x1.trans", "ldmatrix.x2.trans", "", "ldmatrix.x4.trans"}};
+  const char *op = kName[Trans][X];
+  uint16_t M[4][8][8];
+  for (int j = 0; j < X; ++j)
+    for (int r = 0; r < 8; ++r) {
+      const int src = 8 * j + r;
+      const unsigned addr = lanes[src].addr;
+      checkSmem(op, addr, 16, 16);
+      shadowRead(op, dev().fibers[self().warp * 32 + src].linear, addr, 16);
+      std::memcpy(M[j][r], smem + addr, 16);
+    }
+  for (int i = 0; i < 32; ++i) {
+    unsigned *out = static_cast<LdsmLane *>(lanes[i].out)->out;
+    for (int j = 0; j < X; ++j) {
+      const int c = 2 * (i % 4);
+      const uint16_t lo = Trans ? M[j][c][i / 4] : M[j][i / 4][c];
+      const uint16_t hi = Trans ? M[j][c + 1][i / 4] : M[j][i / 4][c + 1];
+      out[j] = unsigned(lo) | (unsigned(hi) << 16);
+    }
+  }
+}
+
+template <int X, bool Trans>
+inline void ldmatrix(unsigned *out, unsigned addr, const char *op) {
+  LdsmLane lane{out};
+  LaneArgs args;
+  args.out = &lane;
+  args.addr = addr;
+  rendezvous(op, &ldsmExec<X, Trans>, args);
+}
+
+template <Kind K>
+inline void mma(float &d0, float &d1, float &d2, float &d3,
+                const unsigned (&a)[4], const unsigned (&b)[2],
+                const char *op) {
+  MmaLane lane{{a[0], a[1], a[2], a[3]}, {b[0], b[1]}, {&d0, &d1, &d2, &d3}};
+  LaneArgs args;
+  args.in = &lane;
+  rendezvous(op, &mmaExec<K>, args);
+}
+
+/// Lands every copy of the oldest committed group of the calling thread.
+inline void completeOldestGroup() {
+  Fiber &f = self();
+  Device &d = dev();
+  for (const PendingCopy &c : f.groups.front()) {
+    std::memcpy(smem + c.dst, c.src, size_t(c.srcBytes));
+    std::memset(smem + c.dst + c.srcBytes, 0, size_t(c.bytes - c.srcBytes));
+    for (int i = 0; i < c.bytes; ++i) {
+      Shadow &s = d.shadow[c.dst + i];
+      s.pending = false;
+      s.wEpoch = d.epoch;
+      s.wThread = int16_t(f.linear);
+    }
+  }
+  f.groups.pop_front();
+}
+
+inline void cpAsyncWait(size_t n) {
+  while (self().groups.size() > n)
+    completeOldestGroup();
+  self().site = "cp.async.wait_group";
+  yield();
+}
+
+} // namespace kgen::emu::isa
+
+namespace kgen::cuda {
+
+template <int kDummy = 0> inline void ldmatrix_x4(unsigned (&r)[4], unsigned a) {
+  emu::isa::ldmatrix<4, false>(r, a, "ldmatrix.x4");
+}
+template <int kDummy = 0> inline void ldmatrix_x4_trans(unsigned (&r)[4], unsigned a) {
+  emu::isa::ldmatrix<4, true>(r, a, "ldmatrix.x4.trans");
+}
+template <int kDummy = 0> inline void ldmatrix_x2(unsigned (&r)[2], unsigned a) {
+  emu::isa::ldmatrix<2, false>(r, a, "ldmatrix.x2");
+}
+template <int kDummy = 0> inline void ldmatrix_x2_trans(unsigned (&r)[2], unsigned a) {
+  emu::isa::ldmatrix<2, true>(r, a, "ldmatrix.x2.trans");
+}
+template <int kDummy = 0> inline void ldmatrix_x1(unsigned &r, unsigned a) {
+  emu::isa::ldmatrix<1, false>(&r, a, "ldmatrix.x1");
+}
+template <int kDummy = 0> inline void ldmatrix_x1_trans(unsigned &r, unsigned a) {
+  emu::isa::ldmatrix<1, true>(&r, a, "ldmatrix.x1.trans");
+}
+
+template <int kDummy = 0>
+inline void mma_m16n8k16_bf16(float &d0, float &d1, float &d2, float &d3,
+                              const unsigned (&a)[4], const unsigned (&b)[2]) {
+  emu::isa::mma<emu::isa::Kind::Bf16>(d0, d1, d2, d3, a, b,
+                                      "mma.sync.m16n8k16.bf16");
+}
+template <int kDummy = 0>
+inline void mma_m16n8k16_f16(float &d0, float &d1, float &d2, float &d3,
+                             const unsigned (&a)[4], const unsigned (&b)[2]) {
+  emu::isa::mma<emu::isa::Kind::F16>(d0, d1, d2, d3, a, b,
+                                     "mma.sync.m16n8k16.f16");
+}
+template <int kDummy = 0>
+inline void mma_m16n8k8_tf32(float &d0, float &d1, float &d2, float &d3,
+                             const unsigned (&a)[4], const unsigned (&b)[2]) {
+  emu::isa::mma<emu::isa::Kind::Tf32>(d0, d1, d2, d3, a, b,
+                                      "mma.sync.m16n8k8.tf32");
+}
+template <int kDummy = 0>
+inline void mma_m16n8k32_e4m3(float &d0, float &d1, float &d2, float &d3,
+                              const unsigned (&a)[4], const unsigned (&b)[2]) {
+  emu::isa::mma<emu::isa::Kind::E4m3>(d0, d1, d2, d3, a, b,
+                                      "mma.sync.m16n8k32.e4m3");
+}
+
+/// cvt.rna.tf32.f32: round to nearest, ties away from zero, at 10 mantissa
+/// bits; the result keeps the f32 layout with the low 13 bits zero.
+template <int kDummy = 0> inline unsigned f32_to_tf32(unsigned bits) {
+  if ((bits & 0x7f800000u) == 0x7f800000u)
+    return bits; // inf, NaN
+  return (bits + 0x1000u) & 0xffffe000u;
+}
+
+/// cvt.rn.satfinite.e4m3x2.f32 d, hi, lo: hi -> d[15:8], lo -> d[7:0].
+template <int kDummy = 0> inline unsigned short cvt_e4m3x2(float hi, float lo) {
+  return (unsigned short)((unsigned(emu::f32ToE4m3(hi)) << 8) |
+                          emu::f32ToE4m3(lo));
+}
+
+inline unsigned ld_shared_b32(unsigned addr) {
+  emu::checkSmem("ld.shared.b32", addr, 4, 4);
+  emu::shadowRead("ld.shared.b32", emu::self().linear, addr, 4);
+  unsigned v;
+  std::memcpy(&v, smem + addr, 4);
+  return v;
+}
+
+template <int kDummy = 0>
+inline void cp_async_cg_16(void *smem_dst, const void *gmem_src, int src_bytes) {
+  const char *op = "cp.async.cg.shared.global 16";
+  emu::Fiber &f = emu::self();
+  const unsigned dst = emu::smem_u32(smem_dst);
+  emu::checkSmem(op, dst, 16, 16);
+  if (src_bytes < 0 || src_bytes > 16)
+    emu::fail("%s: src-size %d outside 0..16", op, src_bytes);
+  if (reinterpret_cast<uintptr_t>(gmem_src) % 16 != 0)
+    emu::fail("%s: global source %p not 16-byte aligned", op, gmem_src);
+  emu::checkGlobal(op, gmem_src, size_t(src_bytes));
+  emu::shadowWrite(op, f.linear, dst, 16, /*async=*/true);
+  f.open.push_back({dst, gmem_src, src_bytes, 16});
+}
+
+template <int kDummy = 0> inline void cp_async_commit() {
+  emu::Fiber &f = emu::self();
+  f.groups.push_back(std::move(f.open));
+  f.open.clear();
+}
+
+template <int N> inline void cp_async_wait() {
+  static_assert(N >= 0, "cp.async.wait_group takes N >= 0");
+  emu::isa::cpAsyncWait(size_t(N));
+}
+
+template <int kDummy = 0> inline void cp_async_wait_all() {
+  cp_async_commit();
+  emu::isa::cpAsyncWait(0);
+}
+
+} // namespace kgen::cuda
+
+#endif // KGEN_EMULATE_PTX_H

@@ -1,0 +1,46 @@
+// Proof that the emulated device can fail (issue 12 item 7): mutations of
+// emitted kernels must be caught, as a reported hazard or a wrong result.
+// RUN: rm -rf %t && mkdir -p %t && kgen-opt %s --kgen-pipeline="target=sm_80 output-dir=%t" -o /dev/null
+// RUN: kgen-emulate %t/kgen_gemm_bf16_m100_n72_k200 %t/kgen_gemm_f32_m37_n48_k72 | FileCheck %s --check-prefix=BASE
+// BASE: kgen_gemm_bf16_m100_n72_k200 mma_sync emulated ok
+// BASE: kgen_gemm_f32_m37_n48_k72 simt emulated ok
+//
+// A dropped cp.async wait (wait_stage keeps only its barrier): mma_sync's
+// ldmatrix reads bytes whose copy is still pending.
+// RUN: sed 's/kgen::cuda::cp_async_wait<Pending>();//' %t/kgen_gemm_bf16_m100_n72_k200/kernel.cu > %t/mma-nowait.cu
+// RUN: not grep -q 'cp_async_wait<Pending>' %t/mma-nowait.cu
+// RUN: not kgen-emulate %t/kgen_gemm_bf16_m100_n72_k200 --source %t/mma-nowait.cu 2>&1 | FileCheck %s --check-prefix=NOWAIT
+// NOWAIT: ldmatrix.x4 by thread {{[0-9]+}} reads shared byte {{[0-9]+}} while a cp.async of thread {{[0-9]+}} into it has not completed
+// NOWAIT: mma_sync emulated FAILED
+//
+// The same in simt, whose shared reads are plain loads: the copies never
+// land, the poisoned shared memory (NaN) reaches D.
+// RUN: sed 's/kgen::cuda::cp_async_wait<Pending>();//' %t/kgen_gemm_f32_m37_n48_k72/kernel.cu > %t/simt-nowait.cu
+// RUN: not kgen-emulate %t/kgen_gemm_f32_m37_n48_k72 --source %t/simt-nowait.cu 2>&1 | FileCheck %s --check-prefix=SIMT-NOWAIT
+// SIMT-NOWAIT: simt emulated WRONG rel_err=inf
+// SIMT-NOWAIT: wrong result: relative error inf over 0.0001 ({{[0-9]+}} NaN elements)
+//
+// A missing __syncthreads before a stage is refilled: cp.async writes bytes
+// other threads' ldmatrix read in the same barrier interval.
+// RUN: sed 's|__syncthreads(); // the stage may be refilled next||' %t/kgen_gemm_bf16_m100_n72_k200/kernel.cu > %t/mma-nosync.cu
+// RUN: not kgen-emulate %t/kgen_gemm_bf16_m100_n72_k200 --source %t/mma-nosync.cu 2>&1 | FileCheck %s --check-prefix=NOSYNC
+// NOSYNC: race: cp.async.cg.shared.global 16 by thread {{[0-9]+}} writes shared byte {{[0-9]+}} that {{other threads|another thread}} read with no barrier between them
+//
+// A barrier some threads skip: the block's threads reach one barrier
+// instance from two places.
+// RUN: sed 's|__syncthreads(); // the stage may be refilled next|if (threadIdx.x != 3) __syncthreads();|' %t/kgen_gemm_f32_m37_n48_k72/kernel.cu > %t/simt-divergent.cu
+// RUN: not kgen-emulate %t/kgen_gemm_f32_m37_n48_k72 --source %t/simt-divergent.cu 2>&1 | FileCheck %s --check-prefix=DIVERGENT
+// DIVERGENT: error: divergent __syncthreads: this thread arrives at line {{[0-9]+}} while {{[0-9]+}} threads wait at line {{[0-9]+}}
+//
+// An out-of-bounds store: the epilogue's row bound dropped.
+// RUN: sed 's/    if (row >= a.m || col >= a.n)$/    if (col >= a.n)/' %t/kgen_gemm_f32_m37_n48_k72/kernel.cu > %t/simt-oob.cu
+// RUN: not grep -q '    if (row >= a.m || col >= a.n)$' %t/simt-oob.cu
+// RUN: not kgen-emulate %t/kgen_gemm_f32_m37_n48_k72 --source %t/simt-oob.cu 2>&1 | FileCheck %s --check-prefix=OOB
+// OOB: error: {{invalid memory access at .* \(tensor D|out-of-bounds store: kernel kgen_gemm_f32_m37_n48_k72 wrote tensor D}}
+func.func @main(%x: tensor<100x200xbf16>, %w: tensor<200x72xbf16>,
+                %a: tensor<37x72xf32>, %b: tensor<72x48xf32>)
+    -> (tensor<100x72xbf16>, tensor<37x48xf32>) {
+  %y = kgen.gemm %x, %w : tensor<100x200xbf16>, tensor<200x72xbf16> -> tensor<100x72xbf16>
+  %z = kgen.gemm %a, %b : tensor<37x72xf32>, tensor<72x48xf32> -> tensor<37x48xf32>
+  return %y, %z : tensor<100x72xbf16>, tensor<37x48xf32>
+}
