@@ -2,9 +2,20 @@
 #ifndef KGEN_TOOLS_REGISTER_H
 #define KGEN_TOOLS_REGISTER_H
 
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class MemoryBuffer;
+namespace cl {
+class OptionCategory;
+} // namespace cl
+} // namespace llvm
+
 namespace mlir {
 class DialectRegistry;
-class MLIRContext;
 } // namespace mlir
 
 namespace mlir::kgen {
@@ -32,20 +43,48 @@ constexpr unsigned long kSignalStackSize = 256 * 1024;
 /// the fault was a stack overflow, which leaves no stack to run it on.
 void ensureSignalStack();
 
-/// Makes --mlir-print-op-on-diagnostic default to false (call before
-/// MlirOptMain / mlirTranslateMain parse the command line): a diagnostic
+/// Makes --mlir-print-op-on-diagnostic default to false (call before the
+/// command line is parsed; an MLIRContext made after takes it): a diagnostic
 /// names the op and its location in one line instead of printing the op,
 /// which for a kernel or a module is the whole IR. The flag still turns it
 /// back on.
 void printOpsOnDiagnosticsOnlyWhenAsked();
 
-/// Applies that flag's value to `context` (mlirTranslateMain turns op
-/// printing on for its contexts whatever the flag says).
-void applyPrintOpOnDiagnostic(MLIRContext *context);
-
 /// The kgen passes (generated registerKgenPasses) and pipelines, and the
 /// upstream passes kgen uses.
 void registerAllKgenPasses();
+
+//===--- the .mlir input of every tool ------------------------------------===//
+
+/// Default of --max-input-mib: the largest .mlir input a tool reads.
+constexpr unsigned kDefaultMaxInputMiB = 256;
+/// Default of --max-nesting-depth: how deep brackets may nest in a .mlir
+/// input. MLIR's parser (and the printer and verifier after it) recurse once
+/// or twice per level; 1000 levels take about 3 MB of stack, well within
+/// the usual 8 MB, while 3000-8000 overflow it. Real IR nests a few dozen.
+constexpr unsigned kDefaultMaxNestingDepth = 1000;
+
+/// The category of --max-input-mib and --max-nesting-depth (a tool that
+/// hides unrelated options keeps it).
+llvm::cl::OptionCategory &inputLimitsCategory();
+
+/// Reads the .mlir input of a tool. `path` is "-" (stdin, whatever it is,
+/// read up to the size limit) or names a regular file: a directory, FIFO,
+/// device (/dev/zero) or socket is refused without reading from it, so no
+/// input exhausts memory or blocks the tool. A file larger than
+/// --max-input-mib is refused before it is read, one whose brackets nest
+/// deeper than --max-nesting-depth once read (checkNestingDepth). Returns
+/// null on refusal, with `err` one line naming the file (no tool prefix).
+std::unique_ptr<llvm::MemoryBuffer> readToolInput(llvm::StringRef path,
+                                                  std::string &err);
+
+/// Whether the brackets of `buffer` nest at most `maxDepth` levels deep
+/// (0: no limit). Counts (, [, { and < against their closers, outside
+/// string literals and // comments; the arrow -> and the comparisons <=,
+/// >= are not brackets. Otherwise `err` is "NAME:LINE:COL: ..." at the
+/// bracket that went too deep.
+bool checkNestingDepth(const llvm::MemoryBuffer &buffer, unsigned maxDepth,
+                       std::string &err);
 } // namespace mlir::kgen
 
 #endif // KGEN_TOOLS_REGISTER_H

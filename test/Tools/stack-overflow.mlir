@@ -10,11 +10,12 @@
 // RUN-OVERFLOW: kgen-run: error: running @main failed: the generated code overflowed the stack ({{[0-9]+}} KiB; see `ulimit -s`)
 // RUN-OVERFLOW-NEXT: exit code 1
 //
-// In a tool itself (here MLIR's recursive parser on 10000 nested regions):
+// In a tool itself (here MLIR's recursive parser on 10000 nested regions,
+// with the nesting limit that refuses them lifted; see input-limits.test):
 // the crash handler's internal error (exit 70), kgen-opt and kgen-run alike.
 // RUN: %python -c "n = 10000; print('func.func @main() {\n' + 'scf.execute_region {\n' * n + 'scf.yield\n}\n' * n + 'return\n}')" > %t.deep.mlir
-// RUN: sh -c 'ulimit -s 1024; kgen-opt %t.deep.mlir -o /dev/null; echo "exit code $?"' 2>&1 | FileCheck %s --check-prefix=OPT-OVERFLOW
-// RUN: sh -c 'ulimit -s 1024; kgen-run %t.deep.mlir; echo "exit code $?"' 2>&1 | FileCheck %s --check-prefix=TOOL-OVERFLOW
+// RUN: sh -c 'ulimit -s 1024; kgen-opt %t.deep.mlir --max-nesting-depth=0 -o /dev/null; echo "exit code $?"' 2>&1 | FileCheck %s --check-prefix=OPT-OVERFLOW
+// RUN: sh -c 'ulimit -s 1024; kgen-run %t.deep.mlir --max-nesting-depth=0; echo "exit code $?"' 2>&1 | FileCheck %s --check-prefix=TOOL-OVERFLOW
 // OPT-OVERFLOW: kgen-opt: internal error: the process hit a crash signal; this is a bug, please report it with the input. Stack trace:
 // OPT-OVERFLOW: exit code 70
 // TOOL-OVERFLOW: kgen-run: internal error: the process hit a crash signal; this is a bug, please report it with the input. Stack trace:

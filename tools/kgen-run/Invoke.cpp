@@ -153,7 +153,12 @@ bool guardedCall(llvm::function_ref<llvm::Error()> call, unsigned timeout,
 bool mlir::kgen::runReference(ModuleOp module, StringRef entry,
                         std::vector<rt::HostTensor> &inputs,
                         std::vector<rt::HostTensor> &outputs,
-                        std::string &err, unsigned timeoutSeconds) {
+                        std::string &err, unsigned timeoutSeconds,
+                        void (*onPhase)(const char *)) {
+  auto phase = [&](const char *what) {
+    if (onPhase)
+      onPhase(what);
+  };
   auto func = module.lookupSymbol<func::FuncOp>(entry);
   if (!func) {
     err = ("no function @" + entry + " in the module").str();
@@ -179,11 +184,13 @@ bool mlir::kgen::runReference(ModuleOp module, StringRef entry,
     err = "the reference pipeline could not be built";
     return false;
   }
+  phase("lowering the module (kgen-reference-pipeline)");
   if (failed(pm.run(module))) {
     err = "the reference pipeline failed:\n" + diagnostics;
     return false;
   }
 
+  phase("JIT-compiling the module");
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   ExecutionEngineOptions options;
@@ -210,10 +217,21 @@ bool mlir::kgen::runReference(ModuleOp module, StringRef entry,
   for (void *&p : descPtrs)
     packed.push_back(&p);
 
+  // The lookup compiles the code (the JIT is lazy); then the call.
   std::string wrapper = ("_mlir_ciface_" + entry).str();
+  auto function = (*engine)->lookupPacked(wrapper);
+  if (!function) {
+    err = "JIT compilation failed: " + llvm::toString(function.takeError());
+    return false;
+  }
+  phase("running the entry function");
   std::string callErr;
-  if (!guardedCall([&] { return (*engine)->invokePacked(wrapper, packed); },
-                   timeoutSeconds, callErr)) {
+  if (!guardedCall(
+          [&] {
+            (*function)(packed.data());
+            return llvm::Error::success();
+          },
+          timeoutSeconds, callErr)) {
     err = "running @" + entry.str() + " failed: " + callErr;
     return false;
   }

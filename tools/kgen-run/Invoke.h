@@ -30,10 +30,15 @@ std::optional<rt::ElemType> toElemType(mlir::Type type);
 /// longer than `timeoutSeconds` (0: no limit) is reported as a failure
 /// instead of killing the process. After such a
 /// failure the process state is suspect: report and exit.
+///
+/// `onPhase`, if given, is told each step as it starts (a string literal:
+/// lowering, JIT compilation, the call), e.g. for a caller's time-out
+/// message.
 bool runReference(mlir::ModuleOp module, llvm::StringRef entry,
                   std::vector<rt::HostTensor> &inputs,
                   std::vector<rt::HostTensor> &outputs, std::string &err,
-                  unsigned timeoutSeconds = 0);
+                  unsigned timeoutSeconds = 0,
+                  void (*onPhase)(const char *) = nullptr);
 } // namespace mlir::kgen
 
 #endif // KGEN_TOOLS_KGEN_RUN_INVOKE_H

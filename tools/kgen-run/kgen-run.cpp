@@ -11,8 +11,11 @@
 // reports the results. Exit code 70: an internal error (see
 // tools/Register.h). Sizes, estimated work and run time are bounded, and a
 // fault in the generated code is reported, so no input makes it crash or
-// hang. Exit codes: 0 success; 1 bad input, options or
-// failed run; 2 a requested comparison exceeded the tolerance.
+// hang: the input is a regular file or stdin within the limits of
+// readToolInput (tools/Register.h), and --timeout covers the whole run
+// (parsing, lowering, JIT compilation, making inputs, running). Exit
+// codes: 0 success; 1 bad input, options or failed run (a time-out
+// included); 2 a requested comparison exceeded the tolerance.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +30,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -37,8 +40,11 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <thread>
+#include <unistd.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -90,13 +96,58 @@ static cl::opt<double>
              cl::init(20.0), cl::cat(category));
 static cl::opt<unsigned>
     timeoutSeconds("timeout",
-                   cl::desc("Seconds the run may take (0: no limit)"),
+                   cl::desc("Seconds the whole run may take: parsing, "
+                            "lowering, JIT compilation, inputs and running "
+                            "(0: no limit)"),
                    cl::init(300), cl::cat(category));
 
 namespace {
 int fail(const llvm::Twine &msg) {
   llvm::errs() << "kgen-run: error: " << msg << "\n";
   return 1;
+}
+
+/// What the run is doing, for the time-out message (a string literal).
+std::atomic<const char *> runPhase{"starting"};
+
+void enterPhase(const char *what) { runPhase.store(what); }
+
+/// --timeout over the whole run: a thread that waits out the limit, then
+/// ends the process with a one-line message naming the phase it was in.
+/// Parsing, the pass pipeline and the JIT cannot be interrupted safely, and
+/// nothing needs cleaning up (kgen-run writes its results only at the end),
+/// so the process exits at once (_exit: no destructor runs under the
+/// thread still working).
+void startWatchdog(unsigned seconds) {
+  if (seconds == 0)
+    return;
+  std::thread([seconds] {
+    std::this_thread::sleep_for(std::chrono::seconds(seconds));
+    std::string msg = "kgen-run: error: the run exceeded the time limit of " +
+                      std::to_string(seconds) + " s (--timeout) while " +
+                      runPhase.load() + "\n";
+    ssize_t written = ::write(STDERR_FILENO, msg.data(), msg.size());
+    (void)written;
+    _exit(1);
+  }).detach();
+}
+
+/// An option that takes one value, given more than once: the last would
+/// win silently.
+bool checkRepeatedOptions(std::string &err) {
+  for (auto &entry : cl::getRegisteredOptions()) {
+    cl::Option *option = entry.second;
+    if (option->getNumOccurrences() > 1 &&
+        option->getNumOccurrencesFlag() == cl::Optional &&
+        option->getValueExpectedFlag() == cl::ValueRequired &&
+        llvm::is_contained(option->Categories, &category)) {
+      err = ("--" + option->ArgStr + " is given " +
+             llvm::Twine(option->getNumOccurrences()) + " times; give it once")
+                .str();
+      return false;
+    }
+  }
+  return true;
 }
 
 /// Splits "A:B" at the first colon.
@@ -273,10 +324,11 @@ bool parseIndex(StringRef s, size_t limit, size_t &out) {
 int main(int argc, char **argv) {
   mlir::kgen::containCrashes("kgen-run");
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
+  cl::HideUnrelatedOptions({&category, &mlir::kgen::inputLimitsCategory()});
   cl::ParseCommandLineOptions(
       argc, argv,
       "kgen-run: run a function of a kgen module on the CPU reference\n");
+  startWatchdog(timeoutSeconds);
 
   DialectRegistry registry;
   mlir::kgen::registerKgenDialects(registry);
@@ -286,15 +338,20 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
 
   std::string err;
+  if (!checkRepeatedOptions(err))
+    return fail(err);
   if (!(maxGflop >= 0)) // also rejects NaN
     return fail("--max-gflop must be a non-negative number");
   if (maxElements < 0)
     return fail("--max-elements must be non-negative");
   if (!(tolerance >= 0))
     return fail("--tolerance must be a non-negative number");
-  auto file = openInputFile(inputFile, &err);
+  enterPhase("reading the module");
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      mlir::kgen::readToolInput(inputFile, err);
   if (!file)
     return fail(err);
+  enterPhase("parsing the module");
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
@@ -302,6 +359,7 @@ int main(int argc, char **argv) {
   if (!module)
     return fail("could not parse " + inputFile);
 
+  enterPhase("checking the module");
   func::FuncOp entry = findEntry(*module, err);
   if (!entry)
     return fail(err);
@@ -319,6 +377,7 @@ int main(int argc, char **argv) {
                                            flops / 1e9),
                               llvm::format("%g", maxGflop.getValue())));
 
+  enterPhase("making the inputs");
   std::vector<rt::HostTensor> inputs(ftype.getNumInputs());
   std::vector<rt::HostTensor> outputs(ftype.getNumResults());
   for (auto [i, type] : llvm::enumerate(ftype.getInputs()))
@@ -363,6 +422,7 @@ int main(int argc, char **argv) {
   }
 
   // Comparisons are checked (and reference files read) before the run.
+  enterPhase("reading the reference files");
   std::vector<std::pair<size_t, size_t>> resultPairs;
   for (StringRef spec : compareResults) {
     StringRef a, b;
@@ -387,9 +447,11 @@ int main(int argc, char **argv) {
   }
 
   auto start = std::chrono::steady_clock::now();
+  // The watchdog's --timeout covers the call; it names the phase.
   if (!mlir::kgen::runReference(*module, name, inputs, outputs, err,
-                                timeoutSeconds))
+                                /*timeoutSeconds=*/0, enterPhase))
     return fail(err);
+  enterPhase("writing the results");
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
                   .count();

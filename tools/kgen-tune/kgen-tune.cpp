@@ -67,7 +67,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -511,7 +510,9 @@ int tuneModule() {
     return fail("--target must be sm_80 or sm_90a; got '" + targetName + "'",
                 2);
   std::string err;
-  auto file = openInputFile(inputFile, &err);
+  // Only a regular file or stdin, within the size and nesting limits.
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      mlir::kgen::readToolInput(inputFile, err);
   if (!file)
     return fail(err, 2);
   llvm::SourceMgr sourceMgr;
@@ -750,7 +751,7 @@ int main(int argc, char **argv) {
   mlir::kgen::containCrashes("kgen-tune");
   llvm::InitLLVM init(argc, argv);
   mlir::kgen::registerAllKgenPasses();
-  cl::HideUnrelatedOptions(category);
+  cl::HideUnrelatedOptions({&category, &mlir::kgen::inputLimitsCategory()});
   // With an error stream the parser returns instead of exiting with 1: a
   // bad command line is a usage error, exit 2.
   if (!cl::ParseCommandLineOptions(
