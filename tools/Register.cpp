@@ -20,6 +20,9 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -281,3 +284,72 @@ bool mlir::kgen::checkNestingDepth(const llvm::MemoryBuffer &buffer,
   }
   return true;
 }
+
+//===----------------------------------------------------------------------===//
+// AtomicOutputFile
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Removes PATH.kgen-tmp.<pid> files whose process is gone: what a run
+/// killed before its cleanup could run (SIGKILL) left behind.
+void removeStaleTemporaries(llvm::StringRef path) {
+  llvm::SmallString<256> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  if (dir.empty())
+    dir = ".";
+  std::string prefix = (llvm::sys::path::filename(path) + ".kgen-tmp.").str();
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    if (!name.consume_front(prefix))
+      continue;
+    int pid = 0;
+    if (name.getAsInteger(10, pid) || pid <= 0)
+      continue;
+    if (::kill(pid, 0) != 0 && errno == ESRCH)
+      llvm::sys::fs::remove(it->path());
+  }
+}
+} // namespace
+
+std::unique_ptr<mlir::kgen::AtomicOutputFile>
+mlir::kgen::AtomicOutputFile::open(llvm::StringRef path, std::string &err) {
+  std::unique_ptr<AtomicOutputFile> out(new AtomicOutputFile());
+  out->path = path.str();
+  if (path != "-") {
+    removeStaleTemporaries(path);
+    out->temporary = (path + ".kgen-tmp." + llvm::Twine(::getpid())).str();
+  }
+  std::error_code ec;
+  out->file = std::make_unique<llvm::ToolOutputFile>(
+      path == "-" ? out->path : out->temporary, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    err = "cannot write " + out->path + ": " + ec.message();
+    return nullptr;
+  }
+  return out;
+}
+
+llvm::raw_ostream &mlir::kgen::AtomicOutputFile::os() { return file->os(); }
+
+bool mlir::kgen::AtomicOutputFile::commit(std::string &err) {
+  if (temporary.empty()) { // stdout
+    file->keep();
+    return true;
+  }
+  file->os().close();
+  if (file->os().has_error()) {
+    err = "cannot write " + path + ": " + file->os().error().message();
+    file->os().clear_error();
+    return false; // the ToolOutputFile removes the temporary
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temporary, path)) {
+    err = "cannot write " + path + ": " + ec.message();
+    return false;
+  }
+  file->keep(); // renamed: nothing left to remove
+  return true;
+}
+
+mlir::kgen::AtomicOutputFile::~AtomicOutputFile() = default;

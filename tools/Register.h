@@ -9,6 +9,8 @@
 
 namespace llvm {
 class MemoryBuffer;
+class ToolOutputFile;
+class raw_ostream;
 namespace cl {
 class OptionCategory;
 } // namespace cl
@@ -85,6 +87,28 @@ std::unique_ptr<llvm::MemoryBuffer> readToolInput(llvm::StringRef path,
 /// bracket that went too deep.
 bool checkNestingDepth(const llvm::MemoryBuffer &buffer, unsigned maxDepth,
                        std::string &err);
+
+/// A tool's -o file that appears whole or not at all: the output goes to a
+/// temporary beside PATH (PATH.kgen-tmp.<pid>, removed if the tool fails,
+/// is interrupted, or forgets to commit: llvm::ToolOutputFile's cleanup)
+/// and commit() renames it onto PATH. A failed run leaves PATH as it was,
+/// even when PATH is the input. "-" writes to stdout directly. Opening PATH
+/// removes temporaries of PATH that killed runs left behind.
+class AtomicOutputFile {
+public:
+  static std::unique_ptr<AtomicOutputFile> open(llvm::StringRef path,
+                                                std::string &err);
+  llvm::raw_ostream &os();
+  /// Closes the temporary and renames it onto the path; false, with `err`,
+  /// when that fails (the temporary is then removed).
+  bool commit(std::string &err);
+  ~AtomicOutputFile();
+
+private:
+  AtomicOutputFile() = default;
+  std::string path, temporary;
+  std::unique_ptr<llvm::ToolOutputFile> file;
+};
 } // namespace mlir::kgen
 
 #endif // KGEN_TOOLS_REGISTER_H

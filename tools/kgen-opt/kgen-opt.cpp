@@ -59,8 +59,10 @@ int main(int argc, char **argv) {
     llvm::errs() << "kgen-opt: error: " << err << "\n";
     return 1;
   }
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      mlir::openOutputFile(outputFilename, &err);
+  // Written whole or not at all: a failed run leaves -o's file as it was
+  // (kgen-opt x.mlir -o x.mlir with an error keeps x.mlir).
+  std::unique_ptr<mlir::kgen::AtomicOutputFile> output =
+      mlir::kgen::AtomicOutputFile::open(outputFilename, err);
   if (!output) {
     llvm::errs() << "kgen-opt: error: " << err << "\n";
     return 1;
@@ -68,6 +70,9 @@ int main(int argc, char **argv) {
   if (failed(mlir::MlirOptMain(output->os(), std::move(input), registry,
                                config)))
     return 1;
-  output->keep();
+  if (!output->commit(err)) {
+    llvm::errs() << "kgen-opt: error: " << err << "\n";
+    return 1;
+  }
   return 0;
 }

@@ -137,8 +137,9 @@ int main(int argc, char **argv) {
     llvm::errs() << "kgen-translate: error: " << err << "\n";
     return 1;
   }
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFilename, &err);
+  // Written whole or not at all: a failed run leaves -o's file as it was.
+  std::unique_ptr<mlir::kgen::AtomicOutputFile> output =
+      mlir::kgen::AtomicOutputFile::open(outputFilename, err);
   if (!output) {
     llvm::errs() << "kgen-translate: error: " << err << "\n";
     return 1;
@@ -182,6 +183,9 @@ int main(int argc, char **argv) {
                                    output->os(), inputSplitMarker,
                                    outputSplitMarker)))
     return 1;
-  output->keep();
+  if (!output->commit(err)) {
+    llvm::errs() << "kgen-translate: error: " << err << "\n";
+    return 1;
+  }
   return 0;
 }
