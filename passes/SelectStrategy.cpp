@@ -15,6 +15,7 @@
 #include "passes/SearchSpace.h"
 
 #include "dialect/GemmJson.h"
+#include "dialect/GemmLegality.h"
 #include "dialect/KgenTarget.h"
 #include "kgen/runtime/TuningDb.h"
 
@@ -22,6 +23,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <set>
 
 namespace mlir::kgen {
 #define GEN_PASS_DEF_KGENSELECTSTRATEGY
@@ -63,6 +65,80 @@ double shapeDistance(const nlohmann::json &a, const nlohmann::json &b) {
   return d;
 }
 
+/// The legality's fields of a stored config (as GemmJson.cpp's toJson
+/// writes it), or, in `refusal`, the first field that is missing, mistyped
+/// or unknown.
+std::optional<GemmConfigFields> configFields(const nlohmann::json &config,
+                                             GemmLegalityError &refusal) {
+  if (!config.is_object()) {
+    refusal = {"", "expected an object"};
+    return std::nullopt;
+  }
+  GemmConfigFields f;
+  auto field = [&](const char *key) -> const nlohmann::json * {
+    auto it = config.find(key);
+    if (it == config.end()) {
+      refusal = {key, "missing"};
+      return nullptr;
+    }
+    return &*it;
+  };
+  auto integer = [&](const char *key, int64_t &out) {
+    const nlohmann::json *j = field(key);
+    if (j && !j->is_number_integer())
+      refusal = {key, "expected an integer"};
+    if (!j || !j->is_number_integer())
+      return false;
+    out = j->get<int64_t>();
+    return true;
+  };
+  auto flag = [&](const char *key, bool &out) {
+    const nlohmann::json *j = field(key);
+    if (j && !j->is_boolean())
+      refusal = {key, "expected true or false"};
+    if (!j || !j->is_boolean())
+      return false;
+    out = j->get<bool>();
+    return true;
+  };
+  auto name = [&](const char *key) -> std::optional<std::string> {
+    const nlohmann::json *j = field(key);
+    if (j && !j->is_string())
+      refusal = {key, "expected a string"};
+    if (!j || !j->is_string())
+      return std::nullopt;
+    return j->get<std::string>();
+  };
+  std::optional<std::string> target = name("target");
+  if (!target)
+    return std::nullopt;
+  std::optional<Target> t = symbolizeTarget(*target);
+  if (!t) {
+    refusal = {"target", "unknown target"};
+    return std::nullopt;
+  }
+  f.target = *t;
+  std::optional<std::string> family = name("instruction");
+  if (!family)
+    return std::nullopt;
+  std::optional<InstructionFamily> i = symbolizeInstructionFamily(*family);
+  if (!i) {
+    refusal = {"instruction", "unknown instruction family"};
+    return std::nullopt;
+  }
+  f.instruction = *i;
+  if (!integer("block_m", f.blockM) || !integer("block_n", f.blockN) ||
+      !integer("block_k", f.blockK) || !integer("warps_m", f.warpsM) ||
+      !integer("warps_n", f.warpsN) || !integer("stages", f.stages) ||
+      !flag("tma", f.tma) || !flag("warp_specialized", f.warpSpecialized) ||
+      !integer("cluster_m", f.clusterM) || !integer("cluster_n", f.clusterN) ||
+      !integer("split_k", f.splitK) ||
+      !integer("raster_group", f.rasterGroup) ||
+      !integer("epilogue_vector", f.epilogueVector))
+    return std::nullopt;
+  return f;
+}
+
 std::string shapeText(const nlohmann::json &op) {
   auto get = [&](const char *k) {
     auto it = op.find(k);
@@ -82,12 +158,17 @@ struct KgenSelectStrategyPass
                                   << target << "'; expected sm_80 or sm_90a";
       return signalPassFailure();
     }
+    // Diagnostics about files go to the module's location without the
+    // module attached: one line each, never the IR, whatever
+    // --mlir-print-op-on-diagnostic says.
+    moduleLoc = getOperation()->getLoc();
+    warnedEntries.clear();
     std::vector<NamedDb> dbs;
     for (const std::string &path : databases) {
       NamedDb named{path, {}};
       std::string err;
       if (!rt::readTuningDb(path, named.db, err)) {
-        getOperation()->emitWarning()
+        emitWarning(moduleLoc)
             << "kgen-select-strategy: skipping tuning database: " << err;
         continue;
       }
@@ -100,7 +181,7 @@ struct KgenSelectStrategyPass
     if (!model.empty()) {
       std::string err;
       if (!readCostModel(model, machine, err)) {
-        getOperation()->emitError() << "kgen-select-strategy: " << err;
+        emitError(moduleLoc) << "kgen-select-strategy: " << err;
         return signalPassFailure();
       }
       modelLabel = "cost model " + model;
@@ -121,6 +202,9 @@ struct KgenSelectStrategyPass
   bool useModel = false;
   MachineModel machine;
   std::string modelLabel;
+  LocationAttr moduleLoc; // set by runOnOperation
+  /// The database entries (file, entry) warned about: once each.
+  std::set<std::pair<std::string, size_t>> warnedEntries;
 
   /// The config the cost model predicts fastest for `op`, if any is valid.
   GemmConfigAttr modelChoice(GemmOp op, Target t) {
@@ -156,21 +240,63 @@ struct KgenSelectStrategyPass
     return key;
   }
 
-  /// The best candidate of `entry` as a config valid for `op`, if any.
-  GemmConfigAttr bestFor(GemmOp op, const rt::TuningEntry &entry,
-                         ConfigSource source, StringRef label) {
-    const rt::TuningCandidate *best = entry.best();
-    if (!best)
-      return {};
-    // A stored config that no longer verifies (another shape, a stricter
-    // verifier) is not an answer: check it silently.
-    ScopedDiagnosticHandler quiet(op.getContext(),
-                                  [](Diagnostic &) { return success(); });
-    GemmConfigAttr config =
-        configFromJson(best->config, op.getContext(), source, label);
-    if (!config || failed(verifyGemmConfig(op, config)))
-      return {};
-    return config;
+  /// Warns that candidate `c` (at `position` in entry `index` of `named`)
+  /// is refused for `refusal`, unless that entry was warned about already.
+  void warnRefused(const NamedDb &named, size_t index,
+                   const rt::TuningCandidate &c, size_t position,
+                   const GemmLegalityError &refusal, StringRef rule) {
+    if (!warnedEntries.emplace(named.path, index).second)
+      return;
+    std::string where =
+        c.origin.empty() ? llvm::formatv("entries[{0}].candidates[{1}]", index,
+                                         position)
+                               .str()
+                         : c.origin;
+    InFlightDiagnostic diag = emitWarning(moduleLoc);
+    diag << "kgen-select-strategy: tuning database " << named.path << ": "
+         << where << ".config";
+    if (!refusal.field.empty())
+      diag << "." << refusal.field;
+    diag << ": " << refusal.message << rule << "; candidate skipped";
+  }
+
+  /// The fastest measured candidate of entry `index` of `named` whose config
+  /// is legal for `op`, if any. A config no gemm can have (a field missing,
+  /// block_m 7: the legality's rules for every gemm) is a broken database:
+  /// warned about, once per entry. One the legality refuses for `op` is
+  /// warned about too when the entry is `op`'s own (`exact`); for another
+  /// shape (the nearest entry) it may just not fit this one: skipped.
+  GemmConfigAttr bestFor(GemmOp op, const NamedDb &named, size_t index,
+                         ConfigSource source, StringRef label, bool exact) {
+    const rt::TuningEntry &entry = named.db.entries[index];
+    GemmOperands operands = GemmOperands::of(op);
+    for (const rt::TuningCandidate *c : entry.ranked()) {
+      const size_t position = size_t(c - entry.candidates.data());
+      GemmLegalityError refusal;
+      std::optional<GemmConfigFields> fields = configFields(c->config, refusal);
+      if (!fields) {
+        warnRefused(named, index, *c, position, refusal, "");
+        continue;
+      }
+      if (std::optional<GemmLegalityError> e = checkGemmLegality(*fields)) {
+        warnRefused(named, index, *c, position, *e, " (gemm legality)");
+        continue;
+      }
+      if (std::optional<GemmLegalityError> e =
+              checkGemmLegality(*fields, &operands)) {
+        if (exact)
+          warnRefused(named, index, *c, position, *e,
+                      " (gemm legality, for this gemm)");
+        continue;
+      }
+      // Legal: the attribute's verifier (the same legality) passes.
+      ScopedDiagnosticHandler quiet(op.getContext(),
+                                    [](Diagnostic &) { return success(); });
+      if (GemmConfigAttr config =
+              configFromJson(c->config, op.getContext(), source, label))
+        return config;
+    }
+    return {};
   }
 
   GemmConfigAttr choose(GemmOp op, Target t, const std::vector<NamedDb> &dbs) {
@@ -178,7 +304,7 @@ struct KgenSelectStrategyPass
     bool stale = false;
     // Exact: same op, target and toolchain; first database wins.
     for (const NamedDb &named : dbs)
-      for (const rt::TuningEntry &entry : named.db.entries) {
+      for (auto [index, entry] : llvm::enumerate(named.db.entries)) {
         if (!entry.key.sameOpAndTarget(key))
           continue;
         if (!entry.key.sameToolchain(key)) {
@@ -189,8 +315,9 @@ struct KgenSelectStrategyPass
                             " on " +
                             (entry.key.device.empty() ? entry.key.arch
                                                       : entry.key.device);
-        if (GemmConfigAttr c =
-                bestFor(op, entry, ConfigSource::measured, label))
+        if (GemmConfigAttr c = bestFor(op, named, index,
+                                       ConfigSource::measured, label,
+                                       /*exact=*/true))
           return c;
       }
     // Nearest: the same op at other sizes, same target and toolchain.
@@ -198,7 +325,7 @@ struct KgenSelectStrategyPass
     GemmConfigAttr nearest;
     double nearestDistance = INFINITY;
     for (const NamedDb &named : dbs)
-      for (const rt::TuningEntry &entry : named.db.entries) {
+      for (auto [index, entry] : llvm::enumerate(named.db.entries)) {
         if (entry.key.arch != key.arch || !entry.key.sameToolchain(key) ||
             (!key.device.empty() && !entry.key.device.empty() &&
              entry.key.device != key.device) ||
@@ -210,8 +337,9 @@ struct KgenSelectStrategyPass
         std::string label =
             named.path + ": nearest " + shapeText(entry.key.op) + " on " +
             (entry.key.device.empty() ? entry.key.arch : entry.key.device);
-        if (GemmConfigAttr c =
-                bestFor(op, entry, ConfigSource::nearest, label)) {
+        if (GemmConfigAttr c = bestFor(op, named, index,
+                                       ConfigSource::nearest, label,
+                                       /*exact=*/false)) {
           nearest = c;
           nearestDistance = d;
         }
@@ -220,7 +348,7 @@ struct KgenSelectStrategyPass
       return nearest;
     GemmConfigAttr modelled = useModel ? modelChoice(op, t) : GemmConfigAttr();
     if (stale)
-      op.emitRemark() << "tuning entries for this gemm were measured with "
+      emitRemark(op.getLoc()) << "tuning entries for this gemm were measured with "
                          "another toolchain (now CUDA "
                       << KGEN_CUDA_VERSION << ", emitter " << kEmitterVersion
                       << "): stale, "

@@ -13,6 +13,7 @@
 
 #include "JsonRead.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -67,6 +68,237 @@ std::string canonicalText(const json &j) {
 }
 
 //===----------------------------------------------------------------------===//
+// Values
+//===----------------------------------------------------------------------===//
+
+/// The largest gemm size a key may hold (as kernel package manifests).
+constexpr int64_t kMaxGemmSize = int64_t{1} << 31;
+
+const char *const kElementTypes[] = {"f64", "f32", "f16", "bf16", "f8E4M3FN"};
+const char *const kActivations[] = {"none", "relu", "gelu", "silu"};
+
+/// What a field of a gemm signature holds.
+enum class SignatureValue {
+  Kind,                // "gemm"
+  Size,                // an integer in [1, kMaxGemmSize]
+  Flag,                // true or false
+  ElementType,         // one of kElementTypes
+  OptionalElementType, // null (no such operand) or one of kElementTypes
+  Scalar,              // a finite number
+  Activation,          // one of kActivations
+};
+
+/// Every field of a gemm signature, as dialect/GemmJson.cpp's gemmSignature
+/// writes it: a key's op has all of them and no other.
+const struct {
+  const char *name;
+  SignatureValue value;
+} kGemmSignature[] = {
+    {"kind", SignatureValue::Kind},
+    {"batch", SignatureValue::Size},
+    {"m", SignatureValue::Size},
+    {"n", SignatureValue::Size},
+    {"k", SignatureValue::Size},
+    {"transpose_a", SignatureValue::Flag},
+    {"transpose_b", SignatureValue::Flag},
+    {"batched_b", SignatureValue::Flag},
+    {"dtype_a", SignatureValue::ElementType},
+    {"dtype_b", SignatureValue::ElementType},
+    {"dtype_d", SignatureValue::ElementType},
+    {"dtype_bias", SignatureValue::OptionalElementType},
+    {"dtype_c", SignatureValue::OptionalElementType},
+    {"alpha", SignatureValue::Scalar},
+    {"beta", SignatureValue::Scalar},
+    {"activation", SignatureValue::Activation},
+};
+
+template <size_t N>
+std::string joinNames(const char *const (&names)[N]) {
+  std::string joined;
+  for (const char *name : names)
+    joined += (joined.empty() ? "" : " ") + std::string(name);
+  return joined;
+}
+
+/// `j` is a string among `names`.
+template <size_t N>
+bool checkName(const json &j, const std::string &path,
+               const char *const (&names)[N], std::string &err) {
+  if (!j.is_string())
+    return typeError(path, "a string", j, err);
+  for (const char *name : names)
+    if (j.get_ref<const std::string &>() == name)
+      return true;
+  return fieldError(path,
+                    "unknown value " + describe(j) + " (expected " +
+                        joinNames(names) + ")",
+                    err);
+}
+
+bool checkSignatureValue(const json &j, const std::string &path,
+                         SignatureValue value, std::string &err) {
+  switch (value) {
+  case SignatureValue::Kind:
+    if (j.is_string() && j.get_ref<const std::string &>() == "gemm")
+      return true;
+    return fieldError(path,
+                      "expected \"gemm\" (the op kind a tuning database "
+                      "holds), got " +
+                          describe(j),
+                      err);
+  case SignatureValue::Size: {
+    int64_t unused;
+    return readInt(j, path, 1, kMaxGemmSize, unused, err);
+  }
+  case SignatureValue::Flag: {
+    bool unused;
+    return readBool(j, path, unused, err);
+  }
+  case SignatureValue::ElementType:
+    return checkName(j, path, kElementTypes, err);
+  case SignatureValue::OptionalElementType:
+    return j.is_null() || checkName(j, path, kElementTypes, err);
+  case SignatureValue::Scalar:
+    if (j.is_number() && std::isfinite(j.get<double>()))
+      return true;
+    return typeError(path, "a finite number", j, err);
+  case SignatureValue::Activation:
+    return checkName(j, path, kActivations, err);
+  }
+  return true;
+}
+
+/// `op` is a complete gemm signature and nothing else (so it holds no
+/// nested values either).
+bool checkOp(const json &op, const std::string &path, std::string &err) {
+  if (!op.is_object())
+    return typeError(path, "an object", op, err);
+  for (const auto &field : kGemmSignature) {
+    const json *value = require(op, path, field.name, err);
+    if (!value || !checkSignatureValue(*value, fieldPath(path, field.name),
+                                       field.value, err))
+      return false;
+  }
+  if (op.size() == std::size(kGemmSignature))
+    return true;
+  for (auto it = op.begin(); it != op.end(); ++it) {
+    bool known = false;
+    for (const auto &field : kGemmSignature)
+      known = known || it.key() == field.name;
+    if (!known)
+      return fieldError(path,
+                        "unknown field " + describe(json(it.key())) +
+                            " (a gemm signature has exactly: kind batch m n "
+                            "k transpose_a transpose_b batched_b dtype_a "
+                            "dtype_b dtype_d dtype_bias dtype_c alpha beta "
+                            "activation)",
+                        err);
+  }
+  return true;
+}
+
+/// "sm_" and two or three digits, then an optional "a": "sm_80", "sm_90a".
+bool checkArch(const std::string &arch, const std::string &path,
+               std::string &err) {
+  size_t digits = 0;
+  while (3 + digits < arch.size() && arch[3 + digits] >= '0' &&
+         arch[3 + digits] <= '9')
+    ++digits;
+  const size_t end = 3 + digits;
+  if (arch.rfind("sm_", 0) == 0 && digits >= 2 && digits <= 3 &&
+      (end == arch.size() || (end + 1 == arch.size() && arch[end] == 'a')))
+    return true;
+  return fieldError(path,
+                    "expected an arch like \"sm_80\" or \"sm_90a\", got " +
+                        describe(json(arch)),
+                    err);
+}
+
+/// A config: null or an object of plain values (no nesting).
+bool checkConfig(const json &config, const std::string &path,
+                 std::string &err) {
+  if (config.is_null())
+    return true;
+  if (!config.is_object())
+    return typeError(path, "an object or null", config, err);
+  for (auto it = config.begin(); it != config.end(); ++it)
+    if (it->is_structured())
+      return typeError(fieldPath(path, it.key()),
+                       "a string, number, true, false or null", *it, err);
+  return true;
+}
+
+/// A number as a message shows it, non-finite ones included.
+std::string numberText(double v) {
+  if (std::isnan(v))
+    return "nan";
+  if (std::isinf(v))
+    return v > 0 ? "inf" : "-inf";
+  return dumpOneLine(json(v));
+}
+
+bool checkTimeAt(const SampleStats &t, const std::string &path,
+                 std::string &err) {
+  if (t.samples < 1)
+    return fieldError(fieldPath(path, "samples"),
+                      "expected at least one sample, got " +
+                          std::to_string(t.samples),
+                      err);
+  // The median and the upper statistics are times; the lower ones may be
+  // 0 (a sample below the timer's resolution).
+  const std::pair<const char *, double> stats[] = {
+      {"min_ms", t.minMs},       {"q1_ms", t.q1Ms}, {"median_ms", t.medianMs},
+      {"q3_ms", t.q3Ms},         {"max_ms", t.maxMs}};
+  for (size_t i = 0; i < std::size(stats); ++i) {
+    const auto &[name, v] = stats[i];
+    const bool lower = i < 2;
+    if (!std::isfinite(v) || (lower ? v < 0 : !(v > 0)))
+      return fieldError(fieldPath(path, name),
+                        std::string(lower ? "expected a finite time >= 0 in ms"
+                                          : "expected a positive, finite "
+                                            "time in ms") +
+                            ", got " + numberText(v),
+                        err);
+  }
+  for (size_t i = 1; i < std::size(stats); ++i)
+    if (stats[i].second < stats[i - 1].second)
+      return fieldError(path,
+                        std::string("expected min_ms <= q1_ms <= median_ms <= "
+                                    "q3_ms <= max_ms, but ") +
+                            stats[i].first + " " + numberText(stats[i].second) +
+                            " < " + stats[i - 1].first + " " +
+                            numberText(stats[i - 1].second),
+                        err);
+  return true;
+}
+
+bool checkKeyAt(const TuningKey &k, const std::string &path,
+                std::string &err) {
+  const std::string target = fieldPath(path, "target");
+  if (!checkOp(k.op, fieldPath(path, "op"), err) ||
+      !checkArch(k.arch, fieldPath(target, "arch"), err))
+    return false;
+  if (k.smCount < 0 || k.smCount > kMaxSmCount)
+    return fieldError(fieldPath(target, "sm_count"),
+                      "expected an integer in [0, " +
+                          std::to_string(kMaxSmCount) + "], got " +
+                          std::to_string(k.smCount),
+                      err);
+  if (k.emitterVersion < 0)
+    return fieldError(fieldPath(fieldPath(path, "toolchain"), "emitter"),
+                      "expected a non-negative integer, got " +
+                          std::to_string(k.emitterVersion),
+                      err);
+  return true;
+}
+
+bool checkCandidateAt(const TuningCandidate &c, const std::string &path,
+                      std::string &err) {
+  return checkConfig(c.config, fieldPath(path, "config"), err) &&
+         (!c.time || checkTimeAt(*c.time, fieldPath(path, "time"), err));
+}
+
+//===----------------------------------------------------------------------===//
 // JSON forms
 //===----------------------------------------------------------------------===//
 
@@ -87,11 +319,6 @@ json candidateToJson(const TuningCandidate &c) {
           {"host", c.host}};
 }
 
-/// What identifies one measurement among a key's candidates.
-std::string candidateIdentity(const TuningCandidate &c) {
-  return dumpOneLine(
-      json::array({normalizeNumbers(c.config), c.measuredAt, c.host}));
-}
 
 /// The member `key` of `obj` (named `path`), which must be an object.
 const json *requireObject(const json &obj, const std::string &path,
@@ -129,19 +356,24 @@ bool keyFromJson(const json &j, const std::string &path, TuningKey &k,
                  std::string &err) {
   if (!j.is_object())
     return typeError(path, "an object", j, err);
-  const json *op = requireObject(j, path, "op", err);
-  if (!op)
+  // Checked before it is copied: a complete signature holds no nesting.
+  const json *op = require(j, path, "op", err);
+  if (!op || !checkOp(*op, fieldPath(path, "op"), err))
     return false;
   k.op = *op;
 
   const std::string targetPath = fieldPath(path, "target");
   const json *target = requireObject(j, path, "target", err);
-  if (!target || !readStringField(*target, targetPath, "arch", k.arch, err))
+  if (!target || !readStringField(*target, targetPath, "arch", k.arch, err) ||
+      !checkArch(k.arch, fieldPath(targetPath, "arch"), err))
     return false;
   k.smCount = 0; // absent or null: unknown
-  if (!isAbsent(*target, "sm_count") &&
-      !readCountField(*target, targetPath, "sm_count", k.smCount, err))
-    return false;
+  if (!isAbsent(*target, "sm_count")) {
+    const json *sms = member(*target, "sm_count");
+    if (!readIntAs(*sms, fieldPath(targetPath, "sm_count"), 0, kMaxSmCount,
+                   k.smCount, err))
+      return false;
+  }
   if (!readOptionalStringField(*target, targetPath, "device", k.device, err))
     return false;
 
@@ -170,10 +402,11 @@ bool candidateFromJson(const json &j, const std::string &path,
                        TuningCandidate &c, std::string &err) {
   if (!j.is_object())
     return typeError(path, "an object", j, err);
-  c.config = isAbsent(j, "config") ? json() : *member(j, "config");
-  if (!c.config.is_null() && !c.config.is_object())
-    return typeError(fieldPath(path, "config"), "an object or null", c.config,
-                     err);
+  // Checked before it is copied: a config holds no nesting.
+  const json *config = isAbsent(j, "config") ? nullptr : member(j, "config");
+  if (config && !checkConfig(*config, fieldPath(path, "config"), err))
+    return false;
+  c.config = config ? *config : json();
 
   std::string status;
   if (!readStringField(j, path, "status", status, err))
@@ -197,8 +430,11 @@ bool candidateFromJson(const json &j, const std::string &path,
       err = path + "." + err; // err starts with "time"
       return false;
     }
+    if (!checkTimeAt(stats, fieldPath(path, "time"), err))
+      return false;
     c.time = stats;
   }
+  c.origin = path;
   return readOptionalStringField(j, path, "measured_at", c.measuredAt, err) &&
          readOptionalStringField(j, path, "host", c.host, err);
 }
@@ -271,9 +507,9 @@ void mergeEntries(std::vector<TuningEntry> &entries,
     const auto [ids, firstUse] = present.try_emplace(slot->second);
     if (firstUse)
       for (const TuningCandidate &c : entry.candidates)
-        ids->second.insert(candidateIdentity(c));
+        ids->second.insert(c.identity());
     for (const TuningCandidate &c : addition.candidates)
-      if (ids->second.insert(candidateIdentity(c)).second)
+      if (ids->second.insert(c.identity()).second)
         entry.candidates.push_back(c);
   }
 }
@@ -283,6 +519,10 @@ void mergeEntries(std::vector<TuningEntry> &entries,
 //===----------------------------------------------------------------------===//
 // TuningKey, TuningEntry, TuningDb
 //===----------------------------------------------------------------------===//
+
+std::string TuningCandidate::identity() const {
+  return dumpOneLine(json::array({normalizeNumbers(config), measuredAt, host}));
+}
 
 std::string TuningKey::canonical() const {
   return dumpOneLine(keyToJson(*this, normalizeNumbers(op)));
@@ -300,16 +540,24 @@ bool TuningKey::sameToolchain(const TuningKey &other) const {
          emitterVersion == other.emitterVersion;
 }
 
-const TuningCandidate *TuningEntry::best() const {
-  const TuningCandidate *fastest = nullptr;
+std::vector<const TuningCandidate *> TuningEntry::ranked() const {
+  std::vector<const TuningCandidate *> timed;
   for (const TuningCandidate &c : candidates) {
-    if (c.status != RunStatus::Ok || !c.correct || !c.time ||
-        c.time->samples <= 0 || !std::isfinite(c.time->medianMs))
-      continue;
-    if (!fastest || c.time->medianMs < fastest->time->medianMs)
-      fastest = &c; // strictly faster: the first of equal ones stays
+    std::string invalid;
+    if (c.status == RunStatus::Ok && c.correct && c.time &&
+        checkTime(*c.time, invalid))
+      timed.push_back(&c);
   }
-  return fastest;
+  std::stable_sort(timed.begin(), timed.end(),
+                   [](const TuningCandidate *a, const TuningCandidate *b) {
+                     return a->time->medianMs < b->time->medianMs;
+                   });
+  return timed;
+}
+
+const TuningCandidate *TuningEntry::best() const {
+  const std::vector<const TuningCandidate *> timed = ranked();
+  return timed.empty() ? nullptr : timed.front();
 }
 
 const TuningEntry *TuningDb::find(const TuningKey &key) const {
@@ -337,6 +585,22 @@ void TuningDb::add(const TuningKey &key, const TuningCandidate &candidate) {
       return;
     }
   entries.push_back(TuningEntry{key, {candidate}});
+}
+
+//===----------------------------------------------------------------------===//
+// Values
+//===----------------------------------------------------------------------===//
+
+bool checkKey(const TuningKey &key, std::string &err) {
+  return checkKeyAt(key, "", err);
+}
+
+bool checkCandidate(const TuningCandidate &candidate, std::string &err) {
+  return checkCandidateAt(candidate, "", err);
+}
+
+bool checkTime(const SampleStats &time, std::string &err) {
+  return checkTimeAt(time, "time", err);
 }
 
 //===----------------------------------------------------------------------===//

@@ -24,12 +24,16 @@ namespace {
 // Fixtures
 //===----------------------------------------------------------------------===//
 
+/// A complete gemm signature, as dialect/GemmJson.cpp writes it.
 json gemmOp(int64_t m = 4096) {
-  return {{"kind", "gemm"}, {"batch", 1},          {"m", m},
-          {"n", 4096},      {"k", 4096},           {"transpose_a", false},
-          {"transpose_b", true}, {"dtype_a", "bf16"}, {"dtype_b", "bf16"},
-          {"dtype_d", "bf16"}, {"dtype_bias", nullptr}, {"alpha", 1.0},
-          {"beta", 0.0},    {"activation", "none"}};
+  return {{"kind", "gemm"},       {"batch", 1},
+          {"m", m},               {"n", 4096},
+          {"k", 4096},            {"transpose_a", false},
+          {"transpose_b", true},  {"batched_b", false},
+          {"dtype_a", "bf16"},    {"dtype_b", "bf16"},
+          {"dtype_d", "bf16"},    {"dtype_bias", nullptr},
+          {"dtype_c", nullptr},   {"alpha", 1.0},
+          {"beta", 0.0},          {"activation", "none"}};
 }
 
 TuningKey h200Key(json op = gemmOp()) {
@@ -83,15 +87,15 @@ TuningCandidate failed(json cfg, RunStatus status) {
 }
 
 /// Two ops on an H200, one with a faulted candidate (kept: every measured
-/// candidate is), and one candidate whose statistics are not finite.
+/// candidate is), and one candidate with no config and one sample.
 TuningDb fullDb() {
   TuningDb db;
   db.add(h200Key(), measured(config(128), 0.225));
   db.add(h200Key(), measured(config(256), 0.2));
   db.add(h200Key(), failed(config(256, 512), RunStatus::Faulted));
   TuningCandidate odd = measured(json(), 1.5);
-  odd.time->maxMs = std::numeric_limits<double>::infinity();
-  odd.time->q3Ms = std::nan("");
+  odd.time->samples = 1;
+  odd.time->minMs = odd.time->q1Ms = odd.time->q3Ms = odd.time->maxMs = 1.5;
   db.add(h200Key(gemmOp(1024)), odd);
   return db;
 }
@@ -230,7 +234,13 @@ TEST(TuningEntryTest, BestIsTheFastestCorrectMeasuredCandidate) {
   noSamples.time->samples = 0;
   TuningCandidate nanMedian = measured(config(8), 0.0);
   nanMedian.time->medianMs = std::nan("");
-  e.candidates = {nanMedian,
+  // Times no measurement gives (a hand-edited or corrupt database) never
+  // win, whatever their sign.
+  TuningCandidate negative = measured(config(4), -5.0);
+  TuningCandidate zero = measured(config(2), 0.0);
+  TuningCandidate negativeMin = measured(config(1), 0.01);
+  negativeMin.time->minMs = -1;
+  e.candidates = {negative, zero, negativeMin, nanMedian,
                   wrong,
                   wrongStatus,
                   timedOut,
@@ -247,6 +257,16 @@ TEST(TuningEntryTest, BestIsTheFastestCorrectMeasuredCandidate) {
   ASSERT_NE(e.best(), nullptr);
   EXPECT_EQ(e.best(), &e.candidates[e.candidates.size() - 3]);
   EXPECT_EQ(e.best()->config, config(256));
+
+  // ranked: the candidates best() chooses from, fastest first, ties in
+  // list order (what strategy selection walks when the best config is not
+  // legal for a gemm).
+  const std::vector<const TuningCandidate *> ranked = e.ranked();
+  ASSERT_EQ(ranked.size(), 4u);
+  EXPECT_EQ(ranked[0]->config, config(256));
+  EXPECT_EQ(ranked[1]->config, config(224));
+  EXPECT_EQ(ranked[2]->config, config(192));
+  EXPECT_EQ(ranked[3]->config, config(128));
 }
 
 TEST(TuningDbTest, AddFindAndKeepEveryCandidate) {
@@ -348,9 +368,10 @@ TEST(TuningDbJsonTest, RoundTripsThroughText) {
   std::string err;
   ASSERT_TRUE(fromJson(parsed, back, err)) << err;
   expectSameDb(original, back);
-  EXPECT_EQ(back.entries[1].candidates[0].time->maxMs,
-            std::numeric_limits<double>::infinity());
-  EXPECT_TRUE(std::isnan(back.entries[1].candidates[0].time->q3Ms));
+  // Where each candidate was read from, for messages about it.
+  EXPECT_EQ(back.entries[0].candidates[2].origin, "entries[0].candidates[2]");
+  EXPECT_EQ(back.entries[1].candidates[0].origin, "entries[1].candidates[0]");
+  EXPECT_EQ(original.entries[0].candidates[0].origin, "");
 }
 
 TEST(TuningDbJsonTest, Layout) {
@@ -376,8 +397,7 @@ TEST(TuningDbJsonTest, Layout) {
   EXPECT_EQ(faulted["status"], "faulted");
   EXPECT_EQ(faulted["correct"], false);
   EXPECT_TRUE(faulted["time"].is_null());
-  EXPECT_EQ(j["entries"][1]["candidates"][0]["time"]["max_ms"], "inf");
-  EXPECT_EQ(j["entries"][1]["candidates"][0]["time"]["q3_ms"], "nan");
+  EXPECT_FALSE(ok.contains("origin"));
 }
 
 TEST(TuningDbJsonTest, OptionalFieldsMayBeAbsentOrNull) {
@@ -443,8 +463,29 @@ const Mutation kMutations[] = {
     {"/entries/0/key/target", kRemoved, "entries[0].key.target: missing"},
     {"/entries/0/key/target/arch", 90, "entries[0].key.target.arch: expected a string, got 90"},
     {"/entries/0/key/target/arch", kRemoved, "entries[0].key.target.arch: missing"},
-    {"/entries/0/key/target/sm_count", -1, "entries[0].key.target.sm_count: expected an integer in [0, 2147483647], got -1"},
-    {"/entries/0/key/target/sm_count", 13.5, "entries[0].key.target.sm_count: expected an integer"},
+    {"/entries/0/key/target/sm_count", -1, "entries[0].key.target.sm_count: expected an integer in [0, 4096], got -1"},
+    {"/entries/0/key/target/sm_count", 13.5, "entries[0].key.target.sm_count: expected an integer in [0, 4096], got 13.5"},
+    {"/entries/0/key/target/sm_count", 4097, "entries[0].key.target.sm_count: expected an integer in [0, 4096], got 4097"},
+    {"/entries/0/key/target/sm_count", int64_t{1} << 62, "entries[0].key.target.sm_count: expected an integer in [0, 4096], got 4611686018427387904"},
+    {"/entries/0/key/target/arch", "", "entries[0].key.target.arch: expected an arch like \"sm_80\" or \"sm_90a\", got \"\""},
+    {"/entries/0/key/target/arch", "sm_90a;rm -rf /", "entries[0].key.target.arch: expected an arch like"},
+    {"/entries/0/key/target/arch", "sm_9", "entries[0].key.target.arch: expected an arch like"},
+    // The op: a complete gemm signature, nothing else.
+    {"/entries/0/key/op", {{"kind", "gemm"}}, "entries[0].key.op.batch: missing"},
+    {"/entries/0/key/op/batched_b", kRemoved, "entries[0].key.op.batched_b: missing"},
+    {"/entries/0/key/op/dtype_c", kRemoved, "entries[0].key.op.dtype_c: missing"},
+    {"/entries/0/key/op/kind", "conv", "entries[0].key.op.kind: expected \"gemm\" (the op kind a tuning database holds), got \"conv\""},
+    {"/entries/0/key/op/kind", kRemoved, "entries[0].key.op.kind: missing"},
+    {"/entries/0/key/op/m", 0, "entries[0].key.op.m: expected an integer in [1, 2147483648], got 0"},
+    {"/entries/0/key/op/k", 4096.5, "entries[0].key.op.k: expected an integer in [1, 2147483648], got 4096.5"},
+    {"/entries/0/key/op/batch", "1", "entries[0].key.op.batch: expected an integer"},
+    {"/entries/0/key/op/transpose_b", 1, "entries[0].key.op.transpose_b: expected true or false, got 1"},
+    {"/entries/0/key/op/dtype_a", "int4", "entries[0].key.op.dtype_a: unknown value \"int4\" (expected f64 f32 f16 bf16 f8E4M3FN)"},
+    {"/entries/0/key/op/dtype_d", nullptr, "entries[0].key.op.dtype_d: expected a string, got null"},
+    {"/entries/0/key/op/dtype_bias", "x", "entries[0].key.op.dtype_bias: unknown value \"x\""},
+    {"/entries/0/key/op/alpha", "1", "entries[0].key.op.alpha: expected a finite number, got \"1\""},
+    {"/entries/0/key/op/activation", "tanh", "entries[0].key.op.activation: unknown value \"tanh\" (expected none relu gelu silu)"},
+    {"/entries/0/key/op/x", json::array({json::array()}), "entries[0].key.op: unknown field \"x\" (a gemm signature has exactly: kind batch m n k"},
     {"/entries/0/key/target/device", false, "entries[0].key.target.device: expected a string, got false"},
     {"/entries/0/key/toolchain", "13.0", "entries[0].key.toolchain: expected an object"},
     {"/entries/0/key/toolchain/cuda", 13.0, "entries[0].key.toolchain.cuda: expected a string"},
@@ -454,6 +495,7 @@ const Mutation kMutations[] = {
     {"/entries/0/candidates", json::object(), "entries[0].candidates: expected an array"},
     {"/entries/0/candidates/2", 7, "entries[0].candidates[2]: expected an object, got 7"},
     {"/entries/0/candidates/0/config", json::array(), "entries[0].candidates[0].config: expected an object or null, got an array"},
+    {"/entries/0/candidates/0/config/block_m", json::array({7}), "entries[0].candidates[0].config.block_m: expected a string, number, true, false or null, got an array"},
     {"/entries/0/candidates/0/status", "great", "entries[0].candidates[0].status: unknown status \"great\" (expected ok wrong compile_failed launch_failed faulted timed_out skipped)"},
     {"/entries/0/candidates/0/status", "OK", "entries[0].candidates[0].status: unknown status \"OK\""},
     {"/entries/0/candidates/0/status", kRemoved, "entries[0].candidates[0].status: missing"},
@@ -464,8 +506,18 @@ const Mutation kMutations[] = {
     {"/entries/0/candidates/0/time", 0.2, "entries[0].candidates[0].time: expected an object, got 0.2"},
     {"/entries/0/candidates/0/time/median_ms", "fast", "entries[0].candidates[0].time.median_ms: expected a number"},
     {"/entries/0/candidates/0/time/median_ms", kRemoved, "entries[0].candidates[0].time.median_ms: missing"},
-    {"/entries/0/candidates/0/time/samples", -4, "entries[0].candidates[0].time.samples: expected an integer in [0, 9223372036854775807], got -4"},
+    {"/entries/0/candidates/0/time/samples", -4, "entries[0].candidates[0].time.samples: expected an integer"},
     {"/entries/0/candidates/0/time/samples", 2.5, "entries[0].candidates[0].time.samples: expected an integer"},
+    // Times: positive and finite, ordered, from at least one sample (the
+    // results reader, which reads a time, may refuse them first).
+    {"/entries/0/candidates/0/time/median_ms", -5, "entries[0].candidates[0].time.median_ms: expected a "},
+    {"/entries/0/candidates/0/time/median_ms", 0, "entries[0].candidates[0].time.median_ms: expected a "},
+    {"/entries/0/candidates/0/time/min_ms", "-inf", "entries[0].candidates[0].time.min_ms: expected a "},
+    {"/entries/0/candidates/0/time/q3_ms", "nan", "entries[0].candidates[0].time.q3_ms: expected a "},
+    {"/entries/0/candidates/0/time/max_ms", "inf", "entries[0].candidates[0].time.max_ms: expected a "},
+    {"/entries/0/candidates/2/time", {{"median_ms", -1}, {"q1_ms", -1}, {"q3_ms", -1}, {"min_ms", -1}, {"max_ms", -1}, {"samples", 3}}, "entries[0].candidates[2].time."},
+    {"/entries/0/candidates/0/time/samples", 0, "entries[0].candidates[0].time.samples: expected "},
+    {"/entries/0/candidates/0/time/max_ms", 0.1, "entries[0].candidates[0].time: "},
     {"/entries/0/candidates/1/measured_at", 20261129, "entries[0].candidates[1].measured_at: expected a string"},
     {"/entries/1/candidates/0/host", json::object(), "entries[1].candidates[0].host: expected a string, got an object"},
 };
@@ -499,6 +551,51 @@ TEST(TuningDbJsonTest, RefusesMalformedFields) {
   EXPECT_EQ(err, "(top level): expected an object, got an array");
   EXPECT_FALSE(fromJson(json(), out, err));
   EXPECT_EQ(err, "(top level): expected an object, got null");
+}
+
+TEST(TuningDbValuesTest, CheckKeyCandidateAndTimeNameTheField) {
+  std::string err;
+  EXPECT_TRUE(checkKey(h200Key(), err)) << err;
+  EXPECT_TRUE(checkCandidate(measured(config(128), 0.2), err)) << err;
+  EXPECT_TRUE(checkCandidate(failed(json(), RunStatus::Faulted), err)) << err;
+
+  EXPECT_FALSE(checkKey(h200Key({{"kind", "gemm"}}), err));
+  EXPECT_EQ(err, "op.batch: missing");
+  TuningKey key = h200Key();
+  key.op["m"] = -4096;
+  EXPECT_FALSE(checkKey(key, err));
+  EXPECT_EQ(err, "op.m: expected an integer in [1, 2147483648], got -4096");
+  key = h200Key();
+  key.op["beta"] = std::nan("");
+  EXPECT_FALSE(checkKey(key, err));
+  EXPECT_EQ(err.rfind("op.beta: expected a finite number", 0), 0u) << err;
+  key = h200Key();
+  key.arch = "";
+  EXPECT_FALSE(checkKey(key, err));
+  EXPECT_EQ(err.rfind("target.arch: expected an arch like", 0), 0u) << err;
+  key = h200Key();
+  key.smCount = kMaxSmCount + 1;
+  EXPECT_FALSE(checkKey(key, err));
+  EXPECT_EQ(err, "target.sm_count: expected an integer in [0, 4096], got 4097");
+
+  EXPECT_FALSE(checkCandidate(measured(config(128), -1), err));
+  EXPECT_EQ(err, "time.min_ms: expected a finite time >= 0 in ms, got -0.98");
+  EXPECT_FALSE(checkCandidate(measured(json::array(), 1), err));
+  EXPECT_EQ(err, "config: expected an object or null, got an array");
+  TuningCandidate none = measured(config(128), 0.2);
+  none.time->samples = 0;
+  EXPECT_FALSE(checkTime(*none.time, err));
+  EXPECT_EQ(err, "time.samples: expected at least one sample, got 0");
+  SampleStats zero = stats(0.2);
+  zero.minMs = zero.q1Ms = 0; // below the timer's resolution: still a time
+  EXPECT_TRUE(checkTime(zero, err)) << err;
+  zero.medianMs = 0;
+  EXPECT_FALSE(checkTime(zero, err));
+  EXPECT_EQ(err, "time.median_ms: expected a positive, finite time in ms, got 0.0");
+  SampleStats infinite = stats(0.2);
+  infinite.maxMs = std::numeric_limits<double>::infinity();
+  EXPECT_FALSE(checkTime(infinite, err));
+  EXPECT_EQ(err, "time.max_ms: expected a positive, finite time in ms, got inf");
 }
 
 //===----------------------------------------------------------------------===//
@@ -560,6 +657,23 @@ TEST_F(TuningDbFileTest, RefusesToWriteWhatItCouldNotRead) {
   EXPECT_EQ(readRaw(path), before);
   EXPECT_EQ(listDir(), std::vector<std::string>{"tuning.json"});
 
+  // Nor a time no measurement gives, or an incomplete op.
+  bad = fullDb();
+  bad.add(h200Key(), measured(config(64), -1));
+  EXPECT_FALSE(writeTuningDb(path, bad, err));
+  EXPECT_EQ(err.rfind(path + ": not written, the database is invalid: "
+                             "entries[0].candidates[3].time.",
+                      0),
+            0u)
+      << err;
+  bad = fullDb();
+  bad.add(h200Key({{"kind", "gemm"}}), measured(config(64), 1));
+  EXPECT_FALSE(writeTuningDb(path, bad, err));
+  EXPECT_EQ(err, path + ": not written, the database is invalid: "
+                        "entries[2].key.op.batch: missing");
+  EXPECT_EQ(readRaw(path), before);
+  EXPECT_EQ(listDir(), std::vector<std::string>{"tuning.json"});
+
   const std::string missing = pathOf("no-such-dir/tuning.json");
   EXPECT_FALSE(writeTuningDb(missing, fullDb(), err));
   EXPECT_EQ(err.rfind(missing + ": ", 0), 0u) << err;
@@ -604,6 +718,23 @@ TEST_F(TuningDbFileTest, RefusesUnreadableFilesNamingThem) {
             pathOf("v2.json") +
                 ": version: the database has version 2, this reader "
                 "understands only version 1: skipped");
+}
+
+TEST_F(TuningDbFileTest, RefusesDeepNestingInOneLine) {
+  // 200k levels of nesting where the reader copies values (the op, a
+  // config): refused with one line, not a stack overflow.
+  const std::string deep =
+      std::string(200000, '[') + std::string(200000, ']');
+  const std::string text = toJson(fullDb()).dump();
+  for (const char *anchor : {"\"kind\":\"gemm\"", "\"block_m\":128"}) {
+    std::string nested = text;
+    const size_t at = nested.find(anchor);
+    ASSERT_NE(at, std::string::npos) << anchor;
+    nested.insert(at, "\"x\":" + deep + ",");
+    const std::string err =
+        expectUnreadable(writeRaw("deep.json", nested));
+    EXPECT_LT(err.size(), 300u) << err;
+  }
 }
 
 } // namespace

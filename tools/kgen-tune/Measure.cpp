@@ -22,6 +22,8 @@
 
 #include "tools/kgen-tune/Measure.h"
 
+#include "passes/CostModelFile.h"
+
 #include "codegen/emit/EmitCuda.h"
 #include "dialect/GemmJson.h"
 #include "kgen/runtime/Package.h"
@@ -510,10 +512,20 @@ bool applyCeilings(const std::string &path, mlir::kgen::MachineModel &model,
     err = path + ": holds no ceilings (write it with `kgen-bench ceilings`)";
     return false;
   }
-  model.matmulTflops = file.ceilings->matmulTflops;
-  model.copyGBps = file.ceilings->copyGBps;
+  mlir::kgen::MachineModel measured = model;
+  measured.matmulTflops = file.ceilings->matmulTflops;
+  measured.copyGBps = file.ceilings->copyGBps;
   if (file.device.smCount > 0)
-    model.smCount = file.device.smCount;
+    measured.smCount = file.device.smCount;
+  // The cost model's ranges (what a model file may hold), the fields named
+  // as in the ceilings file.
+  std::string why;
+  if (!mlir::kgen::checkCostModel(measured, why)) {
+    err = path + ": " +
+          (why.rfind("sm_count", 0) == 0 ? "device." : "ceilings.") + why;
+    return false;
+  }
+  model = measured;
   return true;
 }
 

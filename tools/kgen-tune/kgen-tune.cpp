@@ -43,7 +43,11 @@
 // kgen-tune --import=RESULTS.json --db=DB.json
 //     Add every kgen result of a kgen-bench results file (the packages
 //     measured on a GPU: `kgen-bench run DIR/*/* --out RESULTS.json`) to a
-//     tuning database, which kgen-select-strategy{db=...} reads.
+//     tuning database, which kgen-select-strategy{db=...} reads. A result
+//     the database records already is not added again; one that would make
+//     an invalid entry (an incomplete op, a time no measurement gives, a
+//     config the gemm legality refuses for every gemm) refuses the import,
+//     naming the field, the database left as it was.
 // Exit codes: 0 ok, 1 a step failed, 2 bad input or options, 3 no GPU.
 //
 //===----------------------------------------------------------------------===//
@@ -76,7 +80,9 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <cmath>
+#include <cstring>
 #include <map>
+#include <set>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -673,6 +679,24 @@ void replayGemm(GemmOp gemm, const rt::TuningDb &db,
   }
 }
 
+/// The field of a results file that `why` (a checkKey or checkCandidate
+/// message about the key and candidate made from results[index]) is about.
+std::string resultsField(size_t index, const std::string &why) {
+  // A key's target comes from the result's config and the file's device.
+  if (why.rfind("target.arch", 0) == 0)
+    return llvm::formatv("results[{0}].config.target{1}", index,
+                         why.substr(strlen("target.arch")))
+        .str();
+  if (why.rfind("target.sm_count", 0) == 0)
+    return "device.sm_count" + why.substr(strlen("target.sm_count"));
+  return llvm::formatv("results[{0}].{1}", index, why).str();
+}
+
+/// --import: every kgen result of a results file merged into --db. A
+/// result that would make an invalid entry (an incomplete op, a time no
+/// measurement gives) refuses the whole import, the database untouched;
+/// one already in the database (the same file imported again) is not added
+/// twice.
 int importIntoDb() {
   if (dbPath.empty())
     return fail("--import needs --db", 2);
@@ -683,11 +707,30 @@ int importIntoDb() {
   rt::TuningDb db;
   if (llvm::sys::fs::exists(dbPath) && !rt::readTuningDb(dbPath, db, err))
     return fail(err + " (not overwritten)", 2);
-  int added = 0;
-  for (const rt::KernelResult &r : results.results) {
-    if (r.implementation != "kgen" || !r.op.is_object() ||
-        !r.config.is_object())
+  // The measurements already recorded: a result imported again is not
+  // added twice.
+  std::set<std::string> recorded;
+  for (const rt::TuningEntry &e : db.entries)
+    for (const rt::TuningCandidate &c : e.candidates)
+      recorded.insert(e.key.canonical() + "\n" + c.identity());
+  size_t added = 0, duplicates = 0, skipped = 0;
+  // Configs are checked as gemm_config attributes: the legality's rules for
+  // every gemm.
+  DialectRegistry registry;
+  mlir::kgen::registerKgenDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  for (auto [index, r] : llvm::enumerate(results.results)) {
+    if (r.implementation != "kgen")
+      continue; // a baseline
+    // Results of other ops, or of packages that never loaded (no config),
+    // are not measurements of a gemm config.
+    auto kind = r.op.is_object() ? r.op.find("kind") : r.op.end();
+    if (!r.config.is_object() ||
+        (kind != r.op.end() && kind->is_string() && *kind != "gemm")) {
+      ++skipped;
       continue;
+    }
     rt::TuningKey key = rt::tuningKeyFor(r, results.device);
     rt::TuningCandidate c;
     c.config = r.config;
@@ -696,13 +739,43 @@ int importIntoDb() {
     c.time = r.time;
     c.measuredAt = results.createdAt;
     c.host = results.host;
+    std::string why;
+    if (rt::checkKey(key, why) && rt::checkCandidate(c, why)) {
+      ScopedDiagnosticHandler capture(&context, [&](Diagnostic &d) {
+        if (why.empty())
+          why = "config: " + d.str();
+        return success();
+      });
+      if (!mlir::kgen::configFromJson(r.config, &context,
+                                      mlir::kgen::ConfigSource::measured,
+                                      "") &&
+          why.empty())
+        why = "config: not a complete gemm_config (a field is missing or "
+              "mistyped)";
+    }
+    if (!why.empty())
+      return fail(importResults + ": " + resultsField(index, why) +
+                      "; nothing imported, " + dbPath + " left as it was",
+                  2);
+    if (!recorded.insert(key.canonical() + "\n" + c.identity()).second) {
+      ++duplicates;
+      continue;
+    }
     db.add(key, c);
     ++added;
   }
   if (!rt::writeTuningDb(dbPath, db, err))
     return fail(err);
   llvm::outs() << "kgen-tune: added " << added << " measured candidates to "
-               << dbPath << " (" << db.entries.size() << " entries)\n";
+               << dbPath << " (" << db.entries.size() << " entries)";
+  if (duplicates)
+    llvm::outs() << "; " << duplicates
+                 << " already recorded (same config, time and host), not "
+                    "added again";
+  if (skipped)
+    llvm::outs() << "; skipped " << skipped
+                 << " results that are not of a gemm config";
+  llvm::outs() << "\n";
   return 0;
 }
 } // namespace

@@ -28,7 +28,11 @@ def main():
             "rel_error": 0.003, "tflops": 0, "gbps": 0,
             "fraction_of_matmul_ceiling": 0, "fraction_of_copy_ceiling": 0,
             "resources": None, "baseline": "cublaslt", "speedup_over_baseline": 1.0})
-    results.append(dict(results[0], name="faulted", status="faulted", time=None, rel_error=None,
+    # Another config (each package has its own): raster_group changed.
+    faulted_config = dict(results[0]["config"])
+    faulted_config["raster_group"] = 2 if faulted_config["raster_group"] != 2 else 4
+    results.append(dict(results[0], name="faulted", config=faulted_config, status="faulted",
+                        time=None, rel_error=None,
                         reason="an illegal memory access was encountered (synthetic)"))
     results.append(dict(results[0], name="cublaslt", implementation="cublaslt", config=None))
     doc = synthetic.results_doc(results, "2026-11-29T00:00:00Z")

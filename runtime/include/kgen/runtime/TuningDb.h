@@ -21,6 +21,8 @@ namespace kgen::rt {
 
 constexpr const char *kTuningDbSchema = "kgen.tuning-db";
 constexpr int kTuningDbVersion = 1;
+/// The largest SM count a key may hold (an H200 has 132).
+constexpr int kMaxSmCount = 4096;
 
 /// What a measurement is valid for.
 struct TuningKey {
@@ -48,14 +50,26 @@ struct TuningCandidate {
   std::optional<SampleStats> time;
   std::string measuredAt;     // ISO 8601 UTC
   std::string host;
+  /// Where it was read from ("entries[2].candidates[0]"), for messages
+  /// about it; empty when it was not read from a file. Not written, and
+  /// no part of its identity.
+  std::string origin;
+
+  /// What identifies the measurement among its key's candidates: the config
+  /// (compared as keys are: canonical text), measuredAt and host. Equal for
+  /// the same measurement recorded twice (a results file imported again).
+  std::string identity() const;
 };
 
 struct TuningEntry {
   TuningKey key;
   std::vector<TuningCandidate> candidates;
 
-  /// The fastest correct candidate with status ok and a time (smallest
-  /// median), if any.
+  /// The correct candidates with status ok and a valid time (checkTime: at
+  /// least one sample, positive finite statistics), fastest median first;
+  /// of equal medians, the first in the list first.
+  std::vector<const TuningCandidate *> ranked() const;
+  /// The first of ranked(), if any.
   const TuningCandidate *best() const;
 };
 
@@ -72,15 +86,34 @@ struct TuningDb {
   void add(const TuningKey &key, const TuningCandidate &candidate);
 };
 
+/// What a database may hold beyond each field's JSON type (fromJson and
+/// writeTuningDb check it; importers check what they add). False with
+/// "<field>: <why>", the field named as in the file ("op.batch",
+/// "time.median_ms"):
+///  - a key: the op is a complete gemm signature (every field kgen writes,
+///    nothing else: sizes in [1, 2^31], known element types and activation,
+///    finite alpha and beta), the arch is "sm_<digits>" with an optional
+///    "a", the SM count is in [0, kMaxSmCount] (0: unknown);
+///  - a candidate: its config is null or an object of plain values
+///    (strings, numbers, booleans, null), its time is absent or valid;
+///  - a time: at least one sample; the median, q3 and max positive finite
+///    milliseconds, min and q1 finite and >= 0 (a sample may be below the
+///    timer's resolution); min <= q1 <= median <= q3 <= max.
+bool checkKey(const TuningKey &key, std::string &err);
+bool checkCandidate(const TuningCandidate &candidate, std::string &err);
+bool checkTime(const SampleStats &time, std::string &err);
+
 nlohmann::json toJson(const TuningDb &db);
-/// Validates schema, version and every field's type; false with a message.
+/// Validates schema, version, every field's type and the values checkKey
+/// and checkCandidate check; false with a message naming the field.
 bool fromJson(const nlohmann::json &j, TuningDb &db, std::string &err);
 
 /// Reads a database file. False with a one-line message naming the file for
 /// a missing, unreadable, corrupt, other-schema or other-version file: the
 /// caller warns and skips it.
 bool readTuningDb(const std::string &path, TuningDb &db, std::string &err);
-/// Writes atomically (writeJsonAtomic).
+/// Writes atomically (writeJsonAtomic); refuses, leaving the file as it
+/// was, a database that readTuningDb would refuse.
 bool writeTuningDb(const std::string &path, const TuningDb &db,
                    std::string &err);
 
