@@ -2,8 +2,12 @@
 
 #include "kgen/runtime/Cli.h"
 
+#include "kgen/runtime/Names.h"
+#include "kgen/runtime/Package.h"
+
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -126,17 +130,28 @@ std::optional<Mode> parseMode(const std::string &word) {
   return it == modes.end() ? std::nullopt : std::optional<Mode>(it->second);
 }
 
+/// Longest time a timeout or a budget may name: a week, in seconds.
+constexpr double kMaxSeconds = 7 * 24 * 3600.0;
+
+/// A finite decimal number (no "inf", "nan" or hex).
 bool parseDouble(const std::string &text, double &out) {
-  if (text.empty())
+  if (text.empty() || text.find_first_not_of("0123456789.eE+-") !=
+                          std::string::npos)
     return false;
   char *end = nullptr;
   errno = 0;
   out = std::strtod(text.c_str(), &end);
-  return errno == 0 && end == text.c_str() + text.size();
+  return errno == 0 && end == text.c_str() + text.size() && std::isfinite(out);
+}
+
+/// A number of seconds in (0, kMaxSeconds].
+bool parseSeconds(const std::string &text, double &out) {
+  return parseDouble(text, out) && out > 0 && out <= kMaxSeconds;
 }
 
 bool parseUint(const std::string &text, uint64_t &out) {
-  if (text.empty() || text[0] == '-' || text[0] == '+')
+  // Digits only: strtoull also takes spaces and a sign (" -1" wraps).
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
     return false;
   char *end = nullptr;
   errno = 0;
@@ -158,22 +173,25 @@ bool applyOption(Opt opt, const std::string &name, const std::string &value,
   switch (opt) {
   case Opt::Out:
     o.out = value;
+    ok = !value.empty();
     break;
   case Opt::Ceilings:
     o.ceilings = value;
+    ok = !value.empty();
     break;
   case Opt::Suite:
     o.suite = value;
+    ok = !value.empty();
     break;
   case Opt::Arch:
     o.arch = value;
-    ok = value.rfind("sm_", 0) == 0 && value.size() > 3;
+    ok = isTargetName(value);
     break;
   case Opt::Cache:
     o.cacheDir = value;
     break;
   case Opt::Timeout:
-    ok = parseDouble(value, o.timeoutSeconds) && o.timeoutSeconds > 0;
+    ok = parseSeconds(value, o.timeoutSeconds);
     break;
   case Opt::Seed: {
     uint64_t seed = 0;
@@ -188,14 +206,15 @@ bool applyOption(Opt opt, const std::string &name, const std::string &value,
     ok = parseCount(value, o.timing.maxSamples);
     break;
   case Opt::TargetMs:
-    ok = parseDouble(value, o.timing.targetMs) && o.timing.targetMs >= 0;
+    ok = parseDouble(value, o.timing.targetMs) && o.timing.targetMs >= 0 &&
+         o.timing.targetMs <= kMaxSeconds * 1000;
     break;
   case Opt::Db:
     o.db = value;
     ok = !value.empty();
     break;
   case Opt::MaxSeconds:
-    ok = parseDouble(value, o.maxSeconds) && o.maxSeconds > 0;
+    ok = parseSeconds(value, o.maxSeconds);
     break;
   case Opt::Batch:
     ok = parseCount(value, o.batch);
@@ -211,7 +230,10 @@ bool applyOption(Opt opt, const std::string &name, const std::string &value,
   }
   }
   if (!ok)
-    err = "bad value '" + value + "' for " + name;
+    err = "bad value '" + escapeForTerminal(value) + "' for " + name +
+          (opt == Opt::Arch ? " (expected sm_ and the compute capability, "
+                              "such as sm_80 or sm_90a)"
+                            : "");
   return ok;
 }
 
@@ -223,7 +245,7 @@ bool checkComplete(const CliOptions &o, std::string &err) {
     err = o.mode == Mode::Report ? "report: no results files given"
                                  : "no package folders given";
   else if (!needsInputs && o.mode != Mode::Help && !o.inputs.empty())
-    err = "unexpected argument '" + o.inputs.front() + "'";
+    err = "unexpected argument '" + escapeForTerminal(o.inputs.front()) + "'";
   else if ((o.mode == Mode::Run || o.mode == Mode::Ceilings ||
             o.mode == Mode::Baseline || o.mode == Mode::Tune) && o.out.empty())
     err = "--out is required";
@@ -240,6 +262,38 @@ std::string formatFixed(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
   return buf;
+}
+
+/// Lines of a failure's reason shown below the results table.
+constexpr size_t kMaxReasonLines = 20;
+
+/// `reason` below the table: the first line after `head`, the others
+/// indented by four spaces, each escaped (escapeForTerminal), so no reason
+/// can print an escape sequence or a line that looks like a table row or a
+/// report's header; at most kMaxReasonLines lines.
+std::string formatReason(const std::string &head, const std::string &reason) {
+  std::string_view rest(reason);
+  while (!rest.empty() && rest.back() == '\n')
+    rest.remove_suffix(1);
+  std::string text;
+  size_t start = 0, lines = 0, total = 0;
+  while (start <= rest.size()) {
+    size_t end = rest.find('\n', start);
+    if (end == std::string_view::npos)
+      end = rest.size();
+    ++total;
+    if (lines < kMaxReasonLines) {
+      text += (lines == 0 ? head : "    ") +
+              escapeForTerminal(rest.substr(start, end - start)) +
+              "\n";
+      ++lines;
+    }
+    start = end + 1;
+  }
+  if (total > lines)
+    text += "    (" + std::to_string(total - lines) +
+            " more lines in the results file)\n";
+  return text;
 }
 
 /// Left-aligned columns separated by two spaces.
@@ -275,12 +329,13 @@ bool parseCli(const std::vector<std::string> &args, CliOptions &o,
   }
   const std::optional<Mode> mode = parseMode(args[0]);
   if (!mode) {
-    err = "unknown mode '" + args[0] +
+    err = "unknown mode '" + escapeForTerminal(args[0]) +
           "' (run, compile, ceilings, baseline, tune, report)";
     return false;
   }
   o.mode = *mode;
   const std::set<Opt> allowed = allowedOptions(o.mode);
+  std::set<Opt> given;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string &arg = args[i];
     if (arg == "--help" || arg == "-h") {
@@ -297,7 +352,11 @@ bool parseCli(const std::vector<std::string> &args, CliOptions &o,
     if (it == optionNames().end() || !allowed.count(it->second)) {
       err = (it == optionNames().end() ? "unknown option " : "option not taken by " +
                                                                  args[0] + ": ") +
-            name;
+            escapeForTerminal(name);
+      return false;
+    }
+    if (!given.insert(it->second).second) {
+      err = name + " given twice";
       return false;
     }
     std::string value;
@@ -332,12 +391,15 @@ std::string formatCompileTable(const std::vector<CompileRow> &rows) {
       {"name", "target", "regs", "smem static+dyn", "stack", "spill st/ld",
        "compile ms", "cache"}};
   for (const CompileRow &r : rows) {
+    const std::string name = escapeForTerminal(r.name);
+    const std::string target = escapeForTerminal(r.target);
     if (!r.ok) {
-      table.push_back({r.name, r.target, "-", "-", "-", "-",
-                       formatFixed(r.compileMs, 0), "FAILED: " + r.error});
+      table.push_back({name, target, "-", "-", "-", "-",
+                       formatFixed(r.compileMs, 0),
+                       "FAILED: " + escapeForTerminal(r.error)});
       continue;
     }
-    table.push_back({r.name, r.target, std::to_string(r.resources.registers),
+    table.push_back({name, target, std::to_string(r.resources.registers),
                      std::to_string(r.resources.sharedBytes) + "+" +
                          std::to_string(r.dynamicSmemBytes),
                      std::to_string(r.resources.stackBytes),
@@ -352,9 +414,11 @@ std::string formatResultsTable(const std::vector<KernelResult> &results) {
   std::vector<std::vector<std::string>> table = {
       {"impl", "name", "status", "median ms", "IQR ms", "n", "TFLOP/s", "GB/s",
        "of ceiling", "speedup", "rel err"}};
-  std::vector<std::string> reasons;
+  std::string reasons;
   for (const KernelResult &r : results) {
-    std::vector<std::string> row = {r.implementation, r.name,
+    const std::string implementation = escapeForTerminal(r.implementation);
+    const std::string name = escapeForTerminal(r.name);
+    std::vector<std::string> row = {implementation, name,
                                     runStatusName(r.status)};
     if (r.time) {
       const bool matmulBound =
@@ -380,12 +444,9 @@ std::string formatResultsTable(const std::vector<KernelResult> &results) {
     row.push_back(relErr);
     table.push_back(row);
     if (r.status != RunStatus::Ok && !r.reason.empty())
-      reasons.push_back("  " + r.implementation + " " + r.name + ": " + r.reason);
+      reasons += formatReason("  " + implementation + " " + name + ": ", r.reason);
   }
-  std::string text = formatTable(table);
-  for (const std::string &reason : reasons)
-    text += reason + "\n";
-  return text;
+  return formatTable(table) + reasons;
 }
 
 } // namespace kgen::rt

@@ -9,6 +9,8 @@
 #ifndef KGEN_RUNTIME_LIB_JSONREAD_H
 #define KGEN_RUNTIME_LIB_JSONREAD_H
 
+#include "kgen/runtime/JsonLimits.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -37,14 +39,17 @@ inline std::string dumpOneLine(const json &j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-/// What a message says was found: a number's text, a short string quoted,
-/// otherwise the JSON type ("an object", "null").
+/// What a message says was found: a number's text, a short string quoted
+/// (as JSON with only ASCII: control characters, escape sequences and
+/// non-ASCII bytes come out as \uXXXX, safe on a terminal), otherwise the
+/// JSON type ("an object", "null").
 inline std::string describe(const json &j) {
   constexpr size_t kMaxShown = 40;
   if (j.is_number() || j.is_boolean())
     return dumpOneLine(j);
   if (j.is_string()) {
-    const std::string text = dumpOneLine(j);
+    const std::string text =
+        j.dump(-1, ' ', /*ensure_ascii=*/true, json::error_handler_t::replace);
     return text.size() <= kMaxShown ? text : "a long string";
   }
   if (j.is_null())
@@ -168,12 +173,34 @@ inline bool readIntArray(const json &j, const std::string &path,
 }
 
 /// Builds the JSON value like json::parse, but keeps the parser's message
-/// (with line and column) instead of throwing it.
+/// (with line and column) instead of throwing it, and stops at arrays and
+/// objects nested deeper than `maxDepth` (nlohmann's parser itself is
+/// iterative; what a deep value breaks is the recursion of everything
+/// that walks it later).
 class MessageKeepingParser
     : public nlohmann::detail::json_sax_dom_parser<json> {
+  using Base = nlohmann::detail::json_sax_dom_parser<json>;
+
 public:
-  explicit MessageKeepingParser(json &result)
-      : json_sax_dom_parser(result, /*allow_exceptions=*/false) {}
+  MessageKeepingParser(json &result, int maxDepth)
+      : json_sax_dom_parser(result, /*allow_exceptions=*/false),
+        maxDepth(maxDepth) {}
+
+  // sax_parse calls these through the derived type: they hide the base's.
+  bool start_object(size_t elements) {
+    return enter() && Base::start_object(elements);
+  }
+  bool start_array(size_t elements) {
+    return enter() && Base::start_array(elements);
+  }
+  bool end_object() {
+    --depth;
+    return Base::end_object();
+  }
+  bool end_array() {
+    --depth;
+    return Base::end_array();
+  }
 
   /// Called by sax_parse on a syntax error; false stops parsing.
   bool parse_error(size_t, const std::string &,
@@ -186,20 +213,37 @@ public:
   }
 
   std::string message;
+  bool tooDeep = false; // message is about the nesting
+
+private:
+  bool enter() {
+    if (++depth <= maxDepth)
+      return true;
+    tooDeep = true;
+    message = "arrays and objects nested deeper than " +
+              std::to_string(maxDepth) + " levels (the limit)";
+    return false;
+  }
+
+  int maxDepth;
+  int depth = 0;
 };
 
 /// Parses `text` (a whole file) as JSON without throwing; false with a
-/// one-line message ("empty", or the parse error with line and column).
+/// one-line message ("empty", nesting deeper than `maxDepth`, or the parse
+/// error with line and column).
 inline bool parseJsonText(const std::string &text, json &out,
-                          std::string &err) {
+                          std::string &err, int maxDepth = kMaxJsonDepth) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     err = "empty file, expected JSON";
     return false;
   }
   json parsed;
-  MessageKeepingParser parser(parsed);
+  MessageKeepingParser parser(parsed, maxDepth);
   if (!json::sax_parse(text, &parser) || !parser.message.empty()) {
-    err = "not valid JSON (corrupt or truncated): " + parser.message;
+    err = parser.tooDeep ? parser.message
+                         : "not valid JSON (corrupt or truncated): " +
+                               parser.message;
     return false;
   }
   out = std::move(parsed);

@@ -9,6 +9,8 @@
 
 #include "JsonRead.h"
 #include "kgen/runtime/FileUtil.h"
+#include "kgen/runtime/JsonLimits.h"
+#include "kgen/runtime/Names.h"
 #include "kgen/runtime/Sha256.h"
 
 #include <algorithm>
@@ -20,6 +22,9 @@
 #include <limits>
 #include <set>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 namespace kgen::rt {
 namespace {
 
@@ -27,8 +32,6 @@ using namespace jsonread;
 
 constexpr const char *kPackageSchema = "kgen.kernel-package";
 constexpr const char *kManifestName = "manifest.json";
-constexpr int64_t kMaxManifestBytes = int64_t{16} << 20;
-constexpr int64_t kMaxSourceBytes = int64_t{64} << 20;
 
 // CUDA launch limits (CUDA C Programming Guide, compute capability >= 8.0).
 constexpr int64_t kMaxGridX = (int64_t{1} << 31) - 1;
@@ -42,6 +45,9 @@ constexpr int64_t kMaxTmaBoxDim = 256; // cuTensorMapEncodeTiled
 constexpr int kMaxRegisters = 255;
 constexpr int64_t kMaxResourceBytes = int64_t{1} << 40;
 constexpr size_t kMaxKernels = 16;
+// A CUDA kernel's parameters take at most 32764 bytes (CUDA 12.1+), at
+// least 4 each.
+constexpr size_t kMaxParams = 1024;
 
 //===----------------------------------------------------------------------===//
 // Names and enums
@@ -90,28 +96,6 @@ const char *roleName(ParamRole role) {
   return "?";
 }
 
-/// A C identifier: what `entry` and NVRTC's report must match exactly.
-bool isIdentifier(const std::string &s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
-    return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
-}
-
-/// "sm_" followed by digits and an optional 'a' or 'f' suffix: a real
-/// architecture, which NVRTC compiles to SASS.
-bool isTargetName(const std::string &s) {
-  if (s.rfind("sm_", 0) != 0 || s.size() < 5)
-    return false;
-  size_t end = s.size();
-  if (s.back() == 'a' || s.back() == 'f')
-    --end;
-  return end > 3 && std::all_of(s.begin() + 3, s.begin() + end, [](char c) {
-           return std::isdigit(static_cast<unsigned char>(c));
-         });
-}
-
 bool isSha256Hex(const std::string &s) {
   return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
            return std::isdigit(static_cast<unsigned char>(c)) ||
@@ -119,11 +103,19 @@ bool isSha256Hex(const std::string &s) {
          });
 }
 
-/// A plain file name inside the package folder.
-bool isPlainFileName(const std::string &s) {
-  return !s.empty() && s.find('/') == std::string::npos &&
-         s.find("..") == std::string::npos && s != "." &&
-         s.find('\0') == std::string::npos;
+/// Why `text` cannot be a package's name (printed in tables and stored in
+/// results), or "" when it can: 1 to kMaxPackageNameLength bytes, none of
+/// them a control character.
+std::string packageNameProblem(const std::string &text) {
+  if (text.empty())
+    return "is empty";
+  if (text.size() > kMaxPackageNameLength)
+    return "is longer than " + std::to_string(kMaxPackageNameLength) +
+           " bytes";
+  for (unsigned char c : text)
+    if (c < 0x20 || c == 0x7f)
+      return "has a control character (a newline or an escape sequence)";
+  return "";
 }
 
 //===----------------------------------------------------------------------===//
@@ -290,9 +282,10 @@ bool readParam(const json &j, const std::string &path, KernelParam &p,
   if (!readStringField(j, path, "name", p.name, err) ||
       !readNameField(j, path, "kind", kinds, kind, err))
     return false;
-  if (!isIdentifier(p.name))
+  if (const std::string why = identifierProblem(p.name); !why.empty())
     return fieldError(fieldPath(path, "name"),
-                      "expected a C identifier, got " + describe(json(p.name)),
+                      "expected a C identifier, got " + describe(json(p.name)) +
+                          ", which " + why,
                       err);
   if (kind == "tensor") {
     p.kind = ParamKind::Tensor;
@@ -345,6 +338,12 @@ bool readParams(const json &manifest, KernelPackage &pkg, int64_t maxElements,
     return false;
   if (!j->is_array())
     return typeError("params", "an array", *j, err);
+  if (j->size() > kMaxParams)
+    return fieldError("params",
+                      "has " + std::to_string(j->size()) +
+                          " parameters, more than the limit of " +
+                          std::to_string(kMaxParams),
+                      err);
   std::set<std::string> names;
   pkg.params.assign(j->size(), KernelParam());
   for (size_t i = 0; i < j->size(); ++i) {
@@ -520,12 +519,12 @@ bool readHeaderFields(const json &m, KernelPackage &pkg, int64_t &version,
       !readStringField(m, "", "source_sha256", pkg.sourceSha256, err) ||
       !readStringField(m, "", "target", pkg.target, err))
     return false;
-  if (pkg.name.empty())
-    return fieldError("name", "is empty", err);
-  if (!isPlainFileName(pkg.sourceFile))
+  if (const std::string why = packageNameProblem(pkg.name); !why.empty())
+    return fieldError("name", why, err);
+  if (const std::string why = fileNameProblem(pkg.sourceFile); !why.empty())
     return fieldError("source",
-                      "expected a file name inside the package folder (no "
-                      "'/', no '..'), got " + describe(json(pkg.sourceFile)),
+                      "expected a file name inside the package folder, got " +
+                          describe(json(pkg.sourceFile)) + ", which " + why,
                       err);
   if (!isSha256Hex(pkg.sourceSha256))
     return fieldError("source_sha256", "expected 64 lowercase hex digits",
@@ -560,10 +559,10 @@ bool readKernelFields(const json &obj, const std::string &path,
   if (!readStringField(obj, path, "entry", kernel.entry, err) ||
       !readLaunch(obj, path, kernel.launch, err))
     return false;
-  if (!isIdentifier(kernel.entry))
+  if (const std::string why = identifierProblem(kernel.entry); !why.empty())
     return fieldError(fieldPath(path, "entry"),
                       "expected a C identifier, got " +
-                          describe(json(kernel.entry)),
+                          describe(json(kernel.entry)) + ", which " + why,
                       err);
   kernel.resources.reset();
   if (isAbsent(obj, "resources"))
@@ -728,6 +727,19 @@ json manifestToJson(const KernelPackage &pkg, const std::string &sha256) {
 
 } // namespace
 
+bool isTargetName(const std::string &s) {
+  if (s.rfind("sm_", 0) != 0)
+    return false;
+  size_t end = s.size();
+  if (s.back() == 'a' || s.back() == 'f')
+    --end;
+  const size_t digits = end > 3 ? end - 3 : 0;
+  return digits >= 2 && digits <= 3 &&
+         std::all_of(s.begin() + 3, s.begin() + end, [](char c) {
+           return c >= '0' && c <= '9';
+         });
+}
+
 std::optional<size_t> KernelPackage::findParam(const std::string &name) const {
   for (size_t i = 0; i < params.size(); ++i)
     if (params[i].name == name)
@@ -741,15 +753,25 @@ bool loadPackage(const std::string &dir, KernelPackage &out, std::string &err,
   std::string text;
   json manifest;
   KernelPackage pkg;
-  if (!readWholeFile(manifestPath, text, err, kMaxManifestBytes) ||
+  // Neither file may be a symbolic link: a package is data from anywhere,
+  // and a link would make NVRTC compile (and its log, the cache and the
+  // results quote) a file outside it.
+  if (!readWholeFile(manifestPath, text, err, kMaxManifestBytes,
+                     Symlinks::Refuse) ||
       !parseJsonText(text, manifest, err) ||
       !readManifest(manifest, pkg, maxElements, err)) {
     err = manifestPath + ": " + err;
     return false;
   }
   const std::string sourcePath = joinFile(dir, pkg.sourceFile);
-  if (!readWholeFile(sourcePath, pkg.source, err, kMaxSourceBytes)) {
+  if (!readWholeFile(sourcePath, pkg.source, err, kMaxSourceBytes,
+                     Symlinks::Refuse)) {
     err = sourcePath + ": " + err + " (the manifest's \"source\")";
+    return false;
+  }
+  if (const size_t nul = pkg.source.find('\0'); nul != std::string::npos) {
+    err = sourcePath + ": has a NUL byte at offset " + std::to_string(nul) +
+          " (NVRTC would compile only the text before it)";
     return false;
   }
   const std::string actual = sha256Hex(pkg.source);
@@ -763,6 +785,62 @@ bool loadPackage(const std::string &dir, KernelPackage &out, std::string &err,
   return true;
 }
 
+namespace {
+
+/// Writes `text` to the new file `name` in the temporary folder `tmp`
+/// (registered with it, so that an interrupt removes it) and syncs it.
+bool writeNewFile(Temporary &tmp, const std::string &name,
+                  std::string_view text, std::string &err) {
+  const std::string path = joinFile(tmp.path(), name);
+  UniqueFd fd(::open(path.c_str(),
+                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                     0644));
+  if (fd.get() >= 0)
+    tmp.adoptFile(path);
+  if (fd.get() < 0 || !writeFully(fd.get(), text.data(), text.size()) ||
+      ::fsync(fd.get()) != 0 || !fd.close()) {
+    err = "cannot write " + path + ": " + errnoText();
+    return false;
+  }
+  return true;
+}
+
+/// True when `dir` holds nothing but a package's files (manifest.json and
+/// `sourceFile`) and temporaries: then a new package may replace the whole
+/// folder. Anything else in it (other files, folders) would be lost.
+bool holdsOnlyPackageFiles(const std::string &dir,
+                           const std::string &sourceFile) {
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name != kManifestName && name != sourceFile &&
+        name.find(".tmp.") == std::string::npos)
+      return false;
+  }
+  return !ec;
+}
+
+/// Writes the package's two files, each atomically, into the existing
+/// folder `dir` (source first, so a manifest never names a missing source;
+/// an interruption between them leaves a package whose hash check fails).
+bool writeInPlace(const std::string &dir, const KernelPackage &pkg,
+                  std::string_view manifestText, std::string &err) {
+  const std::string sourcePath = joinFile(dir, pkg.sourceFile);
+  if (!writeFileAtomic(sourcePath, {pkg.source}, err)) {
+    err = sourcePath + ": " + err;
+    return false;
+  }
+  const std::string manifestPath = joinFile(dir, kManifestName);
+  if (!writeFileAtomic(manifestPath, {manifestText}, err)) {
+    err = manifestPath + ": " + err;
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
 bool writePackage(const std::string &dir, const KernelPackage &pkg,
                   std::string &err) {
   const std::string manifestPath = joinFile(dir, kManifestName);
@@ -773,22 +851,49 @@ bool writePackage(const std::string &dir, const KernelPackage &pkg,
     err = manifestPath + ": refusing to write an invalid manifest: " + err;
     return false;
   }
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    err = dir + ": cannot create the package folder: " + ec.message();
-    return false;
-  }
-  const std::string sourcePath = joinFile(dir, pkg.sourceFile);
-  // The source goes first, so a manifest never names a missing source.
-  if (!writeFileAtomic(sourcePath, {pkg.source}, err)) {
-    err = sourcePath + ": " + err;
+  if (pkg.source.find('\0') != std::string::npos) {
+    err = joinFile(dir, pkg.sourceFile) +
+          ": refusing to write a source with a NUL byte";
     return false;
   }
   const std::string text = manifest.dump(2, ' ', false,
                                          json::error_handler_t::replace) + "\n";
-  if (!writeFileAtomic(manifestPath, {text}, err)) {
-    err = manifestPath + ": " + err;
+  // The folder without trailing slashes: the name the temporary folder is
+  // a sibling of.
+  std::string target = dir;
+  while (target.size() > 1 && target.back() == '/')
+    target.pop_back();
+  std::error_code ec;
+  const std::filesystem::path parent =
+      std::filesystem::path(target).parent_path();
+  if (!parent.empty())
+    std::filesystem::create_directories(parent, ec);
+  if (ec) {
+    err = dir + ": cannot create the package folder: " + ec.message();
+    return false;
+  }
+  const std::filesystem::file_status status =
+      std::filesystem::symlink_status(target, ec);
+  if (std::filesystem::exists(status)) {
+    if (!std::filesystem::is_directory(status)) {
+      err = dir + ": exists and is not a folder (a symbolic link or a file)";
+      return false;
+    }
+    if (!holdsOnlyPackageFiles(target, pkg.sourceFile))
+      return writeInPlace(target, pkg, text, err);
+  }
+  // A whole new folder, renamed into place (or exchanged with the old
+  // package's): readers, and an interruption, see the old package or the
+  // new one.
+  Temporary tmp;
+  if (!tmp.createDirectory(target, err)) {
+    err = dir + ": " + err;
+    return false;
+  }
+  if (!writeNewFile(tmp, pkg.sourceFile, pkg.source, err) ||
+      !writeNewFile(tmp, kManifestName, text, err) ||
+      !tmp.commit(target, err)) {
+    err = dir + ": " + err;
     return false;
   }
   return true;

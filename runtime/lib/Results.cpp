@@ -10,10 +10,12 @@
 
 #include "JsonRead.h"
 #include "kgen/runtime/FileUtil.h"
+#include "kgen/runtime/JsonLimits.h"
 
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <iterator>
 #include <limits>
 
 namespace kgen::rt {
@@ -21,9 +23,17 @@ namespace {
 
 using namespace jsonread;
 
-constexpr int64_t kMaxResultsFileBytes = int64_t{256} << 20;
-constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
 constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
+
+// What a result's fields may hold (docs/results-schema.md): anything else
+// is a corrupt or forged file, refused with the field's path.
+constexpr int64_t kMaxSamples = 1000000000;
+constexpr int64_t kMaxSmCount = 4096;
+constexpr int64_t kMaxComputeCapability = 99;    // major and minor
+constexpr int64_t kMaxClockKHz = 100000000;      // 100 GHz
+constexpr int64_t kMaxDeviceBytes = int64_t{1} << 50; // 1 PiB
+constexpr size_t kMaxNameBytes = size_t{64} << 10; // names, versions, dates
+constexpr size_t kMaxReasonBytes = size_t{1} << 20; // a compile log (cut when written)
 
 struct StatusName {
   RunStatus status;
@@ -101,22 +111,45 @@ public:
                      "an object", obj, err);
   }
 
-  bool string(const char *key, std::string &out) {
+  /// A string of at most `maxBytes` bytes.
+  bool string(const char *key, std::string &out,
+              size_t maxBytes = kMaxNameBytes) {
     const json *j = get(key);
-    return j && (ok = readString(*j, fieldPath(path, key), out, err));
+    if (!j || !(ok = readString(*j, fieldPath(path, key), out, err)))
+      return false;
+    if (out.size() > maxBytes)
+      ok = fieldError(fieldPath(path, key),
+                      "is longer than " + std::to_string(maxBytes) + " bytes",
+                      err);
+    return ok;
   }
   /// A string that may be null or absent (read as "").
-  bool optionalString(const char *key, std::string &out) {
+  bool optionalString(const char *key, std::string &out,
+                      size_t maxBytes = kMaxNameBytes) {
     out.clear();
-    return ok && (isAbsent(obj, key) || string(key, out));
+    return ok && (isAbsent(obj, key) || string(key, out, maxBytes));
   }
   bool real(const char *key, double &out) {
     const json *j = get(key);
     return j && (ok = readReal(*j, fieldPath(path, key), out, err));
   }
-  template <typename T> bool integer(const char *key, int64_t hi, T &out) {
+  /// A finite number >= 0 (or > 0 when `positive`).
+  bool amount(const char *key, double &out, bool positive = false) {
+    if (!real(key, out))
+      return false;
+    if (std::isfinite(out) && (positive ? out > 0 : out >= 0))
+      return true;
+    return ok = fieldError(fieldPath(path, key),
+                           std::string("expected a finite number ") +
+                               (positive ? "> 0" : ">= 0") + ", got " +
+                               describe(realToJson(out)),
+                           err);
+  }
+  /// An integer in [lo, hi].
+  template <typename T>
+  bool integer(const char *key, int64_t lo, int64_t hi, T &out) {
     const json *j = get(key);
-    return j && (ok = readIntAs(*j, fieldPath(path, key), 0, hi, out, err));
+    return j && (ok = readIntAs(*j, fieldPath(path, key), lo, hi, out, err));
   }
   /// Any JSON value; absent reads as null.
   bool any(const char *key, json &out) {
@@ -161,12 +194,32 @@ json statsToJson(const SampleStats &s) {
           {"samples", s.samples}};
 }
 
+/// Times are finite, the median and above positive (a minimum or a first
+/// quartile may round to 0 ms), and in order; at least one sample.
 bool statsFromJson(const json &j, const std::string &path, SampleStats &s,
                    std::string &err) {
   ObjectReader r(j, path, err);
-  return r.real("median_ms", s.medianMs) && r.real("q1_ms", s.q1Ms) &&
-         r.real("q3_ms", s.q3Ms) && r.real("min_ms", s.minMs) &&
-         r.real("max_ms", s.maxMs) && r.integer("samples", kMaxInt64, s.samples);
+  if (!r.amount("median_ms", s.medianMs, /*positive=*/true) ||
+      !r.amount("q1_ms", s.q1Ms) || !r.amount("q3_ms", s.q3Ms, true) ||
+      !r.amount("min_ms", s.minMs) || !r.amount("max_ms", s.maxMs, true) ||
+      !r.integer("samples", 1, kMaxSamples, s.samples))
+    return false;
+  const std::pair<const char *, double> order[] = {{"min_ms", s.minMs},
+                                                   {"q1_ms", s.q1Ms},
+                                                   {"median_ms", s.medianMs},
+                                                   {"q3_ms", s.q3Ms},
+                                                   {"max_ms", s.maxMs}};
+  for (size_t i = 1; i < std::size(order); ++i)
+    if (order[i].second < order[i - 1].second)
+      return fieldError(path,
+                        std::string("expected min_ms <= q1_ms <= median_ms <= "
+                                    "q3_ms <= max_ms, but ") +
+                            order[i].first + " " +
+                            dumpOneLine(json(order[i].second)) + " < " +
+                            order[i - 1].first + " " +
+                            dumpOneLine(json(order[i - 1].second)),
+                        err);
+  return true;
 }
 
 json deviceToJson(const DeviceInfo &d) {
@@ -183,14 +236,16 @@ json deviceToJson(const DeviceInfo &d) {
 }
 
 bool deviceFromJson(const json &j, DeviceInfo &d, std::string &err) {
+  // Zeros where no device was there (compile-only results).
   ObjectReader r(j, "device", err);
-  return r.string("name", d.name) && r.integer("sm_count", kMaxInt, d.smCount) &&
-         r.integer("cc_major", kMaxInt, d.ccMajor) &&
-         r.integer("cc_minor", kMaxInt, d.ccMinor) &&
-         r.integer("sm_clock_khz", kMaxInt, d.smClockKHz) &&
-         r.integer("mem_clock_khz", kMaxInt, d.memClockKHz) &&
-         r.integer("l2_bytes", kMaxInt64, d.l2Bytes) &&
-         r.integer("memory_bytes", kMaxInt64, d.memoryBytes) &&
+  return r.string("name", d.name) &&
+         r.integer("sm_count", 0, kMaxSmCount, d.smCount) &&
+         r.integer("cc_major", 0, kMaxComputeCapability, d.ccMajor) &&
+         r.integer("cc_minor", 0, kMaxComputeCapability, d.ccMinor) &&
+         r.integer("sm_clock_khz", 0, kMaxClockKHz, d.smClockKHz) &&
+         r.integer("mem_clock_khz", 0, kMaxClockKHz, d.memClockKHz) &&
+         r.integer("l2_bytes", 0, kMaxDeviceBytes, d.l2Bytes) &&
+         r.integer("memory_bytes", 0, kMaxDeviceBytes, d.memoryBytes) &&
          r.string("driver_version", d.driverVersion) &&
          r.string("runtime_version", d.runtimeVersion);
 }
@@ -202,10 +257,20 @@ json ceilingsToJson(const Ceilings &c) {
 }
 
 bool ceilingsFromJson(const json &j, Ceilings &c, std::string &err) {
+  // 0: that ceiling was not measured (fractions of it are not computed).
   ObjectReader r(j, "ceilings", err);
-  return r.real("copy_gbps", c.copyGBps) &&
-         r.real("matmul_tflops", c.matmulTflops) &&
+  return r.amount("copy_gbps", c.copyGBps) &&
+         r.amount("matmul_tflops", c.matmulTflops) &&
          r.string("matmul_what", c.matmulWhat);
+}
+
+/// `reason` cut to what readers accept, saying so.
+std::string cutReason(const std::string &reason) {
+  if (reason.size() <= kMaxReasonBytes)
+    return reason;
+  const std::string mark = "\n(cut: " + std::to_string(reason.size()) +
+                           " bytes in all)";
+  return reason.substr(0, kMaxReasonBytes - mark.size()) + mark;
 }
 
 json resultToJson(const KernelResult &k) {
@@ -214,7 +279,7 @@ json resultToJson(const KernelResult &k) {
           {"op", k.op},
           {"config", k.config},
           {"status", runStatusName(k.status)},
-          {"reason", k.reason},
+          {"reason", cutReason(k.reason)},
           {"time", k.time ? statsToJson(*k.time) : json()},
           {"rel_error", k.relError < 0 ? json() : realToJson(k.relError)},
           {"tflops", realToJson(k.tflops)},
@@ -255,8 +320,14 @@ bool measurementsFromJson(ObjectReader &r, KernelResult &k, std::string &err) {
       return false;
     k.time = s;
   }
-  if (r.present("rel_error") && !r.real("rel_error", k.relError))
-    return false;
+  // A wrong result's error may be inf or nan (a NaN in the output).
+  if (r.present("rel_error") &&
+      (!r.real("rel_error", k.relError) || k.relError < 0))
+    return r.good() && fieldError(r.pathOf("rel_error"),
+                                  "expected a number >= 0, \"inf\" or "
+                                  "\"nan\", got " +
+                                      describe(realToJson(k.relError)),
+                                  err);
   if (r.present("resources")) {
     ResourceUsage usage;
     if (!fromJson(r.at("resources"), usage, err)) {
@@ -274,14 +345,14 @@ bool resultFromJson(const json &j, const std::string &path, KernelResult &k,
   return r.string("name", k.name) &&
          r.string("implementation", k.implementation) && r.any("op", k.op) &&
          r.any("config", k.config) && statusFromJson(r, k.status, err) &&
-         r.optionalString("reason", k.reason) &&
-         measurementsFromJson(r, k, err) && r.real("tflops", k.tflops) &&
-         r.real("gbps", k.gbps) &&
-         r.real("fraction_of_matmul_ceiling", k.fractionOfMatmulCeiling) &&
-         r.real("fraction_of_copy_ceiling", k.fractionOfCopyCeiling) &&
+         r.optionalString("reason", k.reason, kMaxReasonBytes) &&
+         measurementsFromJson(r, k, err) && r.amount("tflops", k.tflops) &&
+         r.amount("gbps", k.gbps) &&
+         r.amount("fraction_of_matmul_ceiling", k.fractionOfMatmulCeiling) &&
+         r.amount("fraction_of_copy_ceiling", k.fractionOfCopyCeiling) &&
          r.optionalString("baseline", k.baseline) &&
          (!r.present("speedup_over_baseline") ||
-          r.real("speedup_over_baseline", k.speedupOverBaseline));
+          r.amount("speedup_over_baseline", k.speedupOverBaseline));
 }
 
 bool headerFromJson(ObjectReader &r, std::string &err) {
@@ -294,7 +365,7 @@ bool headerFromJson(ObjectReader &r, std::string &err) {
                       "expected \"" + std::string(kResultsSchema) +
                           "\", got " + describe(json(schema)),
                       err);
-  if (!r.integer("version", kMaxInt64, version))
+  if (!r.integer("version", 0, kMaxInt64, version))
     return false;
   if (version != kResultsVersion)
     return fieldError("version",
@@ -414,7 +485,7 @@ bool writeJsonAtomic(const std::string &path, const json &j,
 
 bool readJson(const std::string &path, json &j, std::string &err) {
   std::string text;
-  if (readWholeFile(path, text, err, kMaxResultsFileBytes) &&
+  if (readWholeFile(path, text, err, kMaxJsonFileBytes) &&
       parseJsonText(text, j, err))
     return true;
   err = path + ": " + err;

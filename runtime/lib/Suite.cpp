@@ -12,14 +12,41 @@ namespace {
 
 using json = nlohmann::json;
 
+/// Largest M, N or K of a suite gemm: what a gemm package's op accepts.
+constexpr int64_t kMaxDim = int64_t{1} << 31;
+/// Most shapes one suite expands to (models x gemms x M values, anchors).
+constexpr size_t kMaxShapes = 100000;
+
+/// An integer in [1, kMaxDim].
+bool isDim(const json &j) {
+  if (j.is_number_unsigned()) // how the parser holds a non-negative integer
+    return j.get<uint64_t>() >= 1 &&
+           j.get<uint64_t>() <= static_cast<uint64_t>(kMaxDim);
+  return j.is_number_integer() && j.get<int64_t>() >= 1 &&
+         j.get<int64_t>() <= kMaxDim;
+}
+
 bool positiveInt(const json &obj, const char *key, const std::string &where,
                  int64_t &out, std::string &err) {
-  if (!obj.contains(key) || !obj[key].is_number_integer() ||
-      obj[key].get<int64_t>() < 1) {
-    err = where + ": '" + key + "' must be an integer >= 1";
+  const auto it = obj.find(key);
+  if (it == obj.end() || !isDim(*it)) {
+    err = where + ": '" + key + "' must be an integer in [1, " +
+          std::to_string(kMaxDim) + "]";
     return false;
   }
-  out = obj[key].get<int64_t>();
+  out = it->get<int64_t>();
+  return true;
+}
+
+/// Adds `shape`, or false once the suite has kMaxShapes.
+bool addShape(std::vector<SuiteShape> &shapes, SuiteShape shape,
+              std::string &err) {
+  if (shapes.size() >= kMaxShapes) {
+    err = "suite: expands to more than " + std::to_string(kMaxShapes) +
+          " shapes";
+    return false;
+  }
+  shapes.push_back(std::move(shape));
   return true;
 }
 
@@ -42,8 +69,9 @@ bool mValues(const json &obj, const std::string &where, std::vector<int64_t> &ou
   }
   out.clear();
   for (const json &m : obj["m"]) {
-    if (!m.is_number_integer() || m.get<int64_t>() < 1) {
-      err = where + ": 'm' must be a non-empty array of integers >= 1";
+    if (!isDim(m)) {
+      err = where + ": 'm' must be a non-empty array of integers in [1, " +
+            std::to_string(kMaxDim) + "]";
       return false;
     }
     out.push_back(m.get<int64_t>());
@@ -85,8 +113,11 @@ bool parseModel(const json &model, size_t index, ElemType dtype, bool transposeB
         !positiveInt(gemm, "k", where + " gemm " + gemmName, k, err))
       return false;
     for (int64_t m : ms)
-      shapes.push_back({name, name + "/" + gemmName + " m=" + std::to_string(m),
-                        suiteSpec(dtype, transposeB, m, n, k)});
+      if (!addShape(shapes,
+                    {name, name + "/" + gemmName + " m=" + std::to_string(m),
+                     suiteSpec(dtype, transposeB, m, n, k)},
+                    err))
+        return false;
   }
   return true;
 }
@@ -107,8 +138,11 @@ bool parseAnchors(const json &j, ElemType dtype, bool transposeB,
         !positiveInt(anchor, "n", "suite: anchor " + name, n, err) ||
         !positiveInt(anchor, "k", "suite: anchor " + name, k, err))
       return false;
-    shapes.push_back({"anchor", "anchor/" + name,
-                      suiteSpec(dtype, transposeB, m, n, k)});
+    if (!addShape(shapes,
+                  {"anchor", "anchor/" + name,
+                   suiteSpec(dtype, transposeB, m, n, k)},
+                  err))
+      return false;
   }
   return true;
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 using namespace kgen::rt;
@@ -128,10 +129,50 @@ TEST(Cli, Errors) {
        "bad value '0' for --batch"},
       {{"run", "c0", "--out", "r", "--db", "d"}, "option not taken by run"},
       {{"run", "c0", "--out", "r", "--batch", "4"}, "option not taken by run"},
+      // Issue 16: a value that is not what it claims is a usage error, not
+      // something passed on (to NVRTC, a timer, a file name).
+      {{"compile", "p", "--arch", "sm_90a;rm -rf /"},
+       "bad value 'sm_90a;rm -rf /' for --arch (expected sm_ and the compute "
+       "capability, such as sm_80 or sm_90a)"},
+      {{"compile", "p", "--arch", "sm_90a --include-path=/etc"}, "bad value"},
+      {{"compile", "p", "--arch", "sm_"}, "bad value"},
+      {{"compile", "p", "--arch", "sm_9"}, "bad value"},
+      {{"compile", "p", "--arch", "sm_9000"}, "bad value"},
+      {{"compile", "p", "--arch", "compute_90a"}, "bad value"},
+      {{"compile", "p", "--arch", "sm_90a", "--arch", "sm_80"}, "--arch given twice"},
+      {{"run", "p", "--out", "a", "--out=b"}, "--out given twice"},
+      {{"run", "p", "--out", ""}, "bad value '' for --out"},
+      {{"baseline", "--suite", "", "--out", "b"}, "bad value '' for --suite"},
+      {{"ceilings", "--out", "c", "--timeout", "inf"}, "bad value 'inf' for --timeout"},
+      {{"ceilings", "--out", "c", "--timeout", "nan"}, "bad value"},
+      {{"ceilings", "--out", "c", "--timeout", "1e300"}, "bad value"},
+      {{"ceilings", "--out", "c", "--timeout", "0x10"}, "bad value"},
+      {{"ceilings", "--out", "c", "--target-ms", "inf"}, "bad value"},
+      {{"ceilings", "--out", "c", "--seed", " -1"}, "bad value ' -1' for --seed"},
+      {{"ceilings", "--out", "c", "--seed", "+5"}, "bad value"},
+      {{"tune", "c0", "--db", "d", "--out", "r", "--max-seconds", "inf"}, "bad value"},
+      {{"tune", "c0", "--db", "d", "--out", "r", "--rounds", " 3"}, "bad value"},
+      // Arguments quoted in messages are escaped: one line, no escapes.
+      {{"bench\n\x1b[2J"}, "unknown mode 'bench\\x0a\\x1b[2J'"},
+      {{"compile", "p", "--fr\nob"}, "unknown option --fr\\x0aob"},
+      {{"ceilings", "--out", "c", "x\ny"}, "unexpected argument 'x\\x0ay'"},
+      {{"ceilings", "--out", "c", "--timeout", "\x1b[31m"}, "bad value '\\x1b[31m' for --timeout"},
   };
   for (const auto &[args, message] : cases) {
     EXPECT_FALSE(parse(args, o, err)) << message;
     EXPECT_NE(err.find(message), std::string::npos) << err << " / " << message;
+    for (char c : err)
+      EXPECT_TRUE(c >= 0x20 && c < 0x7f) << err;
+  }
+}
+
+TEST(Cli, ArchitecturesAccepted) {
+  CliOptions o;
+  std::string err;
+  for (const char *arch : {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a",
+                           "sm_100", "sm_100a", "sm_100f", "sm_120"}) {
+    ASSERT_TRUE(parse({"compile", "p", "--arch", arch}, o, err)) << arch << err;
+    EXPECT_EQ(o.arch, arch);
   }
 }
 
@@ -167,6 +208,61 @@ TEST(Cli, CompileTable) {
   for (const char *cell : {"168", "1024+196608", "16", "8/4", "412", "miss",
                            "FAILED: kernel.cu(3): error"})
     EXPECT_NE(table.find(cell), std::string::npos) << cell << "\n" << table;
+}
+
+TEST(Cli, TablesEscapeWhatFilesSay) {
+  // Names and reasons come from results files and packages: an escape
+  // sequence must not reach the terminal, a newline must not forge a row.
+  KernelResult evil;
+  evil.name = "gemm\x1b[2J\nkgen  forged  ok";
+  evil.implementation = "kgen\x1b]0;title\x07";
+  evil.status = RunStatus::Wrong;
+  evil.reason = "line one\nkgen  forged  ok  0.0001\n== other.json: fake\n\x1b[31mred";
+  const std::string table = formatResultsTable({evil});
+  EXPECT_EQ(table.find('\x1b'), std::string::npos) << table;
+  EXPECT_EQ(table.find('\x07'), std::string::npos) << table;
+  EXPECT_NE(table.find("gemm\\x1b[2J\\x0akgen  forged  ok"), std::string::npos)
+      << table;
+  // Every line is the header, a row, or a reason: the first line of a
+  // reason after its result's name, the others indented.
+  std::vector<std::string> lines;
+  for (size_t start = 0, end; start < table.size(); start = end + 1) {
+    end = table.find('\n', start);
+    lines.push_back(table.substr(start, end - start));
+  }
+  ASSERT_EQ(lines.size(), 6u) << table;
+  EXPECT_EQ(lines[0].rfind("impl", 0), 0u);
+  EXPECT_EQ(lines[1].rfind("kgen\\x1b]0;title\\x07  gemm", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[2].rfind("  kgen\\x1b]0;title\\x07 gemm", 0), 0u) << lines[2];
+  EXPECT_NE(lines[2].find(": line one"), std::string::npos) << lines[2];
+  EXPECT_EQ(lines[3], "    kgen  forged  ok  0.0001");
+  EXPECT_EQ(lines[4], "    == other.json: fake");
+  EXPECT_EQ(lines[5], "    \\x1b[31mred");
+
+  CompileRow bad;
+  bad.name = "p\nforged";
+  bad.target = "sm_90a";
+  bad.error = "kernel.cu(1): error: \x1b[2J";
+  const std::string compiled = formatCompileTable({bad});
+  EXPECT_EQ(compiled.find('\x1b'), std::string::npos) << compiled;
+  EXPECT_NE(compiled.find("p\\x0aforged"), std::string::npos) << compiled;
+  EXPECT_EQ(std::count(compiled.begin(), compiled.end(), '\n'), 2) << compiled;
+}
+
+TEST(Cli, LongReasonsShowTheirFirstLines) {
+  KernelResult failed;
+  failed.name = "p";
+  failed.implementation = "kgen";
+  failed.status = RunStatus::CompileFailed;
+  for (int i = 0; i < 30; ++i)
+    failed.reason += "error " + std::to_string(i) + "\n";
+  const std::string table = formatResultsTable({failed});
+  EXPECT_NE(table.find("  kgen p: error 0\n    error 1\n"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("    error 19\n    (10 more lines in the results file)\n"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("error 20"), std::string::npos) << table;
 }
 
 TEST(Cli, ResultsTable) {

@@ -10,9 +10,14 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace kgen::rt;
 using nlohmann::json;
@@ -450,6 +455,24 @@ TEST_F(PackageTest, RefusesMalformedFields) {
       {"/kernels/0/resources/registers", -3, "kernels[0].resources.registers: expected an integer in [0, 255]"},
       {"/kernels/0/resources/spill_load_bytes", removed, "kernels[0].resources.spill_load_bytes: missing"},
       {"/kernels/0/resources", "none", "kernels[0].resources: expected an object"},
+      // Names reach generated source, NVRTC's command line and terminals:
+      // identifiers as identifierProblem (Names.h) defines them, plain
+      // file names, package names without control characters (issue 16).
+      {"/kernels/0/entry", "int", "kernels[0].entry: expected a C identifier, got \"int\", which is a C++ or CUDA keyword"},
+      {"/kernels/0/entry", "__LINE__", "kernels[0].entry: expected a C identifier, got \"__LINE__\", which is reserved"},
+      {"/kernels/0/entry", "evil\n#include </etc/passwd>\nint x;", "kernels[0].entry: expected a C identifier, got \"evil\\n#include"},
+      {"/kernels/0/entry", std::string(129, 'k'), "kernels[0].entry: expected a C identifier, got a long string, which is longer than 128"},
+      {"/params/0/name", "threadIdx", "params[0].name: expected a C identifier, got \"threadIdx\", which is a C++ or CUDA keyword or built-in"},
+      {"/params/3/name", "a)", "params[3].name: expected a C identifier"},
+      {"/params/3/name", "_Pragma", "params[3].name: expected a C identifier"},
+      {"/source", ".kernel.cu", "source: expected a file name inside the package folder, got \".kernel.cu\", which starts with"},
+      {"/source", "-o.cu", "source: expected a file name"},
+      {"/source", std::string("kernel\0.cu", 10), "source: expected a file name"},
+      {"/source", "/etc/passwd", "source: expected a file name"},
+      {"/name", "gemm\n== forged line", "name: has a control character"},
+      {"/name", "gemm\x1b[2J", "name: has a control character"},
+      {"/name", std::string(257, 'n'), "name: is longer than 256 bytes"},
+      {"/params", json::array({json::object()}) , "params[0].name: missing"},
   };
   for (const Mutation &m : mutations) {
     json manifest = docExampleManifest();
@@ -559,6 +582,182 @@ TEST_F(PackageTest, RefusesBadSources) {
   const std::string edited = writeRawPackage("edited", manifest);
   EXPECT_NE(expectRefused(edited).find("stale or edited package"),
             std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Hostile packages (issue 16)
+//===----------------------------------------------------------------------===//
+
+TEST_F(PackageTest, RefusesASourceThatIsASymbolicLink) {
+  // A kernel.cu linking to a file outside the package would make NVRTC
+  // compile it, and its log, the cache and the results quote it.
+  const std::string secret = writeRaw("secret.txt", kExampleSource);
+  json manifest = docExampleManifest();
+  const std::string pkgDir = writeRawPackage("link", manifest);
+  fs::remove(pkgDir + "/kernel.cu");
+  fs::create_symlink(secret, pkgDir + "/kernel.cu");
+  EXPECT_NE(expectRefused(pkgDir, "kernel.cu").find("is a symbolic link"),
+            std::string::npos);
+  // Relative, to a file inside the package: still refused.
+  std::ofstream(pkgDir + "/real.cu") << kExampleSource;
+  fs::remove(pkgDir + "/kernel.cu");
+  fs::create_symlink("real.cu", pkgDir + "/kernel.cu");
+  EXPECT_NE(expectRefused(pkgDir, "kernel.cu").find("is a symbolic link"),
+            std::string::npos);
+  // A dangling link too.
+  fs::remove(pkgDir + "/kernel.cu");
+  fs::create_symlink("/no/such/file", pkgDir + "/kernel.cu");
+  EXPECT_NE(expectRefused(pkgDir, "kernel.cu").find("is a symbolic link"),
+            std::string::npos);
+}
+
+TEST_F(PackageTest, RefusesAManifestThatIsASymbolicLink) {
+  const std::string pkgDir = writeRawPackage("link", docExampleManifest());
+  fs::rename(pkgDir + "/manifest.json", dir + "/elsewhere.json");
+  fs::create_symlink(dir + "/elsewhere.json", pkgDir + "/manifest.json");
+  EXPECT_NE(expectRefused(pkgDir).find("is a symbolic link"),
+            std::string::npos);
+  // The package folder itself may be a link.
+  fs::remove(pkgDir + "/manifest.json");
+  fs::rename(dir + "/elsewhere.json", pkgDir + "/manifest.json");
+  fs::create_directory_symlink(pkgDir, dir + "/alias");
+  KernelPackage pkg;
+  std::string err;
+  EXPECT_TRUE(loadPackage(dir + "/alias", pkg, err)) << err;
+}
+
+TEST_F(PackageTest, RefusesASourceWithANulByte) {
+  // NVRTC compiles the text before a NUL; the hash covers all of it.
+  const std::string source =
+      std::string(kExampleSource) + std::string("\0#include </etc/passwd>\n", 24);
+  const std::string pkgDir =
+      writeRawPackage("nul", docExampleManifest(), source);
+  EXPECT_NE(expectRefused(pkgDir, "kernel.cu")
+                .find("has a NUL byte at offset " +
+                      std::to_string(std::strlen(kExampleSource)) +
+                      " (NVRTC would compile only the text before it)"),
+            std::string::npos);
+
+  KernelPackage pkg;
+  std::string err;
+  ASSERT_TRUE(loadPackage(kNaiveGemm, pkg, err)) << err;
+  pkg.source += std::string("\0", 1);
+  EXPECT_FALSE(writePackage(dir + "/out", pkg, err));
+  EXPECT_NE(err.find("NUL"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir + "/out"));
+}
+
+TEST_F(PackageTest, RefusesSourcesThatAreNotRegularFiles) {
+  const std::string pkgDir = writeRawPackage("fifo", docExampleManifest());
+  fs::remove(pkgDir + "/kernel.cu");
+  ASSERT_EQ(::mkfifo((pkgDir + "/kernel.cu").c_str(), 0600), 0);
+  EXPECT_NE(expectRefused(pkgDir, "kernel.cu").find("is not a regular file"),
+            std::string::npos);
+  fs::remove(pkgDir + "/kernel.cu");
+  fs::create_directory(pkgDir + "/kernel.cu");
+  EXPECT_NE(expectRefused(pkgDir, "kernel.cu").find("is a directory"),
+            std::string::npos);
+  fs::remove(pkgDir + "/manifest.json");
+  ASSERT_EQ(::mkfifo((pkgDir + "/manifest.json").c_str(), 0600), 0);
+  EXPECT_NE(expectRefused(pkgDir).find("is not a regular file"),
+            std::string::npos);
+}
+
+TEST_F(PackageTest, RefusesDeepOrHugeManifests) {
+  const std::string pkgDir = writeRawPackage("deep", docExampleManifest());
+  // 200k levels made kgen-bench compile segfault (issue 16).
+  for (const std::string &text :
+       {std::string(200000, '[') + std::string(200000, ']'),
+        "{\"config\": " + std::string(65, '[') + std::string(65, ']') + "}"}) {
+    std::ofstream(pkgDir + "/manifest.json", std::ios::trunc) << text;
+    EXPECT_NE(expectRefused(pkgDir).find(
+                  "arrays and objects nested deeper than 64 levels"),
+              std::string::npos);
+  }
+  json manifest = docExampleManifest();
+  manifest["config"]["deep"] = json::parse(std::string(60, '[') + std::string(60, ']'));
+  KernelPackage pkg;
+  std::string err;
+  EXPECT_TRUE(loadPackage(writeRawPackage("ok", manifest), pkg, err)) << err;
+
+  { std::ofstream(pkgDir + "/manifest.json", std::ios::trunc) << "{}"; }
+  fs::resize_file(pkgDir + "/manifest.json", kMaxManifestBytes + 1);
+  EXPECT_NE(expectRefused(pkgDir).find("larger than the limit"),
+            std::string::npos);
+
+  json many = docExampleManifest();
+  for (int i = 0; i < 1100; ++i)
+    many["params"].push_back({{"name", "s" + std::to_string(i)},
+                              {"kind", "scalar"}, {"dtype", "i32"}, {"value", i}});
+  EXPECT_NE(expectRefused(writeRawPackage("many", many))
+                .find("params: has 1105 parameters, more than the limit of 1024"),
+            std::string::npos);
+}
+
+TEST_F(PackageTest, WritesANewPackageAsOneFolder) {
+  KernelPackage pkg;
+  std::string err;
+  ASSERT_TRUE(loadPackage(kNaiveGemm, pkg, err)) << err;
+  ASSERT_TRUE(writePackage(dir + "/p1", pkg, err)) << err;
+  ASSERT_TRUE(writePackage(dir + "/p2/", pkg, err)) << err; // trailing slash
+  // Nothing beside the packages: no temporary folder, file or leftover.
+  EXPECT_EQ(listDir(), (std::vector<std::string>{"p1", "p2"}));
+  KernelPackage back;
+  ASSERT_TRUE(loadPackage(dir + "/p2", back, err)) << err;
+
+  // Rewriting a package folder replaces it whole.
+  pkg.flops = 7;
+  pkg.source += "// v2\n";
+  ASSERT_TRUE(writePackage(dir + "/p1", pkg, err)) << err;
+  ASSERT_TRUE(loadPackage(dir + "/p1", back, err)) << err;
+  EXPECT_EQ(back.flops, 7);
+  EXPECT_EQ(listDir(), (std::vector<std::string>{"p1", "p2"}));
+
+  // A folder holding other files too: the package's files are replaced
+  // one by one, the others kept.
+  writeRaw("p1/notes.txt", "mine");
+  pkg.flops = 8;
+  ASSERT_TRUE(writePackage(dir + "/p1", pkg, err)) << err;
+  ASSERT_TRUE(loadPackage(dir + "/p1", back, err)) << err;
+  EXPECT_EQ(back.flops, 8);
+  EXPECT_EQ(readRaw(pathOf("p1/notes.txt")), "mine");
+  std::vector<std::string> names;
+  for (const auto &entry : fs::directory_iterator(dir + "/p1"))
+    names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"kernel.cu", "manifest.json",
+                                             "notes.txt"}));
+
+  // A file or a link where the folder should be: refused, left as it is.
+  writeRaw("file", "x");
+  EXPECT_FALSE(writePackage(dir + "/file", pkg, err));
+  EXPECT_NE(err.find("exists and is not a folder"), std::string::npos) << err;
+  fs::create_directory_symlink(dir + "/p2", dir + "/link");
+  EXPECT_FALSE(writePackage(dir + "/link", pkg, err));
+  EXPECT_EQ(readRaw(pathOf("file")), "x");
+  EXPECT_EQ(listDir(), (std::vector<std::string>{"file", "link", "p1", "p2"}));
+}
+
+TEST_F(PackageTest, WritingRemovesTemporariesOfDeadProcesses) {
+  // A package write interrupted by SIGKILL leaves its temporary folder; the
+  // next write into the same folder removes it, as it does a results
+  // file's temporary. A live process's temporaries stay.
+  const pid_t dead = fork();
+  if (dead == 0)
+    _exit(0);
+  ASSERT_GT(dead, 0);
+  ASSERT_EQ(waitpid(dead, nullptr, 0), dead);
+  const std::string stale = "old.tmp." + std::to_string(dead) + ".0";
+  fs::create_directories(pathOf(stale));
+  writeRaw(stale + "/kernel.cu", "partial");
+  writeRaw("r.json.tmp." + std::to_string(dead) + ".3", "{");
+  const std::string live = "other.tmp." + std::to_string(getppid()) + ".0";
+  writeRaw(live, "in progress");
+  KernelPackage pkg;
+  std::string err;
+  ASSERT_TRUE(loadPackage(kNaiveGemm, pkg, err)) << err;
+  ASSERT_TRUE(writePackage(dir + "/new", pkg, err)) << err;
+  EXPECT_EQ(listDir(), (std::vector<std::string>{"new", live}));
 }
 
 TEST_F(PackageTest, AppliesTheElementLimit) {

@@ -2,6 +2,8 @@
 
 #include "kgen/runtime/Results.h"
 
+#include "kgen/runtime/JsonLimits.h"
+
 #include "TempDirTest.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +18,8 @@
 #include <iterator>
 #include <limits>
 #include <regex>
+
+#include <sys/stat.h>
 
 using namespace kgen::rt;
 using nlohmann::json;
@@ -221,19 +225,31 @@ TEST(ResultsJsonTest, AbsentOptionalFieldsReadAsUnset) {
   EXPECT_EQ(k.speedupOverBaseline, 0);
 }
 
-TEST(ResultsJsonTest, NonFiniteNumbersSurvive) {
+TEST(ResultsJsonTest, NonFiniteErrorsSurvive) {
+  // A wrong result's error may be infinite (a NaN against a finite
+  // reference) or NaN; JSON holds them as strings.
   ResultsFile f = fullFile();
-  f.results[0].relError = std::numeric_limits<double>::infinity(); // NaN mismatch
-  f.results[0].speedupOverBaseline = std::nan("");
-  f.results[0].gbps = -std::numeric_limits<double>::infinity();
+  f.results[0].relError = std::numeric_limits<double>::infinity();
+  f.results[1].relError = std::nan("");
   const json j = json::parse(toJson(f).dump());
   EXPECT_EQ(j["results"][0]["rel_error"], "inf");
+  EXPECT_EQ(j["results"][1]["rel_error"], "nan");
   ResultsFile back;
   std::string err;
   ASSERT_TRUE(fromJson(j, back, err)) << err;
   EXPECT_EQ(back.results[0].relError, std::numeric_limits<double>::infinity());
-  EXPECT_TRUE(std::isnan(back.results[0].speedupOverBaseline));
-  EXPECT_EQ(back.results[0].gbps, -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(back.results[1].relError));
+}
+
+TEST(ResultsJsonTest, LongReasonsAreCutWhenWritten) {
+  ResultsFile f = fullFile();
+  f.results[2].reason = std::string(3 << 20, 'x'); // a 3 MiB compile log
+  ResultsFile back;
+  std::string err;
+  ASSERT_TRUE(fromJson(json::parse(toJson(f).dump()), back, err)) << err;
+  EXPECT_LE(back.results[2].reason.size(), size_t{1} << 20);
+  EXPECT_NE(back.results[2].reason.find("(cut: 3145728 bytes in all)"),
+            std::string::npos);
 }
 
 TEST(ResultsJsonTest, RunStatusNames) {
@@ -281,6 +297,35 @@ TEST(ResultsJsonTest, RefusesMalformedFields) {
       {"/results/0/tflops", removed, "results[0].tflops: missing"},
       {"/results/0/resources/registers", 300, "results[0].resources.registers: expected an integer in [0, 255]"},
       {"/results/0/resources", 1, "results[0].resources: expected an object"},
+      // Values no measurement gives (issue 16): times positive, finite and
+      // ordered, at least one sample; rates and fractions finite and >= 0;
+      // device fields in range.
+      {"/results/0/time/median_ms", -5, "results[0].time.median_ms: expected a finite number > 0, got -5"},
+      {"/results/0/time/median_ms", 0, "results[0].time.median_ms: expected a finite number > 0, got 0"},
+      {"/results/0/time/median_ms", "nan", "results[0].time.median_ms: expected a finite number > 0, got \"nan\""},
+      {"/results/0/time/max_ms", "inf", "results[0].time.max_ms: expected a finite number > 0, got \"inf\""},
+      {"/results/0/time/min_ms", -0.5, "results[0].time.min_ms: expected a finite number >= 0"},
+      {"/results/0/time/q1_ms", "-inf", "results[0].time.q1_ms: expected a finite number >= 0"},
+      {"/results/0/time/samples", 0, "results[0].time.samples: expected an integer in [1, "},
+      {"/results/0/time/samples", 2.5, "results[0].time.samples: expected an integer in [1, "},
+      {"/results/0/time/max_ms", 0.15, "results[0].time: expected min_ms <= q1_ms <= median_ms <= q3_ms <= max_ms, but max_ms 0.15 < q3_ms"},
+      {"/results/0/time/min_ms", 0.3, "results[0].time: expected min_ms <= q1_ms <= median_ms <= q3_ms <= max_ms, but q1_ms"},
+      {"/results/0/tflops", -1, "results[0].tflops: expected a finite number >= 0, got -1"},
+      {"/results/0/gbps", "-inf", "results[0].gbps: expected a finite number >= 0, got \"-inf\""},
+      {"/results/0/gbps", "nan", "results[0].gbps: expected a finite number >= 0"},
+      {"/results/0/fraction_of_matmul_ceiling", -0.1, "results[0].fraction_of_matmul_ceiling: expected a finite number >= 0"},
+      {"/results/0/speedup_over_baseline", "nan", "results[0].speedup_over_baseline: expected a finite number >= 0"},
+      {"/results/0/rel_error", -0.5, "results[0].rel_error: expected a number >= 0, \"inf\" or \"nan\", got -0.5"},
+      {"/results/0/rel_error", "-inf", "results[0].rel_error: expected a number >= 0"},
+      {"/device/sm_count", 132.5, "device.sm_count: expected an integer in [0, 4096], got 132.5"},
+      {"/device/sm_count", int64_t{1} << 62, "device.sm_count: expected an integer in [0, 4096]"},
+      {"/device/cc_major", 900, "device.cc_major: expected an integer in [0, 99]"},
+      {"/device/sm_clock_khz", -1, "device.sm_clock_khz: expected an integer in [0, "},
+      {"/device/memory_bytes", int64_t{1} << 60, "device.memory_bytes: expected an integer in [0, "},
+      {"/ceilings/copy_gbps", -1, "ceilings.copy_gbps: expected a finite number >= 0"},
+      {"/ceilings/matmul_tflops", "inf", "ceilings.matmul_tflops: expected a finite number >= 0"},
+      {"/results/0/name", std::string(70000, 'n'), "results[0].name: is longer than 65536 bytes"},
+      {"/results/2/reason", std::string((1 << 20) + 1, 'r'), "results[2].reason: is longer than 1048576 bytes"},
   };
   for (const Mutation &m : mutations) {
     json j = toJson(fullFile());
@@ -400,6 +445,17 @@ TEST_F(ResultsFileTest, RefusesUnreadableFiles) {
                 .find("schema: expected \"kgen.results\""),
             std::string::npos);
 
+  // Not regular files: refused before reading (a FIFO would block, a
+  // device never ends).
+  const std::string fifo = pathOf("fifo.json");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(expectUnreadable(fifo).find("is not a regular file"),
+            std::string::npos);
+  EXPECT_NE(expectUnreadable("/dev/zero").find("is not a regular file"),
+            std::string::npos);
+  EXPECT_NE(expectUnreadable("/dev/null").find("is not a regular file"),
+            std::string::npos);
+
   // readJson alone: any JSON, but the same file errors.
   json j;
   std::string err;
@@ -407,6 +463,47 @@ TEST_F(ResultsFileTest, RefusesUnreadableFiles) {
   EXPECT_EQ(j, json({1, 2}));
   EXPECT_FALSE(readJson(pathOf("empty.json"), j, err));
   EXPECT_EQ(err.rfind(pathOf("empty.json") + ": ", 0), 0u) << err;
+}
+
+/// `depth` arrays nested in one another: "[[[...]]]".
+std::string nestedArrays(size_t depth) {
+  return std::string(depth, '[') + std::string(depth, ']');
+}
+
+/// `depth` objects nested in one another: {"a":{"a":...{}...}}.
+std::string nestedObjects(size_t depth) {
+  std::string text;
+  for (size_t i = 1; i < depth; ++i)
+    text += "{\"a\":";
+  return text + "{}" + std::string(depth - 1, '}');
+}
+
+TEST_F(ResultsFileTest, RefusesDeepNestingNamingTheFile) {
+  // 200k levels crashed kgen-bench report (issue 16); the limit stops the
+  // parser before anything recursive walks the value.
+  for (const std::string &text :
+       {nestedArrays(200000), "{\"results\": " + nestedArrays(65) + "}",
+        nestedObjects(100000)})
+    EXPECT_NE(expectUnreadable(writeRaw("deep.json", text))
+                  .find("nested deeper than 64 levels"),
+              std::string::npos);
+  json j;
+  std::string err;
+  EXPECT_TRUE(readJson(writeRaw("ok.json", nestedArrays(kMaxJsonDepth)), j, err))
+      << err;
+  EXPECT_FALSE(readJson(writeRaw("deep.json", nestedArrays(kMaxJsonDepth + 1)),
+                        j, err));
+  EXPECT_EQ(err, pathOf("deep.json") +
+                     ": arrays and objects nested deeper than 64 levels (the "
+                     "limit)");
+}
+
+TEST_F(ResultsFileTest, RefusesFilesOverTheSizeLimitBeforeReading) {
+  const std::string big = pathOf("big.json");
+  { std::ofstream(big) << "[]"; }
+  fs::resize_file(big, kMaxJsonFileBytes + 1); // sparse: nothing is written
+  EXPECT_NE(expectUnreadable(big).find("larger than the limit of 268435456 bytes"),
+            std::string::npos);
 }
 
 TEST(UtcNowTest, Iso8601Utc) {

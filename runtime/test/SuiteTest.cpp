@@ -133,4 +133,37 @@ TEST(GemmSuite, Rejects) {
   EXPECT_NE(err.find("/no/such/suite.json"), std::string::npos) << err;
 }
 
+TEST(GemmSuite, RejectsSizesNoGemmHas) {
+  // Issue 16: sizes in range, as a gemm package's op takes them, and a
+  // bounded number of shapes.
+  const std::pair<const char *, json> edits[] = {
+      {"/anchors/0/m", int64_t{1} << 40},
+      {"/anchors/0/n", uint64_t{1} << 63},
+      {"/anchors/0/k", 2.5},
+      {"/models/0/gemms/0/n", (int64_t{1} << 31) + 1},
+      {"/models/0/m/0", int64_t{1} << 50},
+      {"/m/1", -1},
+  };
+  for (const auto &[pointer, value] : edits) {
+    json j = minimalSuite();
+    j[json::json_pointer(pointer)] = value;
+    GemmSuite suite;
+    std::string err;
+    EXPECT_FALSE(parseGemmSuite(j, suite, err)) << pointer;
+    EXPECT_NE(err.find("in [1, 2147483648]"), std::string::npos)
+        << pointer << " -> " << err;
+  }
+  json many = minimalSuite();
+  many["models"][0]["m"] = json::array();
+  for (int m = 1; m <= 1000; ++m)
+    many["models"][0]["m"].push_back(m);
+  for (int g = 0; g < 101; ++g)
+    many["models"][0]["gemms"].push_back({{"name", "g" + std::to_string(g)},
+                                          {"n", 8}, {"k", 8}});
+  GemmSuite suite;
+  std::string err;
+  EXPECT_FALSE(parseGemmSuite(many, suite, err));
+  EXPECT_EQ(err, "suite: expands to more than 100000 shapes");
+}
+
 } // namespace

@@ -11,6 +11,7 @@
 #include "kgen/runtime/ChildReports.h"
 #include "kgen/runtime/Cli.h"
 #include "kgen/runtime/Isolate.h"
+#include "kgen/runtime/Names.h"
 #include "kgen/runtime/Nvrtc.h"
 #include "kgen/runtime/Package.h"
 #include "kgen/runtime/Results.h"
@@ -45,8 +46,19 @@ constexpr double kProbeTimeoutSeconds = 60;
 /// file is rewritten after each.
 constexpr size_t kGroupPackages = 16;
 
+/// `text` as one line safe on a terminal: unchanged when it is printable
+/// ASCII, else escaped whole (escapeForTerminal). Messages quote names,
+/// paths and logs from packages and results files.
+std::string oneLine(const std::string &text) {
+  const bool printable = std::all_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) >= 0x20 &&
+           static_cast<unsigned char>(c) < 0x7f;
+  });
+  return printable ? text : escapeForTerminal(text);
+}
+
 void say(const std::string &line) {
-  std::fprintf(stderr, "kgen-bench: %s\n", line.c_str());
+  std::fprintf(stderr, "kgen-bench: %s\n", oneLine(line).c_str());
 }
 
 /// The line of a compile log worth showing in a table: the first error.
@@ -530,7 +542,7 @@ int tuneMode(const CliOptions &cli) {
         std::to_string(packages.size()) + " candidates measured");
   for (size_t f = 0; f < outcome.finalists.size(); ++f)
     std::printf("finalist %s: paired score %.3f over %zu runs -> %.4f ms\n",
-                packages[outcome.finalists[f]].dir.c_str(),
+                escapeForTerminal(packages[outcome.finalists[f]].dir).c_str(),
                 outcome.scores.empty() ? 1.0 : outcome.scores[f],
                 outcome.finalistRuns.empty()
                     ? size_t{1}
@@ -544,7 +556,7 @@ int tuneMode(const CliOptions &cli) {
   const double first = outcome.correctedMs(0), winner = outcome.correctedMs(*best);
   std::printf("best: %s, %.4f ms (drift-corrected); %s over the first "
               "package\n",
-              packages[*best].dir.c_str(), winner,
+              escapeForTerminal(packages[*best].dir).c_str(), winner,
               std::isfinite(first)
                   ? (formatFixed4(first / winner) + "x").c_str()
                   : "no speed-up known (the first package did not run correctly)");
@@ -577,7 +589,7 @@ int ceilingsMode(const CliOptions &cli) {
   std::fputs(formatResultsTable(file.results).c_str(), stdout);
   std::printf("ceilings: copy %.0f GB/s, matmul %.1f TFLOP/s (%s)\n",
               file.ceilings->copyGBps, file.ceilings->matmulTflops,
-              file.ceilings->matmulWhat.c_str());
+              escapeForTerminal(file.ceilings->matmulWhat).c_str());
   return resultsExitCode(file.results);
 }
 
@@ -626,15 +638,20 @@ int reportMode(const CliOptions &cli) {
       say(err);
       return kExitUsage;
     }
+    // Every string from the file is escaped: no escape sequences, no
+    // forged lines.
     const DeviceInfo &d = file.device;
+    const std::string shownPath = escapeForTerminal(path);
+    const std::string createdAt = escapeForTerminal(file.createdAt);
     if (d.name.empty())
-      std::printf("== %s: no device (compile only), %s\n", path.c_str(),
-                  file.createdAt.c_str());
+      std::printf("== %s: no device (compile only), %s\n", shownPath.c_str(),
+                  createdAt.c_str());
     else
       std::printf("== %s: %s (%d SMs, CC %d.%d, driver %s, SM clock %d MHz), %s\n",
-                  path.c_str(), d.name.c_str(), d.smCount, d.ccMajor, d.ccMinor,
-                  d.driverVersion.c_str(), d.smClockKHz / 1000,
-                  file.createdAt.c_str());
+                  shownPath.c_str(), escapeForTerminal(d.name).c_str(),
+                  d.smCount, d.ccMajor, d.ccMinor,
+                  escapeForTerminal(d.driverVersion).c_str(),
+                  d.smClockKHz / 1000, createdAt.c_str());
     if (file.ceilings)
       std::printf("   ceilings: copy %.0f GB/s, matmul %.1f TFLOP/s\n",
                   file.ceilings->copyGBps, file.ceilings->matmulTflops);

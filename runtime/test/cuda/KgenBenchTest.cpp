@@ -9,14 +9,21 @@
 #include "kgen/runtime/Isolate.h"
 #include "kgen/runtime/Package.h"
 #include "kgen/runtime/Results.h"
+#include "kgen/runtime/Sha256.h"
 #include "kgen/runtime/Suite.h"
 #include "kgen/runtime/cuda/Device.h"
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
+#include <optional>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -28,6 +35,7 @@
 #endif
 
 using namespace kgen::rt;
+using nlohmann::json;
 
 namespace {
 
@@ -194,6 +202,192 @@ TEST(KgenBench, ReportReadsResultsFiles) {
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("naive_gemm_f32_m64_n48_k32"), std::string::npos);
   EXPECT_EQ(run(quoted(kBench) + " report " + quoted(dir + "/none.json")).exitCode, 2);
+}
+
+// ---------------------------------------------- hostile inputs (issue 16)
+
+/// True when `output` is exactly one line of printable ASCII starting with
+/// "kgen-bench: ".
+bool isOneSafeLine(const std::string &output) {
+  if (output.rfind("kgen-bench: ", 0) != 0 || output.empty() ||
+      output.back() != '\n' || output.find('\n') != output.size() - 1)
+    return false;
+  for (size_t i = 0; i + 1 < output.size(); ++i)
+    if (output[i] < 0x20 || output[i] >= 0x7f)
+      return false;
+  return true;
+}
+
+/// A copy of the naive package in `dir`/`name` with `edit` applied to its
+/// manifest (the hash is recomputed from `source`, the kernel by default).
+std::string hostilePackage(const std::string &dir, const std::string &name,
+                           const std::function<void(json &)> &edit,
+                           std::optional<std::string> source = std::nullopt) {
+  const std::string pkgDir = dir + "/" + name;
+  std::filesystem::create_directories(pkgDir);
+  std::ifstream in(kNaive + "/manifest.json");
+  json manifest = json::parse(in);
+  std::ifstream src(kNaive + "/kernel.cu", std::ios::binary);
+  const std::string text = source ? *source
+                                  : std::string(std::istreambuf_iterator<char>(src), {});
+  manifest["source_sha256"] = sha256Hex(text);
+  edit(manifest);
+  std::ofstream(pkgDir + "/manifest.json") << manifest.dump(2);
+  std::ofstream(pkgDir + "/kernel.cu", std::ios::binary) << text;
+  return pkgDir;
+}
+
+TEST(KgenBench, CompileRefusesHostilePackagesInOneLine) {
+  const std::string dir = tempDir();
+  const std::string cache = " --cache " + quoted(dir + "/cache");
+  // kernel.cu a link to a file outside the package: not followed.
+  std::ofstream(dir + "/secret.txt") << "password=hunter2\n";
+  const std::string link = hostilePackage(dir, "link", [](json &) {});
+  std::filesystem::remove(link + "/kernel.cu");
+  std::filesystem::create_symlink(dir + "/secret.txt", link + "/kernel.cu");
+  // A NUL byte: NVRTC would compile the text before it only.
+  std::ifstream src(kNaive + "/kernel.cu", std::ios::binary);
+  const std::string nulSource =
+      std::string(std::istreambuf_iterator<char>(src), {}) +
+      std::string("\0#include </etc/passwd>\n", 24);
+  const std::string nul = hostilePackage(dir, "nul", [](json &) {}, nulSource);
+  // 200k levels of nesting in the opaque config: segfaulted (the copy of
+  // the value recursed once per level).
+  const std::string deep =
+      hostilePackage(dir, "deep", [](json &m) { m["config"] = "@deep@"; });
+  std::ifstream deepIn(deep + "/manifest.json");
+  std::string deepText(std::istreambuf_iterator<char>(deepIn), {});
+  deepText.replace(deepText.find("\"@deep@\""), 8,
+                   std::string(200000, '[') + std::string(200000, ']'));
+  std::ofstream(deep + "/manifest.json", std::ios::trunc) << deepText;
+  // Names that would be pasted into source.
+  const std::string keyword = hostilePackage(
+      dir, "keyword", [](json &m) {
+        (m.contains("kernels") ? m["kernels"][0] : m)["entry"] = "__LINE__";
+      });
+  const std::string injected = hostilePackage(dir, "injected", [](json &m) {
+    m["name"] = "gemm\x1b[2J\nkgen-bench: all good";
+  });
+  const std::pair<std::string, const char *> cases[] = {
+      {link, "/kernel.cu: is a symbolic link"},
+      {nul, "/kernel.cu: has a NUL byte at offset"},
+      {deep, "/manifest.json: arrays and objects nested deeper than 64 levels"},
+      {keyword, "entry: expected a C identifier, got \"__LINE__\", which is reserved"},
+      {injected, "name: has a control character"},
+  };
+  for (const auto &[pkg, expected] : cases) {
+    const Command r = run(quoted(kBench) + " compile " + quoted(pkg) + cache);
+    EXPECT_EQ(r.exitCode, 2) << pkg << "\n" << r.output;
+    EXPECT_TRUE(isOneSafeLine(r.output)) << r.output;
+    EXPECT_NE(r.output.find(expected), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("hunter2"), std::string::npos) << r.output;
+  }
+}
+
+TEST(KgenBench, MalformedOptionValuesAreUsageErrors) {
+  for (const std::string &args :
+       {std::string("compile ") + quoted(kNaive) + " --arch 'sm_90a;rm -rf /'",
+        std::string("compile ") + quoted(kNaive) + " --arch sm_90a --arch sm_80",
+        std::string("compile ") + quoted(kNaive) + " --arch \"$(printf 'sm_90\\033[2J')\"",
+        std::string("run ") + quoted(kNaive) + " --out r.json --timeout inf",
+        std::string("ceilings --out c.json --seed ' -1'")}) {
+    const Command r = run(quoted(kBench) + " " + args);
+    EXPECT_EQ(r.exitCode, 2) << args << "\n" << r.output;
+    EXPECT_TRUE(isOneSafeLine(r.output)) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("(kgen-bench --help for usage)"), std::string::npos)
+        << r.output;
+  }
+}
+
+TEST(KgenBench, ReportRefusesHostileFilesInOneLine) {
+  const std::string dir = tempDir();
+  ASSERT_EQ(mkfifo((dir + "/fifo.json").c_str(), 0600), 0);
+  ResultsFile file;
+  file.createdAt = "2026-01-01T00:00:00Z";
+  KernelResult negative;
+  negative.name = "fast";
+  negative.implementation = "kgen";
+  negative.status = RunStatus::Ok;
+  negative.time = summarize({1.0});
+  file.results = {negative};
+  // 200k levels of nesting in a result's op: segfaulted.
+  json deep = toJson(file);
+  deep["results"][0]["op"] = "@deep@";
+  std::string deepText = deep.dump();
+  deepText.replace(deepText.find("\"@deep@\""), 8,
+                   std::string(200000, '[') + std::string(200000, ']'));
+  std::ofstream(dir + "/deep.json") << deepText;
+  json j = toJson(file);
+  j["results"][0]["time"]["median_ms"] = -5;
+  std::ofstream(dir + "/negative.json") << j.dump();
+  const std::pair<std::string, const char *> cases[] = {
+      {dir + "/deep.json", "nested deeper than 64 levels"},
+      {dir + "/fifo.json", "is not a regular file"},
+      {"/dev/zero", "is not a regular file"},
+      {dir, "is a directory"},
+      {dir + "/negative.json",
+       "results[0].time.median_ms: expected a finite number > 0, got -5"},
+  };
+  for (const auto &[path, expected] : cases) {
+    const Command r = run("timeout 30 " + quoted(kBench) + " report " + quoted(path));
+    EXPECT_EQ(r.exitCode, 2) << path << "\n" << r.output;
+    EXPECT_TRUE(isOneSafeLine(r.output)) << r.output;
+    EXPECT_NE(r.output.find(path + ": "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(expected), std::string::npos) << r.output;
+  }
+}
+
+TEST(KgenBench, ReportEscapesWhatResultsSay) {
+  const std::string dir = tempDir();
+  ResultsFile file;
+  file.createdAt = "2026-01-01T00:00:00Z\x1b[2J";
+  file.device.name = "NVIDIA H200\n== forged.json: NVIDIA B200";
+  file.device.smCount = 132;
+  file.device.driverVersion = "13.0\x1b]0;pwned\x07";
+  KernelResult evil;
+  evil.name = "gemm\nkgen  faster  ok";
+  evil.implementation = "kgen\x1b[31m";
+  evil.status = RunStatus::Wrong;
+  evil.reason = "wrong\nkgen  gemm  ok  0.0001\x1b[0m";
+  file.results = {evil};
+  std::string err;
+  ASSERT_TRUE(writeResults(dir + "/evil.json", file, err)) << err;
+  const Command r = run(quoted(kBench) + " report " + quoted(dir + "/evil.json"));
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  for (char c : r.output)
+    EXPECT_TRUE(c == '\n' || (c >= 0x20 && c < 0x7f)) << r.output;
+  // Only the header starts with "==", only table rows with an
+  // implementation name; the reason's second line is indented.
+  size_t headers = 0;
+  for (size_t start = 0, end; start < r.output.size(); start = end + 1) {
+    end = r.output.find('\n', start);
+    const std::string line = r.output.substr(start, end - start);
+    headers += line.rfind("==", 0) == 0;
+    EXPECT_NE(line.rfind("kgen  ", 0), 0u) << line;
+  }
+  EXPECT_EQ(headers, 1u) << r.output;
+  EXPECT_NE(r.output.find("NVIDIA H200\\x0a== forged.json"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("\n    kgen  gemm  ok  0.0001\\x1b[0m\n"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(KgenBench, CompileOutRemovesTemporariesOfDeadProcesses) {
+  // An interrupted kgen-bench left r.json.tmp.<pid>; the next write of a
+  // results file beside it removes it.
+  const std::string dir = tempDir();
+  const pid_t dead = fork();
+  if (dead == 0)
+    _exit(0);
+  waitpid(dead, nullptr, 0);
+  const std::string stale = dir + "/r.json.tmp." + std::to_string(dead) + ".0";
+  std::ofstream(stale) << "{\"partial\": ";
+  const Command r = run(quoted(kBench) + " compile " + quoted(kNaive) + " --cache " +
+                        quoted(dir + "/cache") + " --out " + quoted(dir + "/r.json"));
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/r.json"));
 }
 
 // ------------------------------------------------------------ bench scripts

@@ -46,8 +46,11 @@ struct CliOptions {
 };
 
 /// Parses argv[1..]: the mode first, then options and inputs in any order.
-/// False with a one-line message on an unknown mode or option, a missing or
-/// malformed value, or inputs the mode does not take or lacks.
+/// False with a one-line message (arguments in it escaped for the
+/// terminal) on an unknown mode or option, an option given twice, a missing
+/// or malformed value (--arch must pass isTargetName; times are finite and
+/// at most a week; counts are plain digits), or inputs the mode does not
+/// take or lacks. Every such error is a usage error (kExitUsage).
 bool parseCli(const std::vector<std::string> &args, CliOptions &options,
               std::string &err);
 
@@ -70,12 +73,16 @@ struct CompileRow {
 };
 
 /// Columns: name, target, registers, shared memory (static + dynamic),
-/// stack, spill stores/loads, compile ms, cache hit (or the error).
+/// stack, spill stores/loads, compile ms, cache hit (or the error). Names,
+/// targets and errors are escaped (escapeForTerminal): one row per line.
 std::string formatCompileTable(const std::vector<CompileRow> &rows);
 
 /// Columns: implementation, name, status, median and IQR (ms), samples,
 /// TFLOP/s, GB/s, best fraction of a ceiling, speedup over the baseline;
-/// reasons of failures below their row.
+/// reasons of failures below the table, their first 20 lines, the second
+/// and later indented by four spaces. Every string from the results is
+/// escaped (escapeForTerminal), so a results file can neither send escape
+/// sequences to the terminal nor print a line that looks like a row.
 std::string formatResultsTable(const std::vector<KernelResult> &results);
 
 } // namespace kgen::rt

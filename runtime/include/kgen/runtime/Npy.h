@@ -35,11 +35,11 @@ bool readNpy(const std::string &path, HostTensor &out, std::string &err,
 /// padded so that the data starts at a multiple of 64 bytes, as NumPy does;
 /// format 2.0 is used only if the header does not fit 1.0.
 ///
-/// Atomic: the file is written as `path + ".tmp.<pid>"` and renamed over
-/// `path`, so `path` holds either its old contents or the whole new file.
-/// Returns false, with a one-line message naming `path` in `err`, when `t`
-/// breaks the HostTensor invariant or any file operation fails; the temporary
-/// file is then removed.
+/// Atomic (writeFileAtomic): the file is written as a temporary beside
+/// `path` and renamed over it, so `path` holds either its old contents or
+/// the whole new file. Returns false, with a one-line message naming `path`
+/// in `err`, when `t` breaks the HostTensor invariant or any file operation
+/// fails; the temporary file is then removed, as on SIGINT or SIGTERM.
 bool writeNpy(const std::string &path, const HostTensor &t, std::string &err);
 
 } // namespace kgen::rt

@@ -9,6 +9,7 @@
 #define KGEN_RUNTIME_PACKAGE_H
 
 #include "kgen/runtime/HostTensor.h"
+#include "kgen/runtime/JsonLimits.h"
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +24,13 @@ namespace kgen::rt {
 /// The version written. Version 1 manifests (one kernel: top-level entry,
 /// launch and resources, every parameter passed in order) are still read.
 constexpr int kPackageVersion = 2;
+
+/// Largest source file a package may have (its manifest: kMaxManifestBytes,
+/// JsonLimits.h).
+constexpr int64_t kMaxSourceBytes = int64_t{64} << 20;
+
+/// Longest package name, in bytes.
+constexpr size_t kMaxPackageNameLength = 256;
 
 /// ptxas's resource report for one kernel (parsed by PtxasReport.h), as
 /// manifests and results record it.
@@ -87,19 +95,36 @@ struct KernelPackage {
   std::optional<size_t> findParam(const std::string &name) const;
 };
 
+/// "sm_" followed by two or three digits and an optional 'a' or 'f' suffix
+/// ("sm_80", "sm_90a", "sm_100f"): a real architecture, which NVRTC
+/// compiles to SASS; what a manifest's target and kgen-bench's --arch must
+/// be.
+bool isTargetName(const std::string &name);
+
 /// Reads `dir`/manifest.json and the source it names, and validates them:
-/// schema and version, required fields and their types, dtype names, non-
-/// negative shapes within `maxElements` each, launch dimensions >= 1, unique
-/// parameter names, TMA descriptors naming a tensor parameter, kernels with
+/// schema and version, required fields and their types, a name of at most
+/// kMaxPackageNameLength bytes without control characters, dtype names,
+/// non-negative shapes within `maxElements` each, launch dimensions within
+/// CUDA's limits, at most 1024 parameters with unique names, kernel entries
+/// and parameter names that are C identifiers (identifierProblem in
+/// Names.h), TMA descriptors naming a tensor parameter, kernels with
 /// distinct entries whose arguments name parameters (each parameter used by
-/// some kernel), a source file inside the folder whose SHA-256 matches. On failure returns false with a
-/// one-line message naming the file and the field.
+/// some kernel), and a source that is a plain file name (fileNameProblem)
+/// inside the folder, has no NUL byte and hashes to source_sha256. Neither
+/// manifest.json nor the source may be a symbolic link, a FIFO or a device;
+/// the manifest is at most kMaxManifestBytes and nests at most
+/// kMaxJsonDepth levels, the source at most kMaxSourceBytes. On failure
+/// returns false with a one-line message naming the file and the field.
 bool loadPackage(const std::string &dir, KernelPackage &out, std::string &err,
                  int64_t maxElements = int64_t{1} << 32);
 
-/// Writes a package (manifest.json atomically, source file) into `dir`,
-/// creating the folder; sourceSha256 is computed here. For generators and
-/// tests.
+/// Writes a package into `dir`; sourceSha256 is computed here. For
+/// generators and tests. Atomic: the package is written into a temporary
+/// folder beside `dir` and renamed into place, or exchanged with a `dir`
+/// that holds only a package's files; a `dir` with other files in it gets
+/// the two files written in place, each atomically (source first). An
+/// interrupt or a failure leaves the old package and no temporaries
+/// (FileUtil.h).
 bool writePackage(const std::string &dir, const KernelPackage &pkg,
                   std::string &err);
 

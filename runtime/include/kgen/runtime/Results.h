@@ -37,8 +37,11 @@ SampleStats summarize(std::vector<double> samplesMs);
 
 /// JSON form of SampleStats: the "time" object of results and of the tuning
 /// database (docs/results-schema.md), numbers JSON cannot hold written as
-/// "inf", "-inf", "nan". fromJson's message starts with "time" (callers
-/// prefix where the object sits); `stats` is unchanged on failure.
+/// "inf", "-inf", "nan". fromJson refuses what no measurement gives: times
+/// that are not finite, a median, third quartile or maximum <= 0, a
+/// minimum or first quartile < 0, times out of order (min <= q1 <= median
+/// <= q3 <= max), fewer than 1 sample. Its message starts with "time"
+/// (callers prefix where the object sits); `stats` is unchanged on failure.
 nlohmann::json toJson(const SampleStats &stats);
 bool fromJson(const nlohmann::json &j, SampleStats &stats, std::string &err);
 
@@ -90,8 +93,14 @@ struct ResultsFile {
   std::vector<KernelResult> results;
 };
 
+/// Writes a reason longer than 1 MiB cut to that, saying so.
 nlohmann::json toJson(const ResultsFile &file);
-/// Validates schema, version and field types; false with a message otherwise.
+/// Validates schema, version, field types and values: times as SampleStats'
+/// fromJson; rates, fractions of ceilings, speed-ups and ceilings finite
+/// and >= 0 (0: not known); rel_error >= 0, "inf" or "nan"; device fields
+/// in range (0 where there was no device); strings of at most 64 KiB, a
+/// reason of at most 1 MiB. False with a one-line message naming the field
+/// otherwise.
 bool fromJson(const nlohmann::json &j, ResultsFile &file, std::string &err);
 
 /// Serialises and writes `j` to `path` atomically (temporary file in the same
@@ -100,7 +109,9 @@ bool fromJson(const nlohmann::json &j, ResultsFile &file, std::string &err);
 bool writeJsonAtomic(const std::string &path, const nlohmann::json &j,
                      std::string &err);
 /// Reads and parses a JSON file; false with a message naming the file on a
-/// missing file or a parse error (never throws).
+/// missing file, one that is not a regular file (a FIFO, a device, a
+/// folder), one larger than kMaxJsonFileBytes, nesting deeper than
+/// kMaxJsonDepth (JsonLimits.h) or a parse error (never throws).
 bool readJson(const std::string &path, nlohmann::json &j, std::string &err);
 
 bool writeResults(const std::string &path, const ResultsFile &file, std::string &err);
