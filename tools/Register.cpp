@@ -317,13 +317,20 @@ std::unique_ptr<mlir::kgen::AtomicOutputFile>
 mlir::kgen::AtomicOutputFile::open(llvm::StringRef path, std::string &err) {
   std::unique_ptr<AtomicOutputFile> out(new AtomicOutputFile());
   out->path = path.str();
-  if (path != "-") {
+  // A device or a pipe (/dev/null, a FIFO) has no contents to keep and must
+  // not be replaced by a renamed file: written directly, like stdout.
+  llvm::sys::fs::file_status status;
+  bool special = path == "-" ||
+                 (!llvm::sys::fs::status(path, status) &&
+                  llvm::sys::fs::exists(status) &&
+                  status.type() != llvm::sys::fs::file_type::regular_file);
+  if (!special) {
     removeStaleTemporaries(path);
     out->temporary = (path + ".kgen-tmp." + llvm::Twine(::getpid())).str();
   }
   std::error_code ec;
   out->file = std::make_unique<llvm::ToolOutputFile>(
-      path == "-" ? out->path : out->temporary, ec, llvm::sys::fs::OF_None);
+      special ? out->path : out->temporary, ec, llvm::sys::fs::OF_None);
   if (ec) {
     err = "cannot write " + out->path + ": " + ec.message();
     return nullptr;
@@ -334,7 +341,7 @@ mlir::kgen::AtomicOutputFile::open(llvm::StringRef path, std::string &err) {
 llvm::raw_ostream &mlir::kgen::AtomicOutputFile::os() { return file->os(); }
 
 bool mlir::kgen::AtomicOutputFile::commit(std::string &err) {
-  if (temporary.empty()) { // stdout
+  if (temporary.empty()) { // stdout, a device or a pipe
     file->keep();
     return true;
   }

@@ -92,7 +92,8 @@ bool checkNestingDepth(const llvm::MemoryBuffer &buffer, unsigned maxDepth,
 /// temporary beside PATH (PATH.kgen-tmp.<pid>, removed if the tool fails,
 /// is interrupted, or forgets to commit: llvm::ToolOutputFile's cleanup)
 /// and commit() renames it onto PATH. A failed run leaves PATH as it was,
-/// even when PATH is the input. "-" writes to stdout directly. Opening PATH
+/// even when PATH is the input. "-" (stdout) and a PATH that is not a
+/// regular file (/dev/null, a FIFO) are written directly. Opening PATH
 /// removes temporaries of PATH that killed runs left behind.
 class AtomicOutputFile {
 public:
