@@ -10,7 +10,9 @@
 //     (--max-candidates, default 15% of the space) unless --top or --all
 //     say otherwise, compiled with NVRTC on J threads; candidates that do
 //     not compile, or have spills or a stack frame, are dropped and the
-//     next in rank takes their place.
+//     next in rank takes their place. Each DIR/gemm<i> is built in a
+//     temporary folder beside it, which then replaces it whole
+//     (Staging.h): an interrupted run leaves the earlier one and no debris.
 // kgen-tune FILE.mlir --json [--top=N | --all]
 //     The same ranking as JSON on stdout (schema "kgen.tune-ranking",
 //     version 1): {target, gemms: [{index, op, space, candidates: [{rank,
@@ -55,6 +57,7 @@
 #include "tools/Register.h"
 #include "passes/CostModelFile.h"
 #include "tools/kgen-tune/Measure.h"
+#include "tools/kgen-tune/Staging.h"
 
 #include "codegen/emit/EmitCuda.h"
 #include "dialect/GemmJson.h"
@@ -418,12 +421,27 @@ unsigned listCandidates(GemmOp gemm,
 /// gaps). Emitted one by one (fast), compiled with NVRTC on --jobs threads
 /// (slow), in rounds until `wanted` are kept or the ranking runs out; a
 /// candidate that does not lower, does not compile, or has a stack frame or
-/// spills is dropped and the next in rank takes its place. How many kept.
+/// spills is dropped and the next in rank takes their place. How many kept;
+/// `failed` set when DIR/gemm<index> could not be written.
+///
+/// Everything is staged in one temporary folder beside DIR/gemm<index>
+/// (Staging.h), which then replaces it whole: a run leaves this run's
+/// packages and nothing of an earlier one, and an interrupted or failed run
+/// leaves the earlier DIR/gemm<index> as it was and no staging debris (the
+/// folder is removed on failure and on SIGINT, SIGTERM and SIGHUP, and what
+/// a killed run left is removed by the next).
 unsigned packageCandidates(GemmOp gemm,
                            ArrayRef<::kgen::tune::RankedConfig> ranked,
-                           size_t wanted, int index) {
+                           size_t wanted, int index, bool &failed) {
   llvm::SmallString<256> gemmDir(packagesDir);
   llvm::sys::path::append(gemmDir, "gemm" + std::to_string(index));
+  ::kgen::tune::PackageStaging staging;
+  std::string err;
+  if (!staging.create(gemmDir.str().str(), err)) {
+    llvm::errs() << "kgen-tune: error: " << gemmDir << ": " << err << "\n";
+    failed = true;
+    return 0;
+  }
   unsigned kept = 0;
   size_t next = 0;
   while (kept < wanted && next < ranked.size()) {
@@ -432,12 +450,12 @@ unsigned packageCandidates(GemmOp gemm,
     std::vector<std::string> dirs;
     std::vector<size_t> which;
     for (; next < ranked.size() && dirs.size() < wanted - kept; ++next) {
-      llvm::SmallString<256> dir(gemmDir);
+      llvm::SmallString<256> dir(staging.path());
       llvm::sys::path::append(dir, "pending" + std::to_string(next));
-      (void)llvm::sys::fs::remove_directories(dir);
       std::string why;
       if (!::kgen::tune::emitCandidate(gemm, ranked[next].config,
                                        dir.str().str(), why)) {
+        (void)llvm::sys::fs::remove_directories(dir);
         llvm::outs() << "  dropped  "
                      << ::kgen::tune::configSummary(ranked[next].config)
                      << ": " << why << "\n";
@@ -451,12 +469,12 @@ unsigned packageCandidates(GemmOp gemm,
         ::kgen::tune::compileCandidates(dirs, {}, cacheDir, jobs, threads);
     for (auto [dir, i, c] : llvm::zip(dirs, which, compiled)) {
       const ::kgen::tune::RankedConfig &r = ranked[i];
-      llvm::SmallString<256> final(gemmDir);
-      llvm::sys::path::append(final, "c" + std::to_string(kept));
-      (void)llvm::sys::fs::remove_directories(final);
+      const std::string name = "c" + std::to_string(kept);
+      llvm::SmallString<256> staged(staging.path());
+      llvm::sys::path::append(staged, name);
       if (c.dropped.empty()) {
-        if (std::error_code ec = llvm::sys::fs::rename(dir, final))
-          c.dropped = "cannot rename " + dir + " to " + final.str().str() +
+        if (std::error_code ec = llvm::sys::fs::rename(dir, staged))
+          c.dropped = "cannot rename " + dir + " to " + staged.str().str() +
                       ": " + ec.message();
       }
       if (!c.dropped.empty()) {
@@ -466,9 +484,16 @@ unsigned packageCandidates(GemmOp gemm,
                      << c.dropped << "\n";
         continue;
       }
+      llvm::SmallString<256> final(gemmDir);
+      llvm::sys::path::append(final, name);
       printCandidate(gemm, kept, r, ("  -> " + final).str());
       ++kept;
     }
+  }
+  if (!staging.commit(gemmDir.str().str(), err)) {
+    llvm::errs() << "kgen-tune: error: " << gemmDir << ": " << err << "\n";
+    failed = true;
+    return 0;
   }
   return kept;
 }
@@ -541,6 +566,17 @@ int tuneModule() {
     return reportModule(*module, machine);
   if (jsonOut)
     return printRankingJson(*module, *target, machine);
+  // The packages' folder, once: a path that is a file is one error, not
+  // one per gemm.
+  if (!packagesDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(packagesDir))
+      return fail("--packages " + packagesDir + ": cannot make the folder: " +
+                      ec.message(),
+                  2);
+    if (!llvm::sys::fs::is_directory(packagesDir)) // create_ accepts a file
+      return fail("--packages " + packagesDir + ": is a file, not a folder",
+                  2);
+  }
   int status = 0, index = 0;
   module->walk([&](GemmOp gemm) {
     // With packages (for kgen-bench tune), the default strategy leads:
@@ -561,14 +597,21 @@ int tuneModule() {
         : !packagesDir.empty() && top.getNumOccurrences() == 0
             ? rt::measurementBudget(ranked.size(), maxCandidates)
             : std::min<size_t>(top, ranked.size());
+    bool failed = false;
     unsigned kept = packagesDir.empty()
                         ? listCandidates(gemm, ranked, wanted)
-                        : packageCandidates(gemm, ranked, wanted, index);
+                        : packageCandidates(gemm, ranked, wanted, index,
+                                            failed);
+    ++index;
+    if (failed) { // the folder cannot be written: neither can the next
+      status = 1;
+      return WalkResult::interrupt();
+    }
     if (kept == 0) {
       llvm::outs() << "  no candidate\n";
       status = 1;
     }
-    ++index;
+    return WalkResult::advance();
   });
   return status;
 }
