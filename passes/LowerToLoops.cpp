@@ -16,6 +16,21 @@
 // range-checked before any memory access: bad data never reads or writes out
 // of bounds.
 //
+// Elementwise ops on static tensors around them (user IR: arith, math) that
+// are not inside a loop become loops too, applying the same scalar op to
+// each element, so the reference pipeline's compile time stays linear in
+// the number of ops (through convert-elementwise-to-linalg, one-shot
+// bufferization's in-place analysis of a chain of n ops is cubic in n: 1000
+// took 49 s). Consecutive ones of one shape in a block share one loop nest
+// (one nest per op would make convert-scf-to-cf quadratic). A result
+// reuses an operand's buffer when that operand is the only use of a buffer
+// this pass allocated in the same block (the op reads each element before
+// writing it), so a chain runs in one buffer as before; otherwise it gets a
+// fresh one. A tensor read only by such ops is read through one
+// bufferization.to_buffer. Elementwise ops inside loops are left to
+// convert-elementwise-to-linalg: a fresh buffer per iteration would never
+// be freed.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
@@ -23,6 +38,8 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -405,19 +422,339 @@ SmallVector<Value> lowerMoe(MoeOp op, RefBuilder &rb) {
   return {rb.tensor(y, op.getY().getType())};
 }
 
+//===----------------------------------------------------------------------===//
+// Elementwise ops on tensors (user IR around the kgen ops)
+//===----------------------------------------------------------------------===//
+
+/// Whether `op` is an elementwise op this pass lowers: ElementwiseMappable,
+/// without regions, every operand and result a ranked tensor of one static
+/// shape (no encoding), in a function and not inside a loop or a kgen op
+/// (only scf.if, scf.index_switch and scf.execute_region in between, which
+/// run their region at most once per run of the function).
+bool isLowerableElementwise(Operation *op) {
+  if (!OpTrait::hasElementwiseMappableTraits(op) || op->getNumRegions() ||
+      op->getNumResults() == 0 || isa_and_nonnull<KgenDialect>(op->getDialect()))
+    return false;
+  std::optional<ArrayRef<int64_t>> shape;
+  auto sameShape = [&](Type type) {
+    auto t = dyn_cast<RankedTensorType>(type);
+    if (!t || !t.hasStaticShape() || t.getEncoding())
+      return false;
+    if (!shape)
+      shape = t.getShape();
+    return t.getShape() == *shape;
+  };
+  if (!llvm::all_of(op->getOperandTypes(), sameShape) ||
+      !llvm::all_of(op->getResultTypes(), sameShape))
+    return false;
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp()) {
+    if (isa<FunctionOpInterface>(parent))
+      return true;
+    if (!isa<scf::IfOp, scf::IndexSwitchOp, scf::ExecuteRegionOp>(parent))
+      return false;
+  }
+  return false;
+}
+
+/// Whether a result tensor of `op`'s lowering (placed before `op`) may be
+/// written in place: a to_tensor of a buffer the lowering allocated and
+/// no op after the to_tensor uses (only the loops that filled it, before
+/// it), so nothing reads or views the buffer once the tensor exists.
+bool isOwnedResult(Value result, Operation *op) {
+  auto toTensor = result.getDefiningOp<bufferization::ToTensorOp>();
+  if (!toTensor || !toTensor.getRestrict() ||
+      toTensor->getBlock() != op->getBlock())
+    return false;
+  Value buffer = toTensor.getBuffer();
+  if (!buffer.getDefiningOp<memref::AllocOp>())
+    return false;
+  for (Operation *it = toTensor->getNextNode(); it && it != op;
+       it = it->getNextNode()) {
+    WalkResult uses = it->walk([&](Operation *inner) {
+      return llvm::is_contained(inner->getOperands(), buffer)
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    if (uses.wasInterrupted())
+      return false;
+  }
+  return true;
+}
+
+/// A loop nest over one shape shared by elementwise ops of one block: each
+/// op adds its scalar op to the body, so a chain of n ops is one nest (one
+/// nest per op would make convert-scf-to-cf quadratic: it splits the block
+/// at every loop, moving all the ops after it). The results are the same
+/// bits: every element goes through the same scalar ops in the same order,
+/// and no op reads an element another iteration writes.
+struct ElementwiseNest {
+  /// How many ops a nest takes at most: enough that the block holds few
+  /// nests, few enough that LLVM's optimizer (kgen-run's JIT), whose time
+  /// grows faster than linearly with the size of one loop body, sees small
+  /// ones.
+  static constexpr unsigned kMaxMembers = 128;
+  /// The outermost loop; null when there is no nest.
+  Operation *outer = nullptr;
+  /// The ops in it.
+  unsigned members = 0;
+  SmallVector<int64_t> shape;
+  SmallVector<Value> ivs;
+  /// The innermost body: scalar code goes before its terminator.
+  Block *body = nullptr;
+  /// The last op the members left in the block (their result tensors).
+  Operation *last = nullptr;
+  /// Ops of the block between the nest and the members that stayed where
+  /// they were: a member may not use their results.
+  llvm::DenseSet<Operation *> between;
+  /// Result tensor of a member -> the buffer the body writes it to.
+  llvm::DenseMap<Value, Value> buffers;
+};
+
+/// The state of the elementwise lowering over one run of the pass.
+struct ElementwiseState {
+  /// The elementwise ops the pass lowers.
+  llvm::DenseSet<Operation *> lowered;
+  /// The tensors whose buffer an elementwise op may write in place: each
+  /// is the only tensor of a buffer the pass allocated.
+  llvm::DenseSet<Operation *> owned;
+  /// Per tensor read by elementwise ops: the one read-only buffer they all
+  /// read it through, or null when each needs one of its own.
+  llvm::DenseMap<Value, Value> sharedBuffers;
+  /// The nest the next op of the same block and shape may join.
+  ElementwiseNest nest;
+  /// The result tensors made, to erase those left without a use.
+  llvm::DenseSet<Operation *> made;
+};
+
+/// Whether the lowered ops may all read `tensor` through one to_buffer
+/// placed after its definition: all its users are elementwise ops the pass
+/// lowers (once lowered, only reads remain, so nothing can write it in
+/// place), and it aliases no other tensor (an argument of a function,
+/// a constant, or a tensor the pass owns). A to_buffer per use instead
+/// would cost one-shot bufferization's analysis time linear in the uses
+/// for each of them: quadratic for one tensor read by n ops.
+bool mayShareBuffer(Value tensor, const ElementwiseState &state) {
+  for (Operation *user : tensor.getUsers())
+    if (!state.lowered.contains(user))
+      return false;
+  if (auto arg = dyn_cast<BlockArgument>(tensor))
+    return arg.getOwner()->isEntryBlock() &&
+           isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  Operation *def = tensor.getDefiningOp();
+  return isa<arith::ConstantOp>(def) || state.owned.contains(def);
+}
+
+/// The read-only buffer to read `tensor` through, made at `rb`'s position
+/// unless one placed after the tensor's definition is shared.
+Value readBuffer(Value tensor, RefBuilder &rb, ElementwiseState &state) {
+  auto [it, fresh] = state.sharedBuffers.try_emplace(tensor, Value());
+  if (fresh && mayShareBuffer(tensor, state)) {
+    ImplicitLocOpBuilder b(tensor.getLoc(), tensor.getContext());
+    b.setInsertionPointAfterValue(tensor);
+    it->second = RefBuilder(b).buffer(tensor);
+  }
+  return it->second ? it->second : rb.buffer(tensor);
+}
+
+/// The buffer of `operand` if `op` may write its result of the same type
+/// into it: `operand` is owned, in `op`'s block, and all its uses are in
+/// `op` (members of a nest that read it read its buffer, before `op` writes
+/// it in the same iteration).
+Value reusableBuffer(Value operand, Operation *op,
+                     const ElementwiseState &state) {
+  auto toTensor = operand.getDefiningOp<bufferization::ToTensorOp>();
+  if (!toTensor || !state.owned.contains(toTensor) ||
+      toTensor->getBlock() != op->getBlock())
+    return {};
+  for (Operation *user : operand.getUsers())
+    if (user != op)
+      return {};
+  return toTensor.getBuffer();
+}
+
+/// Whether `op` may join the current nest: same block and shape, and no
+/// operand defined by an op between the nest and `op`, except constants,
+/// which move before the nest (with their shared buffer).
+bool joinNest(Operation *op, ElementwiseState &state) {
+  ElementwiseNest &nest = state.nest;
+  if (!nest.outer || nest.members >= ElementwiseNest::kMaxMembers ||
+      nest.outer->getBlock() != op->getBlock() ||
+      cast<RankedTensorType>(op->getResult(0).getType()).getShape() !=
+          ArrayRef(nest.shape))
+    return false;
+  auto usedByOp = [&](Operation *def) {
+    return llvm::any_of(op->getOperands(), [&](Value v) {
+      return v.getDefiningOp() == def;
+    });
+  };
+  SmallVector<Operation *> constants;
+  for (Operation *it = nest.last->getNextNode(); it != op;
+       it = it->getNextNode()) {
+    if (!it) // `op` is not after the nest
+      return false;
+    if (!usedByOp(it)) {
+      nest.between.insert(it);
+      continue;
+    }
+    if (!isa<arith::ConstantOp>(it))
+      return false;
+    constants.push_back(it);
+  }
+  for (Value operand : op->getOperands())
+    if (Operation *def = operand.getDefiningOp())
+      if (nest.between.contains(def))
+        return false;
+  for (Operation *constant : constants) {
+    constant->moveBefore(nest.outer);
+    auto shared = state.sharedBuffers.find(constant->getResult(0));
+    if (shared != state.sharedBuffers.end() && shared->second)
+      shared->second.getDefiningOp()->moveAfter(constant);
+  }
+  return true;
+}
+
+/// Starts a nest over `shape` at `rb`'s position.
+void startNest(ArrayRef<int64_t> shape, RefBuilder &rb,
+               ElementwiseState &state) {
+  ElementwiseNest &nest = state.nest;
+  nest = ElementwiseNest();
+  nest.shape.assign(shape.begin(), shape.end());
+  Value zero = rb.idx(0), one = rb.idx(1);
+  SmallVector<Value> bounds;
+  for (int64_t size : shape)
+    bounds.push_back(rb.idx(size));
+  OpBuilder::InsertionGuard guard(rb.b);
+  for (Value bound : bounds) {
+    auto loop = scf::ForOp::create(rb.b, zero, bound, one);
+    if (!nest.outer)
+      nest.outer = loop;
+    nest.ivs.push_back(loop.getInductionVar());
+    nest.body = loop.getBody();
+    rb.b.setInsertionPoint(nest.body->getTerminator());
+  }
+}
+
+/// Lowers one elementwise op to the scalar op applied to every element:
+/// `op` itself on element types (same name and attributes), as
+/// convert-elementwise-to-linalg would put in a linalg.generic body, so
+/// the values are the same bits. The op joins the current nest or starts
+/// one (rank 0: no loop). A result writes into a reusable operand's buffer
+/// (reusableBuffer), or a fresh one. The tensors whose buffer a result took
+/// go into `dead`.
+SmallVector<Value> lowerElementwise(Operation *op, RefBuilder &rb,
+                                    ElementwiseState &state,
+                                    SmallVectorImpl<Operation *> &dead) {
+  ElementwiseNest &nest = state.nest;
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  bool inNest = !shape.empty();
+  if (!inNest)
+    nest = ElementwiseNest();
+  else if (!joinNest(op, state))
+    startNest(shape, rb, state);
+  // Buffers are made before the nest, scalar code goes into its body.
+  ImplicitLocOpBuilder before(op->getLoc(), op);
+  if (inNest)
+    before.setInsertionPoint(nest.outer);
+  RefBuilder outside(before);
+
+  SmallVector<Value> outBuffers;
+  SmallVector<Value> reused; // operands whose buffer a result takes
+  for (Value result : op->getResults()) {
+    Value buffer;
+    for (Value operand : op->getOperands()) {
+      if (operand.getType() != result.getType() ||
+          llvm::is_contained(reused, operand))
+        continue;
+      if ((buffer = reusableBuffer(operand, op, state))) {
+        reused.push_back(operand);
+        dead.push_back(operand.getDefiningOp());
+        break;
+      }
+    }
+    outBuffers.push_back(buffer ? buffer : outside.alloc(result.getType()));
+  }
+  SmallVector<Value> inBuffers;
+  for (Value operand : op->getOperands()) {
+    auto inner = nest.buffers.find(operand);
+    if (inner != nest.buffers.end())
+      inBuffers.push_back(inner->second);
+    else if (llvm::is_contained(reused, operand))
+      inBuffers.push_back(
+          cast<bufferization::ToTensorOp>(operand.getDefiningOp())
+              .getBuffer());
+    else
+      inBuffers.push_back(readBuffer(operand, outside, state));
+  }
+  SmallVector<Type> elemTypes;
+  for (Type t : op->getResultTypes())
+    elemTypes.push_back(cast<RankedTensorType>(t).getElementType());
+
+  {
+    OpBuilder::InsertionGuard guard(rb.b);
+    if (inNest)
+      rb.b.setInsertionPoint(nest.body->getTerminator());
+    ValueRange ivs = inNest ? ValueRange(nest.ivs) : ValueRange();
+    SmallVector<Value> scalars;
+    for (Value buffer : inBuffers)
+      scalars.push_back(memref::LoadOp::create(rb.b, buffer, ivs));
+    OperationState scalarState(op->getLoc(), op->getName());
+    scalarState.addOperands(scalars);
+    scalarState.addTypes(elemTypes);
+    scalarState.addAttributes(op->getAttrs());
+    Operation *scalar = static_cast<OpBuilder &>(rb.b).create(scalarState);
+    for (auto [value, buffer] : llvm::zip(scalar->getResults(), outBuffers))
+      memref::StoreOp::create(rb.b, value, buffer, ivs);
+  }
+
+  SmallVector<Value> results;
+  for (auto [buffer, type] : llvm::zip(outBuffers, op->getResultTypes())) {
+    results.push_back(rb.tensor(buffer, type));
+    Operation *toTensor = results.back().getDefiningOp();
+    state.owned.insert(toTensor);
+    state.made.insert(toTensor);
+    if (inNest)
+      nest.buffers[results.back()] = buffer;
+    nest.last = toTensor;
+  }
+  ++nest.members;
+  return results;
+}
+
 struct KgenLowerToLoopsPass
     : mlir::kgen::impl::KgenLowerToLoopsBase<KgenLowerToLoopsPass> {
   using KgenLowerToLoopsBase::KgenLowerToLoopsBase;
 
   void runOnOperation() override {
     SmallVector<Operation *> ops;
+    ElementwiseState elementwise;
     getOperation()->walk([&](Operation *op) {
-      if (isa<KgenDialect>(op->getDialect()))
+      if (isa_and_nonnull<KgenDialect>(op->getDialect())) {
         ops.push_back(op);
+      } else if (isLowerableElementwise(op)) {
+        ops.push_back(op);
+        elementwise.lowered.insert(op);
+      }
     });
     for (Operation *op : ops) {
       ImplicitLocOpBuilder b(op->getLoc(), op);
       RefBuilder rb(b);
+      if (elementwise.lowered.contains(op)) {
+        SmallVector<Operation *> dead;
+        op->replaceAllUsesWith(lowerElementwise(op, rb, elementwise, dead));
+        elementwise.lowered.erase(op);
+        op->erase();
+        for (Operation *toTensor : dead) {
+          Value tensor = toTensor->getResult(0);
+          elementwise.owned.erase(toTensor);
+          elementwise.made.erase(toTensor);
+          elementwise.sharedBuffers.erase(tensor);
+          elementwise.nest.buffers.erase(tensor);
+          toTensor->erase();
+        }
+        continue;
+      }
       SmallVector<Value> results =
           llvm::TypeSwitch<Operation *, SmallVector<Value>>(op)
               .Case([&](GemmOp o) { return lowerGemm(o, rb); })
@@ -432,9 +769,16 @@ struct KgenLowerToLoopsPass
         op->emitOpError("has no reference lowering");
         return signalPassFailure();
       }
+      for (Value result : results)
+        if (isOwnedResult(result, op))
+          elementwise.owned.insert(result.getDefiningOp());
       op->replaceAllUsesWith(results);
       op->erase();
     }
+    // Member results read only inside their nest are left without a use.
+    for (Operation *toTensor : elementwise.made)
+      if (toTensor->use_empty())
+        toTensor->erase();
   }
 };
 } // namespace

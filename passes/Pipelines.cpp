@@ -9,8 +9,13 @@ using namespace mlir;
 
 // kgen ops -> loops -> bufferized -> LLVM dialect. Steps:
 //  1. kgen-lower-tiles-to-loops: tile-level kernels run block by block;
-//     kgen-lower-to-loops: the reference semantics as scf loops on memrefs;
-//     elementwise arith/math on tensors (user IR) becomes linalg;
+//     kgen-lower-to-loops: the reference semantics as scf loops on memrefs,
+//     and elementwise arith/math on static tensors (user IR) outside loops
+//     as loops too, consecutive ones fused in one nest and written in
+//     place where an operand dies (so compile time stays linear in the
+//     number of ops: through linalg, one-shot bufferization's in-place
+//     analysis of a chain of n ops is cubic); elementwise ops inside loops
+//     become linalg;
 //  2. one-shot bufferization of whatever tensor code surrounds them, with
 //     plain (identity-layout) memrefs at function boundaries, and results
 //     turned into caller-allocated out-parameters;
