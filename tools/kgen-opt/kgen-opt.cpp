@@ -43,6 +43,12 @@ int main(int argc, char **argv) {
   // bad command line is a usage error, exit 2.
   if (!cl::ParseCommandLineOptions(argc, argv, helpHeader, &llvm::errs()))
     return 2;
+  if (outputFilename.getNumOccurrences() > 1) { // the last would win silently
+    llvm::errs() << "kgen-opt: error: -o is given "
+                 << outputFilename.getNumOccurrences()
+                 << " times; give it once\n";
+    return 2;
+  }
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
   if (config.shouldShowDialects() || config.shouldListPasses())
     return mlir::asMainReturnCode(mlir::MlirOptMain(

@@ -120,8 +120,18 @@ int main(int argc, char **argv) {
   if (!cl::ParseCommandLineOptions(argc, argv, "kgen translation driver\n",
                                    &llvm::errs()))
     return 2;
+  for (cl::Option *option : {static_cast<cl::Option *>(&outputFilename),
+                             static_cast<cl::Option *>(&kernelName)})
+    if (option->getNumOccurrences() > 1) { // the last would win silently
+      llvm::errs() << "kgen-translate: error: "
+                   << (option->ArgStr.size() == 1 ? "-" : "--")
+                   << option->ArgStr << " is given "
+                   << option->getNumOccurrences() << " times; give it once\n";
+      return 2;
+    }
   if (translations.size() != 1) {
-    llvm::errs() << "kgen-translate: error: give one translation\n";
+    llvm::errs() << "kgen-translate: error: give one translation, once "
+                    "(--kgen-emit-cuda)\n";
     return 2;
   }
   const Translation &translation = *translations.front();
