@@ -2,10 +2,12 @@
 # kgen developer entry point. Each command installs what is missing, builds,
 # then does its job:
 #   scripts/dev.sh demo     the main job on the bundled examples
-#   scripts/dev.sh test     every test (GoogleTest units via ctest, lit suite)
+#   scripts/dev.sh test     every test (GoogleTest units via ctest, lit suite),
+#                           then the fuzzers for a bounded time (fuzz/README.md)
 #   scripts/dev.sh build    install + build only
 #   scripts/dev.sh deps     install only
-# Environment: BUILD_DIR (default build), JOBS (default: all cores).
+# Environment: BUILD_DIR (default build), JOBS (default: all cores),
+# KGEN_FUZZ_SECONDS (test: fuzzing time per target, default 45; 0 skips).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -63,14 +65,26 @@ run_tests() {
     || status=1
   echo "== lit integration tests"
   $LLVM_DIR/bin/lit -sv "$BUILD_DIR/test" | tee "$BUILD_DIR/lit.log" || status=1
-  # One closing line over both runners.
+  # Each fuzz target counts as one test: passed when it ran clean.
+  local fuzz_seconds=${KGEN_FUZZ_SECONDS:-45} fp=0 ff=0
+  if [ "$fuzz_seconds" != 0 ]; then
+    echo "== fuzzers (fuzz/run-fuzzers.sh, $fuzz_seconds s per target)"
+    FUZZ_SECONDS=$fuzz_seconds FUZZ_BUILD_DIR="$BUILD_DIR-fuzz" "$ROOT/fuzz/run-fuzzers.sh" \
+      2>&1 | tee "$BUILD_DIR/fuzz.log" || status=1
+    # Its closing line: "fuzz: N targets, M crashed (...)"; none if it failed
+    # before fuzzing (counted as one failure).
+    read -r fp ff < <(sed -nE 's/^fuzz: ([0-9]+) targets, ([0-9]+) crashed.*/\1 \2/p' \
+                        "$BUILD_DIR/fuzz.log" | tail -n 1) || true
+    if [ -z "${fp:-}" ]; then fp=0; ff=1; else fp=$((fp - ff)); fi
+  fi
+  # One closing line over every runner.
   local cp cf lp lf
   cp=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\2 \1/p' \
        "$BUILD_DIR/ctest.log" | awk '{print $1-$2}')
   cf=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of.*/\1/p' "$BUILD_DIR/ctest.log")
   lp=$(sed -nE 's/^ *Passed *: *([0-9]+).*/\1/p' "$BUILD_DIR/lit.log")
   lf=$(sed -nE 's/^ *Failed *: *([0-9]+).*/\1/p' "$BUILD_DIR/lit.log")
-  echo "$(( ${cp:-0} + ${lp:-0} )) passed, $(( ${cf:-0} + ${lf:-0} )) failed"
+  echo "$(( ${cp:-0} + ${lp:-0} + fp )) passed, $(( ${cf:-0} + ${lf:-0} + ff )) failed"
   return $status
 }
 
