@@ -10,6 +10,10 @@
 #   --seconds N  fuzzing time per target (default $FUZZ_SECONDS, else 60)
 #   --jobs J     targets fuzzed at once (default $FUZZ_JOBS, else the cores)
 #   --build-only build, write the seeds, and stop
+#   --seed S     libFuzzer's random seed (default $FUZZ_SEED, else 1; 0 draws
+#                one, printed in each target's log). A fixed seed makes the
+#                mutation sequence repeatable; how far a timed run gets still
+#                depends on the machine's speed.
 # Environment: FUZZ_BUILD_DIR (default <repo>/build-fuzz), JOBS (build
 # parallelism, default: the cores). Working corpora stay in
 # FUZZ_BUILD_DIR/corpus/<target> between runs; reproducers go to
@@ -21,6 +25,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${FUZZ_BUILD_DIR:-$ROOT/build-fuzz}
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 PARALLEL=${FUZZ_JOBS:-$(nproc)}
+SEED=${FUZZ_SEED:-1}
 BUILD_JOBS=${JOBS:-$(nproc)}
 BUILD_ONLY=0
 LLVM_DIR=/usr/lib/llvm-22
@@ -35,13 +40,14 @@ while (($#)); do
     --seconds) SECONDS_EACH=$2; shift 2 ;;
     --jobs) PARALLEL=$2; shift 2 ;;
     --build-only) BUILD_ONLY=1; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --seed) SEED=$2; shift 2 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     -*) echo "run-fuzzers.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("kgen-fuzz-${1#kgen-fuzz-}"); shift ;;
   esac
 done
-case "$SECONDS_EACH$PARALLEL" in
-  *[!0-9]*) echo "run-fuzzers.sh: --seconds and --jobs take whole numbers" >&2; exit 2 ;;
+case "$SECONDS_EACH$PARALLEL$SEED" in
+  *[!0-9]*) echo "run-fuzzers.sh: --seconds, --jobs and --seed take whole numbers" >&2; exit 2 ;;
 esac
 ((PARALLEL >= 1)) || PARALLEL=1
 
@@ -105,7 +111,7 @@ fuzz_one() {
   local rc=0
   TMPDIR=$tmp UBSAN_OPTIONS=print_stacktrace=1 \
   timeout --kill-after=30 $((SECONDS_EACH + 300)) \
-    "$BUILD/fuzz/bin/$name" -max_total_time="$SECONDS_EACH" \
+    "$BUILD/fuzz/bin/$name" -max_total_time="$SECONDS_EACH" -seed="$SEED" \
       -timeout=$INPUT_TIMEOUT -rss_limit_mb=$RSS_LIMIT_MB \
       -artifact_prefix="$art/" -print_final_stats=1 \
       "$work" "$BUILD/seeds/$short" >"$log" 2>&1 || rc=$?
