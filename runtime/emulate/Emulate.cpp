@@ -4,6 +4,7 @@
 
 #include "kgen/runtime/Gemm.h"
 #include "kgen/runtime/HostTensor.h"
+#include "kgen/runtime/Npy.h"
 
 #include <chrono>
 #include <cmath>
@@ -107,6 +108,25 @@ bool fail(EmulateResult &r, const std::string &msg) {
   return false;
 }
 
+/// Writes every tensor parameter to dir/NAME.npy: inputs from `host` (as
+/// filled), outputs and workspaces from the emulated memory. Parameter
+/// names are C identifiers (loadPackage checks them), so safe file names.
+bool saveTensors(const rt::KernelPackage &pkg,
+                 const std::vector<rt::HostTensor> &host,
+                 const std::vector<std::unique_ptr<Guarded>> &mem,
+                 const std::string &dir, std::string &err) {
+  for (size_t i = 0; i < pkg.params.size(); ++i) {
+    const rt::KernelParam &p = pkg.params[i];
+    if (p.kind != rt::ParamKind::Tensor)
+      continue;
+    rt::HostTensor t = host[i];
+    std::memcpy(t.data.data(), mem[i]->data, t.data.size());
+    if (!rt::writeNpy(dir + "/" + p.name + ".npy", t, err))
+      return false;
+  }
+  return true;
+}
+
 } // namespace
 
 bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
@@ -190,7 +210,7 @@ bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
     return fail(result, "the kernel library lacks the kgen_emu_* interface");
   setSeed(opts.seed);
 
-  // Tensors: inputs seeded as kgen-bench fills them, outputs and
+  // Tensors: inputs filled as kgen-bench's GPU run fills them, outputs and
   // workspaces poisoned with NaN.
   std::vector<std::unique_ptr<Guarded>> mem(pkg.params.size());
   std::vector<rt::HostTensor> host(pkg.params.size());
@@ -204,7 +224,8 @@ bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
       continue;
     const bool input =
         p.role == rt::ParamRole::Input || p.role == rt::ParamRole::InOut;
-    host[i] = input ? rt::makeRandom(p.dtype, p.shape, opts.seed * 1000003 + i)
+    host[i] = input ? rt::makeRandom(p.dtype, p.shape,
+                                         rt::packageInputSeed(opts.seed, p.name))
                     : rt::makeZeros(p.dtype, p.shape);
     mem[i] = std::make_unique<Guarded>();
     if (!mem[i]->allocate(p.name, host[i].data.size()))
@@ -257,6 +278,8 @@ bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   result.ran = true;
+  if (!opts.saveDir.empty() && !saveTensors(pkg, host, mem, opts.saveDir, err))
+    return fail(result, err);
 
   // Compare D with the host reference.
   auto find = [&](const char *name) -> int {

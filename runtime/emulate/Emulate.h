@@ -28,6 +28,9 @@ struct EmulateOptions {
   std::string includeDir;     // emulation headers; empty: the built-in path
   std::string sourceOverride; // a kernel source to use instead of the
                               // package's (mutation tests); no SHA check
+  std::string saveDir;        // write every tensor there as NAME.npy after
+                              // the run (inputs as filled, outputs as
+                              // computed): for comparing with kgen-run
   bool keepWorkDir = false;   // keep the wrapper, .so and compile log
   bool verbose = false;
 };

@@ -28,6 +28,12 @@ modes:
       compile each package (NVRTC), check it against the cuBLASLt reference
       on seeded random inputs, time it and its cuBLASLt baseline; results
       are rewritten (atomically) after every package
+  run --emulate PKG_DIR... --out F.json [--seed N]
+      no GPU: run each package's kernel.cu on the emulated device (the host
+      C++ compiler, every CUDA thread a fiber, races, bounds and deadlocks
+      checked; docs/emulated-device.md) on the same seeded inputs, checked
+      against the host reference under the same tolerance; not timed, and
+      the results file's device says "emulated"
   compile PKG_DIR... [--arch sm_90a] [--cache DIR] [--out F.json]
       compile only (no GPU needed): registers, shared memory, stack, spills
   ceilings --out C.json [--timeout S] [--seed N] [timing options]
@@ -59,6 +65,7 @@ options:
   --cache DIR      NVRTC cubin cache (default $KGEN_CACHE_DIR, else
                    $XDG_CACHE_HOME/kgen/nvrtc or ~/.cache/kgen/nvrtc)
   --arch A         compile for A instead of each package's target
+  --emulate        run: on the emulated device instead of the GPU
   --min-samples N  timing: at least N samples (default 20)
   --max-samples N  timing: at most N samples (default 200)
   --target-ms T    timing: stop after T ms of measured GPU time once
@@ -74,8 +81,11 @@ exit codes:
 
 enum class Opt {
   Out, Ceilings, Suite, Arch, Cache, Timeout, Seed, MinSamples, MaxSamples, TargetMs,
-  Db, MaxSeconds, Batch, Finalists, Rounds
+  Db, MaxSeconds, Batch, Finalists, Rounds, Emulate
 };
+
+/// Options that take no value.
+bool isFlag(Opt opt) { return opt == Opt::Emulate; }
 
 const std::map<std::string, Opt> &optionNames() {
   static const std::map<std::string, Opt> names = {
@@ -86,7 +96,7 @@ const std::map<std::string, Opt> &optionNames() {
       {"--max-samples", Opt::MaxSamples}, {"--target-ms", Opt::TargetMs},
       {"--db", Opt::Db},             {"--max-seconds", Opt::MaxSeconds},
       {"--batch", Opt::Batch},       {"--finalists", Opt::Finalists},
-      {"--rounds", Opt::Rounds}};
+      {"--rounds", Opt::Rounds},     {"--emulate", Opt::Emulate}};
   return names;
 }
 
@@ -96,7 +106,8 @@ std::set<Opt> allowedOptions(Mode mode) {
   std::set<Opt> allowed;
   switch (mode) {
   case Mode::Run:
-    allowed = {Opt::Out, Opt::Ceilings, Opt::Timeout, Opt::Seed, Opt::Cache};
+    allowed = {Opt::Out, Opt::Ceilings, Opt::Timeout, Opt::Seed, Opt::Cache,
+               Opt::Emulate};
     break;
   case Mode::Compile:
     return {Opt::Arch, Opt::Cache, Opt::Out};
@@ -222,6 +233,9 @@ bool applyOption(Opt opt, const std::string &name, const std::string &value,
   case Opt::Finalists:
     ok = parseCount(value, o.finalists);
     break;
+  case Opt::Emulate:
+    o.emulate = true;
+    break;
   case Opt::Rounds: {
     uint64_t v = 0;
     ok = parseUint(value, v) && v <= 100;
@@ -255,6 +269,8 @@ bool checkComplete(const CliOptions &o, std::string &err) {
     err = "--suite is required";
   else if (o.timing.maxSamples < o.timing.minSamples)
     err = "--max-samples is below --min-samples";
+  else if (o.emulate && !o.ceilings.empty())
+    err = "--ceilings has no meaning with --emulate (nothing is timed)";
   return err.empty();
 }
 
@@ -360,7 +376,12 @@ bool parseCli(const std::vector<std::string> &args, CliOptions &o,
       return false;
     }
     std::string value;
-    if (eq != std::string::npos) {
+    if (isFlag(it->second)) {
+      if (eq != std::string::npos) {
+        err = name + " takes no value";
+        return false;
+      }
+    } else if (eq != std::string::npos) {
       value = arg.substr(eq + 1);
     } else if (i + 1 < args.size()) {
       value = args[++i];

@@ -433,6 +433,20 @@ HostTensor makeZeros(ElemType type, std::vector<int64_t> shape) {
   return t;
 }
 
+uint64_t mixSeed(uint64_t seed, uint64_t salt) {
+  uint64_t z = seed + 0x9E3779B97F4A7C15ull * (salt + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+uint64_t packageInputSeed(uint64_t runSeed, const std::string &paramName) {
+  uint64_t h = 0xcbf29ce484222325ull; // FNV-1a
+  for (unsigned char c : paramName)
+    h = (h ^ c) * 0x100000001b3ull;
+  return mixSeed(runSeed, h);
+}
+
 HostTensor makeRandom(ElemType type, std::vector<int64_t> shape, uint64_t seed,
                       int64_t lo, int64_t hi) {
   HostTensor t = makeZeros(type, std::move(shape));

@@ -37,6 +37,22 @@ TEST(Cli, RunWithEveryOption) {
   EXPECT_EQ(o.timing.targetMs, 100);
 }
 
+TEST(Cli, RunEmulated) {
+  CliOptions o;
+  std::string err;
+  ASSERT_TRUE(parse({"run", "p1", "--emulate", "--out", "r.json", "--seed", "3"},
+                    o, err))
+      << err;
+  EXPECT_EQ(o.mode, Mode::Run);
+  EXPECT_TRUE(o.emulate);
+  EXPECT_EQ(o.inputs, (std::vector<std::string>{"p1"}));
+  // A flag takes no value, and the next argument stays an input.
+  ASSERT_TRUE(parse({"run", "--emulate", "p1", "--out", "r.json"}, o, err)) << err;
+  EXPECT_EQ(o.inputs, (std::vector<std::string>{"p1"}));
+  ASSERT_TRUE(parse({"run", "p1", "--out", "r.json"}, o, err)) << err;
+  EXPECT_FALSE(o.emulate);
+}
+
 TEST(Cli, Defaults) {
   CliOptions o;
   std::string err;
@@ -128,6 +144,12 @@ TEST(Cli, Errors) {
       {{"tune", "c0", "--db", "d", "--out", "r", "--batch", "0"},
        "bad value '0' for --batch"},
       {{"run", "c0", "--out", "r", "--db", "d"}, "option not taken by run"},
+      {{"run", "c0", "--out", "r", "--emulate=yes"}, "--emulate takes no value"},
+      {{"run", "c0", "--out", "r", "--emulate", "--emulate"}, "--emulate given twice"},
+      {{"run", "c0", "--out", "r", "--emulate", "--ceilings", "c"},
+       "--ceilings has no meaning with --emulate"},
+      {{"tune", "c0", "--db", "d", "--out", "r", "--emulate"},
+       "option not taken by tune"},
       {{"run", "c0", "--out", "r", "--batch", "4"}, "option not taken by run"},
       // Issue 16: a value that is not what it claims is a usage error, not
       // something passed on (to NVRTC, a timer, a file name).

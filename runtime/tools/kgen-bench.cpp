@@ -22,6 +22,8 @@
 #include "kgen/runtime/cuda/Bench.h"
 #include "kgen/runtime/cuda/Reference.h"
 
+#include "Emulate.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -423,6 +425,76 @@ int runMode(const CliOptions &cli) {
   return resultsExitCode(file.results);
 }
 
+/// What `run --emulate` calls the device: not timed, nothing measured.
+constexpr const char *kEmulatedDeviceName = "emulated (host CPU, kgen-emulate)";
+
+/// One package on the emulated device, in a child: a kernel that faults
+/// (the emulator exits on a guard-page fault), hangs past --timeout or
+/// crashes the host compiler costs one result, not the run.
+KernelResult emulateOne(const KernelPackage &pkg, uint64_t seed,
+                        double timeoutSeconds) {
+  KernelResult result;
+  result.name = pkg.name;
+  result.implementation = "kgen";
+  result.op = pkg.op;
+  result.config = pkg.config;
+  const ChildOutcome outcome = runIsolated(
+      [&](int fd) {
+        kgen::emu::EmulateOptions options;
+        options.seed = seed;
+        kgen::emu::EmulateResult r;
+        kgen::emu::emulatePackage(pkg, options, r);
+        const nlohmann::json j = {{"compiled", r.compiled}, {"ran", r.ran},
+                                  {"correct", r.correct},   {"error", r.error},
+                                  {"rel_error", r.relError}};
+        return writeAll(fd, j.dump()) ? 0 : 1;
+      },
+      timeoutSeconds);
+  nlohmann::json j;
+  if (outcome.ok())
+    j = nlohmann::json::parse(outcome.output, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) {
+    result.status = outcome.kind == ChildOutcome::Kind::TimedOut
+                        ? RunStatus::TimedOut
+                        : RunStatus::Faulted;
+    result.reason = "emulated: " + (outcome.error.empty() ? outcome.output
+                                                          : outcome.error);
+    return result;
+  }
+  const double relError = j.value("rel_error", -1.0);
+  if (j.value("ran", false))
+    result.relError = std::isfinite(relError) && relError >= 0 ? relError : -1;
+  result.status = j.value("correct", false) ? RunStatus::Ok
+                  : j.value("ran", false)   ? RunStatus::Wrong
+                  : j.value("compiled", false) ? RunStatus::LaunchFailed
+                                               : RunStatus::CompileFailed;
+  if (result.status != RunStatus::Ok)
+    result.reason = "emulated: " + j.value("error", std::string());
+  return result;
+}
+
+/// `run --emulate`: every package on the emulated device, one child each,
+/// the results file rewritten after each. No GPU, driver or NVRTC needed.
+int emulateMode(const CliOptions &cli) {
+  std::vector<KernelPackage> packages;
+  if (!loadPackages(cli.inputs, packages) || !checkGemmPackages(packages))
+    return kExitUsage;
+  ResultsFile file = newResultsFile();
+  file.device.name = kEmulatedDeviceName;
+  if (!save(cli.out, file))
+    return kExitUsage;
+  const uint64_t seed = chooseSeed(cli);
+  for (size_t i = 0; i < packages.size(); ++i) {
+    say("[" + std::to_string(i + 1) + "/" + std::to_string(packages.size()) +
+        "] " + packages[i].name + " (emulated)");
+    file.results.push_back(emulateOne(packages[i], seed + i, cli.timeoutSeconds));
+    if (!save(cli.out, file))
+      return kExitUsage;
+  }
+  std::fputs(formatResultsTable(file.results).c_str(), stdout);
+  return resultsExitCode(file.results);
+}
+
 /// Compiles every package into the cache on all hardware threads, so that
 /// the measured search finds them there. Errors are reported when the
 /// package is measured (preparePackage compiles again, from the cache).
@@ -676,7 +748,7 @@ int main(int argc, char **argv) {
   case Mode::Compile:
     return compileMode(cli);
   case Mode::Run:
-    return runMode(cli);
+    return cli.emulate ? emulateMode(cli) : runMode(cli);
   case Mode::Ceilings:
     return ceilingsMode(cli);
   case Mode::Baseline:

@@ -1,17 +1,22 @@
 //===- kgen-emulate.cpp - run kernel packages on the emulated device ------===//
 //
-//   kgen-emulate [--seed N] [--source FILE] [--cxx C] [--keep] [-v] PKG...
+//   kgen-emulate [--seed N] [--source FILE] [--save-tensors DIR] [--cxx C]
+//                [--keep] [-v] PKG...
 //
 // Each package's kernel.cu is compiled for the host with the emulated
 // instruction layer and run on the CPU against the host reference
 // (docs/emulated-device.md). One line per package:
 //   NAME FAMILY emulated ok|WRONG|FAILED rel_err=E tol=T seconds=S mflops=F
+// --save-tensors DIR (one package) writes its tensors as DIR/NAME.npy, the
+// inputs as filled and the outputs as computed, for kgen-run --input /
+// --compare-file to check against the op's reference semantics.
 // Exit: 0 all correct, 1 a package failed or was wrong, 2 usage.
 //
 //===----------------------------------------------------------------------===//
 
 #include "../Emulate.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -29,8 +34,18 @@ int main(int argc, char **argv) {
       }
       return argv[++i];
     };
-    if (a == "--seed")
-      opts.seed = std::strtoull(value().c_str(), nullptr, 10);
+    if (a == "--seed") {
+      const std::string v = value();
+      char *end = nullptr;
+      errno = 0;
+      opts.seed = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos ||
+          errno != 0) {
+        std::fprintf(stderr, "kgen-emulate: bad value for --seed (digits)\n");
+        return 2;
+      }
+    } else if (a == "--save-tensors")
+      opts.saveDir = value();
     else if (a == "--source")
       opts.sourceOverride = value();
     else if (a == "--cxx")
@@ -42,8 +57,9 @@ int main(int argc, char **argv) {
     else if (a == "-v")
       opts.verbose = true;
     else if (a == "-h" || a == "--help") {
-      std::printf("usage: kgen-emulate [--seed N] [--source FILE] [--cxx C] "
-                  "[--include DIR] [--keep] [-v] PKG...\n");
+      std::printf("usage: kgen-emulate [--seed N] [--source FILE] "
+                  "[--save-tensors DIR] [--cxx C] [--include DIR] [--keep] "
+                  "[-v] PKG...\n");
       return 0;
     } else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "kgen-emulate: unknown option %s\n", a.c_str());
@@ -55,8 +71,10 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "kgen-emulate: no package given\n");
     return 2;
   }
-  if (!opts.sourceOverride.empty() && pkgs.size() != 1) {
-    std::fprintf(stderr, "kgen-emulate: --source takes one package\n");
+  if ((!opts.sourceOverride.empty() || !opts.saveDir.empty()) &&
+      pkgs.size() != 1) {
+    std::fprintf(stderr, "kgen-emulate: --source and --save-tensors take one "
+                         "package\n");
     return 2;
   }
   int rc = 0;

@@ -38,22 +38,6 @@ namespace {
 constexpr double kRotationMemoryFraction = 0.6;
 constexpr uint64_t kSpotCheckSalt = 0x5350;
 
-uint64_t mixSeed(uint64_t seed, uint64_t salt) {
-  uint64_t z = seed + 0x9E3779B97F4A7C15ull * (salt + 1);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/// A tensor's salt of the input seed, from its name (FNV-1a): the same
-/// inputs whatever a package's parameter order, in every child of a group.
-uint64_t nameSalt(const std::string &name) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : name)
-    h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
-
 size_t tensorBytes(const KernelParam &param) {
   size_t count = 1;
   for (int64_t d : param.shape)
@@ -192,7 +176,7 @@ bool GroupRun::allocate(std::string &err) {
       KGEN_CUDA_TRY(cudaMemset(t.arena.slot(0), 0xFF, t.arena.tensorBytes), err);
     } else {
       t.host = makeRandom(param.dtype, param.shape,
-                          mixSeed(o_.seed, nameSalt(param.name)));
+                          packageInputSeed(o_.seed, param.name));
       if (!upload(t.host, t.arena.slot(0), err))
         return false;
     }

@@ -43,6 +43,7 @@ struct CliOptions {
   int batch = 8;                   // --batch (tune): packages per child
   int finalists = 3;               // --finalists (tune)
   int rounds = 3;                  // --rounds (tune)
+  bool emulate = false;            // --emulate (run): the emulated device
 };
 
 /// Parses argv[1..]: the mode first, then options and inputs in any order.

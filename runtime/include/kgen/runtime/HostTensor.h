@@ -75,6 +75,16 @@ struct HostTensor {
 /// A zero-filled tensor. Precondition: the shape passes checkedNumElements.
 HostTensor makeZeros(ElemType type, std::vector<int64_t> shape);
 
+/// SplitMix64's finaliser over seed + salt: independent streams from one
+/// run seed.
+uint64_t mixSeed(uint64_t seed, uint64_t salt);
+
+/// The seed of a package input's random fill in a run seeded `runSeed`:
+/// mixed with the parameter's name (FNV-1a), so a tensor gets the same
+/// values whatever the package's parameter order, in every child of a GPU
+/// run and on the emulated device alike.
+uint64_t packageInputSeed(uint64_t runSeed, const std::string &paramName);
+
 /// A tensor filled from a splitmix64 stream seeded with `seed`; the bytes are
 /// the same on every platform and compiler.
 /// - Float types: uniform in [-1, 1), then rounded to the type (rounding can

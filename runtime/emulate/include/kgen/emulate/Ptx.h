@@ -13,8 +13,11 @@
 //       matrix j (with .trans: rows 2(i%4), 2(i%4)+1 of column i/4).
 //   mma.sync m16n8k16 bf16/f16, m16n8k8 tf32, m16n8k32 e4m3
 //       [9.7.14.5.7/.8/.10]: the fragment tables of fragA/fragB/fragC below;
-//       products summed in double and rounded once (the ISA leaves order
-//       and rounding of the f32 accumulation unspecified).
+//       the ISA leaves order and rounding of the f32 accumulation
+//       unspecified: here each product is added to C in k order with one
+//       f32 rounding per step (the products of these types are exact in
+//       f32), the order of kgen's reference semantics, so an emulated
+//       kernel whose k loop is right equals the reference bit for bit.
 //   cp.async.cg 16 [9.7.9.25.3]: pending per thread until its group is
 //       waited for; then src-size bytes are read and the rest zero-filled.
 //   cvt.rna.tf32.f32, cvt.rn.satfinite.e4m3x2.f32 [9.7.9.21], ld.shared.b32.
@@ -107,10 +110,10 @@ template <Kind K> inline void mmaExec(LaneArgs (&lanes)[32]) {
     const MmaLane &m = *static_cast<const MmaLane *>(lanes[l].in);
     for (int i = 0; i < 4; ++i) {
       const RC rc = fragC(l, i);
-      double s = *m.d[i];
+      float s = *m.d[i];
       for (int k = 0; k < kK; ++k)
-        s += double(A[rc.row][k]) * double(B[k][rc.col]);
-      *m.d[i] = float(s);
+        s = std::fma(A[rc.row][k], B[k][rc.col], s);
+      *m.d[i] = s;
     }
   }
 }
