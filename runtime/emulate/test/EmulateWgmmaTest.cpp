@@ -393,10 +393,11 @@ void runAndCompare(const Problem &p, uint32_t seed) {
       const uint32_t w = t / 32, g = (t % 32) / 4, q = t % 4;
       const uint32_t row = 16 * w + g + ((i % 4) >= 2 ? 8 : 0);
       const uint32_t col = 8 * (i / 4) + 2 * q + (i % 2);
-      double want = p.scaleD ? init[t][i] : 0.0;
+      // Products added in k order, one f32 rounding each (WgmmaIsa.h).
+      float want = p.scaleD ? init[t][i] : 0.0f;
       for (uint32_t k = 0; k < kk; ++k)
-        want += double(a[row * kk + k]) * b[k * n + col];
-      ASSERT_NEAR(acc.v[t][i], want, 1e-5 * (1 + std::fabs(want)))
+        want = std::fma(float(a[row * kk + k]), float(b[k * n + col]), want);
+      ASSERT_EQ(acc.v[t][i], want)
           << "thread " << t << " d" << i << " = D[" << row << "][" << col
           << "]";
     }
@@ -465,10 +466,10 @@ TEST(EmulateWgmma, KSlicesInsideA128BAtom) {
       for (uint32_t i = 0; i < 4; ++i) {
         const uint32_t row = 16 * (t / 32) + (t % 32) / 4 + 8 * (i / 2),
                        col = 2 * (t % 4) + i % 2;
-        double want = 0;
+        float want = 0;
         for (uint32_t k = 16 * s; k < 16 * s + 16; ++k)
-          want += double(aTile[row][k]) * bTile[k][col];
-        ASSERT_NEAR(acc.v[t][i], want, 1e-5 * (1 + std::fabs(want)))
+          want = std::fma(float(aTile[row][k]), float(bTile[k][col]), want);
+        ASSERT_EQ(acc.v[t][i], want)
             << "slice " << s << " thread " << t << " d" << i;
       }
   }

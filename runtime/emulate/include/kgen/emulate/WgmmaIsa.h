@@ -23,10 +23,13 @@
 // absolute address start + layout offset, which is what the ISA's canonical
 // layouts say when the pattern starts aligned (base offset 0).
 //
-// Accumulation: products and sums are formed in double and rounded to f32
-// once. The ISA leaves order and rounding unspecified ("at least single
-// precision"; for e4m3 the hardware accumulates at less than single
-// precision), so callers compare results with a tolerance.
+// Accumulation: the ISA leaves order and rounding unspecified ("at least
+// single precision"; for e4m3 the hardware accumulates at less than single
+// precision). Here each product is added to D in k order with one f32
+// rounding per step (products of bf16, f16 and e4m3 values are exact in
+// f32), as the emulated mma.sync does: the order of kgen's reference
+// semantics, so a kernel whose k loop is right equals the reference bit
+// for bit. The GPU may differ within its verification tolerance.
 //
 // Entry points (all header-only, C++17, never abort):
 //   decodeMatrixDesc / encodeMatrixDesc        the descriptor fields
@@ -44,6 +47,7 @@
 #include "kgen/emulate/Swizzle.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -374,22 +378,20 @@ inline std::string runWgmma(const WgmmaInstr &in, SharedWindow window,
   if (std::string err = checkWgmma(in, window.bytes); !err.empty())
     return err;
   const uint32_t kk = wgmmaK(in.type);
-  std::vector<double> a(size_t(kWgmmaM) * kk), b(size_t(kk) * in.n);
+  std::vector<float> a(size_t(kWgmmaM) * kk), b(size_t(kk) * in.n);
   detail::forEachElement(in, false, [&](uint32_t m, uint32_t k, uint32_t p) {
-    a[m * kk + k] =
-        in.scaleA * double(detail::decode(in.type, window.data + p));
+    a[m * kk + k] = float(in.scaleA) * detail::decode(in.type, window.data + p);
   });
   detail::forEachElement(in, true, [&](uint32_t n, uint32_t k, uint32_t p) {
-    b[k * in.n + n] =
-        in.scaleB * double(detail::decode(in.type, window.data + p));
+    b[k * in.n + n] = float(in.scaleB) * detail::decode(in.type, window.data + p);
   });
   for (uint32_t t = 0; t < kWarpgroupThreads; ++t)
     for (uint32_t i = 0; i < in.n / 2; ++i) {
       const RowCol rc = accumulatorElement(t, i);
-      double s = in.scaleD ? double(acc[t][i]) : 0.0;
+      float s = in.scaleD ? acc[t][i] : 0.0f;
       for (uint32_t k = 0; k < kk; ++k)
-        s += a[rc.row * kk + k] * b[k * in.n + rc.col];
-      acc[t][i] = float(s);
+        s = std::fma(a[rc.row * kk + k], b[k * in.n + rc.col], s);
+      acc[t][i] = s;
     }
   return {};
 }
