@@ -37,6 +37,21 @@
 // RUN: not grep -q '    if (row >= a.m || col >= a.n)$' %t/simt-oob.cu
 // RUN: not kgen-emulate %t/kgen_gemm_f32_m37_n48_k72 --source %t/simt-oob.cu 2>&1 | FileCheck %s --check-prefix=OOB
 // OOB: error: {{invalid memory access at .* \(tensor D|out-of-bounds store: kernel kgen_gemm_f32_m37_n48_k72 wrote tensor D}}
+//
+// A fragment map off by one: the mma.sync accumulator map sends each
+// lane's columns one to the right (mod 8), so the epilogue stores D's
+// values in the wrong places and leaves some unwritten (NaN).
+// RUN: sed 's|return {lane / 4 + 8 \* (i / 2), 2 \* (lane % 4) + i % 2};|return {lane / 4 + 8 * (i / 2), (2 * (lane % 4) + i % 2 + 1) % 8};|' %t/kgen_gemm_bf16_m100_n72_k200/kernel.cu > %t/mma-accmap.cu
+// RUN: not cmp -s %t/kgen_gemm_bf16_m100_n72_k200/kernel.cu %t/mma-accmap.cu
+// RUN: not kgen-emulate %t/kgen_gemm_bf16_m100_n72_k200 --source %t/mma-accmap.cu 2>&1 | FileCheck %s --check-prefix=ACCMAP
+// ACCMAP: mma_sync emulated WRONG
+//
+// An ldmatrix address map off by one row: each lane gives the next lane's
+// row of A, the fragments hold the wrong rows.
+// RUN: sed 's|return {lane % 16, (lane / 16) \* 16};|return {(lane + 1) % 16, (lane / 16) * 16};|' %t/kgen_gemm_bf16_m100_n72_k200/kernel.cu > %t/mma-ldsm.cu
+// RUN: not cmp -s %t/kgen_gemm_bf16_m100_n72_k200/kernel.cu %t/mma-ldsm.cu
+// RUN: not kgen-emulate %t/kgen_gemm_bf16_m100_n72_k200 --source %t/mma-ldsm.cu 2>&1 | FileCheck %s --check-prefix=LDSM
+// LDSM: mma_sync emulated WRONG rel_err={{[0-9.]+}}
 func.func @main(%x: tensor<100x200xbf16>, %w: tensor<200x72xbf16>,
                 %a: tensor<37x72xf32>, %b: tensor<72x48xf32>)
     -> (tensor<100x72xbf16>, tensor<37x48xf32>) {
