@@ -17,7 +17,8 @@ LLVM_DIR=/usr/lib/llvm-22
 
 # Debian packages the build and the tests need (CUDA comes from /usr/local/cuda).
 PACKAGES=(cmake ninja-build g++ lld llvm-22-dev llvm-22-tools libmlir-22-dev
-          mlir-22-tools nlohmann-json3-dev libgtest-dev python3 python3-numpy)
+          mlir-22-tools nlohmann-json3-dev libgtest-dev libsqlite3-dev python3
+          python3-numpy)
 
 deps() {
   local missing=()

@@ -55,6 +55,14 @@ modes:
       run into F.json; prints the winner's speed-up over the first package
   report F.json...
       print the results table of results files
+  compare BASE NEW [--json | --markdown] [--threshold PCT] [--db PATH]
+      compare two runs (results files or history runs) kernel by kernel:
+      verdicts with confidence intervals and, for each regression, the
+      differences that can explain it; exit 1 when a kernel regressed
+      (kgen-bench compare --help)
+  history add|list|show|series [--db PATH] ...
+      keep runs in an SQLite history and find change points in a
+      kernel's series (kgen-bench history --help)
 
 options:
   --out F          results file (schema kgen.results, docs/results-schema.md)

@@ -11,9 +11,11 @@
 #include "JsonRead.h"
 #include "kgen/runtime/FileUtil.h"
 #include "kgen/runtime/JsonLimits.h"
+#include "kgen/runtime/Sha256.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <iterator>
 #include <limits>
@@ -273,6 +275,45 @@ std::string cutReason(const std::string &reason) {
   return reason.substr(0, kMaxReasonBytes - mark.size()) + mark;
 }
 
+json samplesToJson(const std::vector<double> &samples) {
+  if (samples.empty())
+    return json();
+  json out = json::array();
+  for (double v : keepSamples(samples))
+    out.push_back(realToJson(v));
+  return out;
+}
+
+/// At most kMaxKeptSamples finite times >= 0.
+bool samplesFromJson(ObjectReader &r, std::vector<double> &samples,
+                     std::string &err) {
+  samples.clear();
+  if (!r.present("samples_ms"))
+    return r.good();
+  const json &list = r.at("samples_ms");
+  const std::string path = r.pathOf("samples_ms");
+  if (!list.is_array())
+    return typeError(path, "an array of times", list, err);
+  if (list.size() > kMaxKeptSamples)
+    return fieldError(path,
+                      "holds " + std::to_string(list.size()) +
+                          " samples, more than " +
+                          std::to_string(kMaxKeptSamples),
+                      err);
+  for (size_t i = 0; i < list.size(); ++i) {
+    double v = 0;
+    if (!readReal(list[i], indexPath(path, i), v, err))
+      return false;
+    if (!std::isfinite(v) || v < 0)
+      return fieldError(indexPath(path, i),
+                        "expected a finite time >= 0, got " +
+                            describe(realToJson(v)),
+                        err);
+    samples.push_back(v);
+  }
+  return true;
+}
+
 json resultToJson(const KernelResult &k) {
   return {{"name", k.name},
           {"implementation", k.implementation},
@@ -288,7 +329,9 @@ json resultToJson(const KernelResult &k) {
           {"fraction_of_copy_ceiling", realToJson(k.fractionOfCopyCeiling)},
           {"resources", k.resources ? toJson(*k.resources) : json()},
           {"baseline", k.baseline},
-          {"speedup_over_baseline", realToJson(k.speedupOverBaseline)}};
+          {"speedup_over_baseline", realToJson(k.speedupOverBaseline)},
+          {"samples_ms", samplesToJson(k.samplesMs)},
+          {"source_sha256", k.sourceSha256}};
 }
 
 bool statusFromJson(ObjectReader &r, RunStatus &status, std::string &err) {
@@ -352,7 +395,9 @@ bool resultFromJson(const json &j, const std::string &path, KernelResult &k,
          r.amount("fraction_of_copy_ceiling", k.fractionOfCopyCeiling) &&
          r.optionalString("baseline", k.baseline) &&
          (!r.present("speedup_over_baseline") ||
-          r.amount("speedup_over_baseline", k.speedupOverBaseline));
+          r.amount("speedup_over_baseline", k.speedupOverBaseline)) &&
+         samplesFromJson(r, k.samplesMs, err) &&
+         r.optionalString("source_sha256", k.sourceSha256);
 }
 
 bool headerFromJson(ObjectReader &r, std::string &err) {
@@ -367,9 +412,9 @@ bool headerFromJson(ObjectReader &r, std::string &err) {
                       err);
   if (!r.integer("version", 0, kMaxInt64, version))
     return false;
-  if (version != kResultsVersion)
+  if (version != kResultsVersion && version != 1)
     return fieldError("version",
-                      "expected " + std::to_string(kResultsVersion) +
+                      "expected 1 or " + std::to_string(kResultsVersion) +
                           " (what this reader understands), got " +
                           std::to_string(version),
                       err);
@@ -413,6 +458,17 @@ SampleStats summarize(std::vector<double> samplesMs) {
   return s;
 }
 
+std::vector<double> keepSamples(const std::vector<double> &samples) {
+  const size_t n = samples.size();
+  if (n <= kMaxKeptSamples)
+    return samples;
+  std::vector<double> kept;
+  kept.reserve(kMaxKeptSamples);
+  for (size_t i = 0; i < kMaxKeptSamples; ++i)
+    kept.push_back(samples[i * (n - 1) / (kMaxKeptSamples - 1)]);
+  return kept;
+}
+
 json toJson(const SampleStats &stats) { return statsToJson(stats); }
 
 bool fromJson(const json &j, SampleStats &stats, std::string &err) {
@@ -446,6 +502,8 @@ json toJson(const ResultsFile &file) {
           {"created_at", file.createdAt},
           {"commit", file.commit},
           {"host", file.host},
+          {"machine_id", file.machineId},
+          {"nvrtc_version", file.nvrtcVersion},
           {"device", deviceToJson(file.device)},
           {"ceilings", file.ceilings ? ceilingsToJson(*file.ceilings) : json()},
           {"results", std::move(results)}};
@@ -456,7 +514,9 @@ bool fromJson(const json &j, ResultsFile &file, std::string &err) {
   ResultsFile parsed;
   if (!headerFromJson(r, err) || !r.string("created_at", parsed.createdAt) ||
       !r.optionalString("commit", parsed.commit) ||
-      !r.optionalString("host", parsed.host))
+      !r.optionalString("host", parsed.host) ||
+      !r.optionalString("machine_id", parsed.machineId) ||
+      !r.optionalString("nvrtc_version", parsed.nvrtcVersion))
     return false;
   const json *device = require(j, "", "device", err);
   if (!device || !deviceFromJson(*device, parsed.device, err))
@@ -506,6 +566,21 @@ bool readResults(const std::string &path, ResultsFile &file,
     return true;
   err = path + ": " + err;
   return false;
+}
+
+std::string hostMachineId() {
+  if (const char *id = std::getenv("KGEN_MACHINE_ID"); id && *id)
+    return std::string(id).substr(0, kMaxNameBytes);
+  for (const char *path : {"/etc/machine-id", "/var/lib/dbus/machine-id"}) {
+    std::string text, err;
+    if (!readWholeFile(path, text, err, 4096))
+      continue;
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+      text.pop_back();
+    if (!text.empty())
+      return sha256Hex(text).substr(0, 16);
+  }
+  return "";
 }
 
 std::string utcNow() {

@@ -30,6 +30,7 @@ KernelResult newResult(const std::string &name, const std::string &implementatio
 
 void clearTiming(KernelResult &result) {
   result.time.reset();
+  result.samplesMs.clear();
   result.tflops = result.gbps = 0;
   result.fractionOfMatmulCeiling = result.fractionOfCopyCeiling = 0;
 }

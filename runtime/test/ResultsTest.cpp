@@ -76,6 +76,8 @@ ResultsFile fullFile() {
   f.createdAt = "2026-11-29T15:41:56Z";
   f.commit = "0123abcd";
   f.host = "gpu-node-7";
+  f.machineId = "0f1e2d3c4b5a6978";
+  f.nvrtcVersion = "13.0";
   f.device = {"NVIDIA H200", 132, 9, 0, 1980000, 3201000,
               int64_t{60} << 20, int64_t{141} << 30, "13.0", "13.0"};
   f.ceilings = Ceilings{4300.5, 790.25, "bf16 8192x8192x8192 cuBLASLt"};
@@ -95,6 +97,8 @@ ResultsFile fullFile() {
   kgen.resources = ResourceUsage{168, 1024, 0, 0, 0, 372};
   kgen.baseline = "cublaslt";
   kgen.speedupOverBaseline = 1.0 / 3; // no short decimal form
+  kgen.samplesMs = {0.25, 0.2, 0.3, 0.1};
+  kgen.sourceSha256 = std::string(64, 'a');
 
   KernelResult baseline;
   baseline.name = "cublaslt";
@@ -130,6 +134,8 @@ void expectSameFile(const ResultsFile &a, const ResultsFile &b) {
   EXPECT_EQ(a.createdAt, b.createdAt);
   EXPECT_EQ(a.commit, b.commit);
   EXPECT_EQ(a.host, b.host);
+  EXPECT_EQ(a.machineId, b.machineId);
+  EXPECT_EQ(a.nvrtcVersion, b.nvrtcVersion);
   EXPECT_EQ(a.device.name, b.device.name);
   EXPECT_EQ(a.device.smCount, b.device.smCount);
   EXPECT_EQ(a.device.ccMajor, b.device.ccMajor);
@@ -167,6 +173,67 @@ void expectSameFile(const ResultsFile &a, const ResultsFile &b) {
     }
     EXPECT_EQ(x.baseline, y.baseline);
     EXPECT_EQ(x.speedupOverBaseline, y.speedupOverBaseline);
+    EXPECT_EQ(x.samplesMs, y.samplesMs);
+    EXPECT_EQ(x.sourceSha256, y.sourceSha256);
+  }
+}
+
+// Version 1 files (before samples, source hashes, machine ids and NVRTC
+// versions) are still read; the new fields read as unset.
+TEST(ResultsJsonTest, ReadsVersion1) {
+  json j = toJson(fullFile());
+  j["version"] = 1;
+  j.erase("machine_id");
+  j.erase("nvrtc_version");
+  for (json &r : j["results"]) {
+    r.erase("samples_ms");
+    r.erase("source_sha256");
+  }
+  ResultsFile back;
+  std::string err;
+  ASSERT_TRUE(fromJson(j, back, err)) << err;
+  EXPECT_EQ(back.machineId, "");
+  EXPECT_EQ(back.nvrtcVersion, "");
+  ASSERT_EQ(back.results.size(), 3u);
+  EXPECT_TRUE(back.results[0].samplesMs.empty());
+  EXPECT_EQ(back.results[0].sourceSha256, "");
+  ASSERT_TRUE(back.results[0].time);
+  EXPECT_EQ(back.results[0].time->medianMs, 0.225);
+  // Written back, it is version 2.
+  EXPECT_EQ(toJson(back)["version"], 2);
+}
+
+TEST(ResultsJsonTest, SamplesAreBoundedWhenWrittenAndRead) {
+  ResultsFile f = fullFile();
+  std::vector<double> many(2 * kMaxKeptSamples + 1);
+  for (size_t i = 0; i < many.size(); ++i)
+    many[i] = 1.0 + static_cast<double>(i);
+  f.results[0].samplesMs = many;
+  const json j = toJson(f);
+  const json &written = j["results"][0]["samples_ms"];
+  ASSERT_EQ(written.size(), kMaxKeptSamples);
+  EXPECT_EQ(written.front(), 1.0);            // the first and the last kept
+  EXPECT_EQ(written.back(), many.back());
+  EXPECT_EQ(keepSamples({3.0, 1.0, 2.0}), (std::vector<double>{3.0, 1.0, 2.0}));
+  json tooMany = j;
+  tooMany["results"][0]["samples_ms"].push_back(1.0);
+  ResultsFile back;
+  std::string err;
+  EXPECT_FALSE(fromJson(tooMany, back, err));
+  EXPECT_NE(err.find("results[0].samples_ms: holds 1001 samples, more than 1000"),
+            std::string::npos)
+      << err;
+}
+
+TEST(ResultsJsonTest, MachineIdIsStableAndOverridable) {
+  ::setenv("KGEN_MACHINE_ID", "test-machine", 1);
+  EXPECT_EQ(hostMachineId(), "test-machine");
+  ::unsetenv("KGEN_MACHINE_ID");
+  const std::string id = hostMachineId();
+  EXPECT_EQ(id, hostMachineId());
+  if (fs::exists("/etc/machine-id") || fs::exists("/var/lib/dbus/machine-id")) {
+    EXPECT_EQ(id.size(), 16u);
+    EXPECT_EQ(id.find_first_not_of("0123456789abcdef"), std::string::npos) << id;
   }
 }
 
@@ -183,7 +250,9 @@ TEST(ResultsJsonTest, RoundTripsThroughText) {
 TEST(ResultsJsonTest, SchemaFieldsAndOptionalValues) {
   const json j = toJson(fullFile());
   EXPECT_EQ(j["schema"], "kgen.results");
-  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["version"], 2);
+  EXPECT_EQ(j["machine_id"], "0f1e2d3c4b5a6978");
+  EXPECT_EQ(j["nvrtc_version"], "13.0");
   EXPECT_EQ(j["device"]["sm_count"], 132);
   EXPECT_EQ(j["ceilings"]["copy_gbps"], 4300.5);
   const json &kgen = j["results"][0];
@@ -191,6 +260,8 @@ TEST(ResultsJsonTest, SchemaFieldsAndOptionalValues) {
   EXPECT_EQ(kgen["time"]["median_ms"], 0.225);
   EXPECT_EQ(kgen["time"]["samples"], 4);
   EXPECT_EQ(kgen["resources"]["registers"], 168);
+  EXPECT_EQ(kgen["samples_ms"], json({0.25, 0.2, 0.3, 0.1}));
+  EXPECT_EQ(kgen["source_sha256"], std::string(64, 'a'));
   // Not measured: null.
   const json &failed = j["results"][2];
   EXPECT_EQ(failed["status"], "faulted");
@@ -198,6 +269,7 @@ TEST(ResultsJsonTest, SchemaFieldsAndOptionalValues) {
   EXPECT_TRUE(failed["rel_error"].is_null()); // relError -1: not checked
   EXPECT_TRUE(failed["resources"].is_null());
   EXPECT_TRUE(failed["config"].is_null());
+  EXPECT_TRUE(failed["samples_ms"].is_null());
   ResultsFile noCeilings = fullFile();
   noCeilings.ceilings.reset();
   EXPECT_TRUE(toJson(noCeilings)["ceilings"].is_null());
@@ -274,7 +346,14 @@ TEST(ResultsJsonTest, RefusesMalformedFields) {
   const Mutation mutations[] = {
       {"/schema", "kgen.kernel-package", "schema: expected \"kgen.results\""},
       {"/schema", removed, "schema: missing"},
-      {"/version", 2, "version: expected 1 (what this reader understands), got 2"},
+      {"/version", 3, "version: expected 1 or 2 (what this reader understands), got 3"},
+      {"/version", 0, "version: expected 1 or 2 (what this reader understands), got 0"},
+      {"/results/0/samples_ms", "fast", "results[0].samples_ms: expected an array"},
+      {"/results/0/samples_ms/1", -0.5, "results[0].samples_ms[1]: expected a finite time >= 0, got -0.5"},
+      {"/results/0/samples_ms/1", "inf", "results[0].samples_ms[1]: expected a finite time >= 0, got \"inf\""},
+      {"/results/0/samples_ms/1", "x", "results[0].samples_ms[1]: expected a number"},
+      {"/results/0/source_sha256", 7, "results[0].source_sha256: expected a string"},
+      {"/machine_id", 7, "machine_id: expected a string"},
       {"/version", "1", "version: expected an integer"},
       {"/created_at", 5, "created_at: expected a string"},
       {"/device", removed, "device: missing"},
@@ -435,9 +514,9 @@ TEST_F(ResultsFileTest, RefusesUnreadableFiles) {
             std::string::npos);
 
   json future = toJson(fullFile());
-  future["version"] = 2;
-  EXPECT_NE(expectUnreadable(writeRaw("v2.json", future.dump()))
-                .find("version: expected 1"),
+  future["version"] = kResultsVersion + 1;
+  EXPECT_NE(expectUnreadable(writeRaw("v3.json", future.dump()))
+                .find("version: expected 1 or 2"),
             std::string::npos);
   json other = toJson(fullFile());
   other["schema"] = "kgen.kernel-package";

@@ -22,6 +22,8 @@
 #include "kgen/runtime/cuda/Bench.h"
 #include "kgen/runtime/cuda/Reference.h"
 
+#include "BenchPerf.h"
+
 #include "Emulate.h"
 
 #include <unistd.h>
@@ -88,6 +90,8 @@ ResultsFile newResultsFile() {
   ResultsFile file;
   file.createdAt = utcNow();
   file.host = hostName();
+  file.machineId = hostMachineId();
+  file.nvrtcVersion = nvrtcVersionString();
   if (const char *commit = std::getenv("KGEN_COMMIT"))
     file.commit = commit;
   return file;
@@ -735,6 +739,11 @@ int reportMode(const CliOptions &cli) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // compare and history (BenchPerf.h) parse their own command lines.
+  if (argc > 1 && std::string(argv[1]) == "compare")
+    return compareMain(std::vector<std::string>(argv + 2, argv + argc));
+  if (argc > 1 && std::string(argv[1]) == "history")
+    return historyMain(std::vector<std::string>(argv + 2, argv + argc));
   CliOptions cli;
   std::string err;
   if (!parseCli(std::vector<std::string>(argv + 1, argv + argc), cli, err)) {

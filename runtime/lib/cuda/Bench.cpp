@@ -27,6 +27,7 @@ bool timeResult(const LaunchFn &launch, int sets, cudaStream_t stream,
   result.status = RunStatus::Ok;
   result.reason.clear();
   result.time = outcome.stats;
+  result.samplesMs = keepSamples(outcome.samples);
   fillRates(result, flops, bytes, options.ceilings);
   std::fprintf(stderr,
                "kgen-bench:   %s %s: median %.4f ms, IQR %.4f ms, %lld samples "

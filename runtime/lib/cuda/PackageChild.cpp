@@ -50,6 +50,7 @@ size_t tensorBytes(const KernelParam &param) {
 KernelResult notRun(const PreparedPackage &p, const KernelResult &baseline,
                     const std::string &why) {
   KernelResult kernel = newResult(p.pkg.name, "kgen", p.pkg.op, p.pkg.config);
+  kernel.sourceSha256 = p.pkg.sourceSha256;
   kernel.status = RunStatus::Skipped;
   kernel.reason = "not run: " + why;
   kernel.baseline = baseline.name;
@@ -319,6 +320,7 @@ KernelResult GroupRun::runBaseline(const KernelPackage &pkg) {
 KernelResult GroupRun::runKernel(const PreparedPackage &prepared) {
   const KernelPackage &pkg = prepared.pkg;
   KernelResult result = newResult(pkg.name, "kgen", pkg.op, pkg.config);
+  result.sourceSha256 = pkg.sourceSha256;
   result.resources = prepared.kernel.resources;
   result.baseline = baselineName(pkg);
   if (!referenceProblem_.empty()) {

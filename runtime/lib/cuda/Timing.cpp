@@ -5,6 +5,7 @@
 #include "kgen/runtime/cuda/Device.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace kgen::rt {
@@ -159,6 +160,7 @@ bool timeLaunches(const LaunchFn &launch, int sets, cudaStream_t stream,
     }
   }
   outcome.stats = summarize(samples);
+  outcome.samples = std::move(samples);
   return true;
 }
 

@@ -18,7 +18,11 @@
 namespace kgen::rt {
 
 constexpr const char *kResultsSchema = "kgen.results";
-constexpr int kResultsVersion = 1;
+/// The version written. Version 1 files (no samples, source hash, machine
+/// id or NVRTC version) are still read.
+constexpr int kResultsVersion = 2;
+/// The most timing samples a result keeps (keepSamples thins to this).
+constexpr size_t kMaxKeptSamples = 1000;
 
 /// Robust summary of repeated timings (milliseconds).
 struct SampleStats {
@@ -82,12 +86,22 @@ struct KernelResult {
   std::optional<ResourceUsage> resources;
   std::string baseline;        // name of the baseline result measured beside it
   double speedupOverBaseline = 0; // baseline median / this median
+  /// Every timing sample (ms per launch) behind `time`, in the order
+  /// measured, at most kMaxKeptSamples (version 2; empty when not kept).
+  std::vector<double> samplesMs;
+  std::string sourceSha256;    // the package's generated source (version 2)
 };
+
+/// `samples` thinned to at most kMaxKeptSamples by keeping evenly spaced
+/// ones (first and last included), order kept.
+std::vector<double> keepSamples(const std::vector<double> &samples);
 
 struct ResultsFile {
   std::string createdAt;       // ISO 8601 UTC
   std::string commit;          // git commit of the sources, if known
   std::string host;
+  std::string machineId;       // stable id of the machine (hostMachineId), version 2
+  std::string nvrtcVersion;    // NVRTC that compiled the kernels, version 2
   DeviceInfo device;
   std::optional<Ceilings> ceilings;
   std::vector<KernelResult> results;
@@ -116,6 +130,12 @@ bool readJson(const std::string &path, nlohmann::json &j, std::string &err);
 
 bool writeResults(const std::string &path, const ResultsFile &file, std::string &err);
 bool readResults(const std::string &path, ResultsFile &file, std::string &err);
+
+/// A stable id of this machine: $KGEN_MACHINE_ID when set, else the first
+/// 16 hex digits of the SHA-256 of /etc/machine-id (or
+/// /var/lib/dbus/machine-id), so the id itself is not disclosed; "" when
+/// neither exists.
+std::string hostMachineId();
 
 /// Current UTC time as "2026-11-29T15:41:56Z".
 std::string utcNow();

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace kgen::rt {
 
@@ -33,6 +34,7 @@ using LaunchFn = std::function<bool(int set, cudaStream_t stream, std::string &e
 
 struct TimingOutcome {
   SampleStats stats;       // per launch, milliseconds
+  std::vector<double> samples; // each sample, per launch, in order (<= maxSamples)
   TimingMode mode = TimingMode::Events;
   int launchesPerSample = 1;
   bool faulted = false;    // the error came from the device (a sticky fault)
