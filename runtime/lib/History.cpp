@@ -244,17 +244,15 @@ bool History::open(const std::string &path, bool create, std::string &err) {
     return impl->fail("opening", err);
   sqlite3_busy_timeout(impl->db, kBusyTimeoutMs);
   sqlite3_extended_result_codes(impl->db, 0);
-  int64_t ignored = 0;
-  // The header check first: journal_mode on a foreign file would change it.
-  if (!impl->pragmaInt("PRAGMA application_id", ignored, err))
+  // The schema is checked before anything is set: switching the journal
+  // of another application's file would change it.
+  if (!impl->exec("PRAGMA foreign_keys = ON", "configuring", err) ||
+      !impl->prepareSchema(create, err))
     return false;
-  {
-    Statement wal(impl->db, "PRAGMA journal_mode = WAL");
-    if (!wal.ok() || wal.step() != SQLITE_ROW)
-      return impl->fail("switching to the WAL journal", err);
-  }
-  return impl->exec("PRAGMA foreign_keys = ON", "configuring", err) &&
-         impl->prepareSchema(create, err);
+  Statement wal(impl->db, "PRAGMA journal_mode = WAL");
+  if (!wal.ok() || wal.step() != SQLITE_ROW)
+    return impl->fail("switching to the WAL journal", err);
+  return true;
 }
 
 bool History::add(const ResultsFile &file, const std::string &label,

@@ -14,6 +14,9 @@ baselines, 30 timing samples each with 1% log-normal noise (seeded):
   faulted.json   gemm_a faulted
   otherdev.json  the same numbers on another device
   v1.json        base.json as version 1 (no samples, hash, machine id)
+  series-01.json .. series-12.json
+                 a nightly series: gemm_a 10% slower (and a new source)
+                 from series-08 on, gemm_b unchanged
 """
 import json
 import math
@@ -101,6 +104,12 @@ def main():
                              device=dict(DEVICE, name="NVIDIA A100-SXM4-80GB",
                                          sm_count=108, cc_major=8)),
     }
+    for night in range(1, 13):
+        slow = night >= 8
+        files[f"series-{night:02d}.json"] = run(
+            100 + night, f"2026-11-{night:02d}T03:00:00Z",
+            slow="gemm_a" if slow else None,
+            sha_a=("c3" if slow else "a1") * 32)
     v1 = run(1, "2026-12-01T00:30:00Z")
     v1["version"] = 1
     for key in ("machine_id", "nvrtc_version"):
