@@ -2,6 +2,7 @@
 
 #include "Emulate.h"
 
+#include "include/kgen/emulate/TensorMap.h"
 #include "kgen/runtime/Gemm.h"
 #include "kgen/runtime/HostTensor.h"
 #include "kgen/runtime/Npy.h"
@@ -108,6 +109,40 @@ bool fail(EmulateResult &r, const std::string &msg) {
   return false;
 }
 
+/// The emulated device's encoding (kgen/emulate/TensorMap.h) of TMA
+/// descriptor `p` over tensor `t` at `data`: the geometry the GPU path gives
+/// cuTensorMapEncodeTiled (dimension 0 innermost, byte strides, the box).
+struct alignas(64) TensorMapBytes {
+  unsigned char bytes[128];
+};
+bool encodeTensorMap(const rt::KernelParam &p, const rt::KernelParam &t,
+                     const void *data, TensorMapBytes &out, std::string &err) {
+  TensorMapDesc d;
+  d.rank = uint32_t(t.shape.size());
+  if (d.rank < 1 || d.rank > 5 || p.tmaBox.size() != t.shape.size()) {
+    err = "TMA descriptor " + p.name + ": rank or box does not match " + t.name;
+    return false;
+  }
+  d.elemBytes = uint32_t(rt::elemTypeBytes(t.dtype));
+  const int sw = p.tmaSwizzleBytes;
+  d.swizzle = sw == 0 ? 0 : sw == 32 ? 1 : sw == 64 ? 2 : sw == 128 ? 3 : 99;
+  if (d.swizzle == 99) {
+    err = "TMA descriptor " + p.name + ": swizzle of " + std::to_string(sw) +
+          " bytes";
+    return false;
+  }
+  d.base = reinterpret_cast<uint64_t>(data);
+  uint64_t stride = d.elemBytes;
+  for (uint32_t i = 0; i < d.rank; ++i) {
+    d.dims[i] = uint64_t(t.shape[d.rank - 1 - i]);
+    d.strides[i] = stride;
+    stride *= d.dims[i];
+    d.box[i] = uint32_t(p.tmaBox[d.rank - 1 - i]);
+  }
+  encodeTensorMapDesc(d, out.bytes);
+  return true;
+}
+
 /// Writes every tensor parameter to dir/NAME.npy: inputs from `host` (as
 /// filled), outputs and workspaces from the emulated memory. Parameter
 /// names are C identifiers (loadPackage checks them), so safe file names.
@@ -143,10 +178,6 @@ bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
   if (!rt::parseGemmOp(pkg.op, spec, err) ||
       !rt::checkGemmParams(pkg, spec, err))
     return fail(result, err);
-  for (const rt::KernelParam &p : pkg.params)
-    if (p.kind == rt::ParamKind::TmaDescriptor)
-      return fail(result, "TMA descriptors (sm_90a packages) are not emulated "
-                          "yet; see docs/emulated-device.md");
 
   // Build.
   WorkDir work;
@@ -206,7 +237,9 @@ bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
   auto addBuffer = reinterpret_cast<void (*)(const char *, const void *,
                                              unsigned long long)>(
       dlsym(lib, "kgen_emu_add_buffer"));
-  if (!launch || !setSeed || !addBuffer)
+  auto setCluster = reinterpret_cast<void (*)(const unsigned *)>(
+      dlsym(lib, "kgen_emu_set_cluster"));
+  if (!launch || !setSeed || !addBuffer || !setCluster)
     return fail(result, "the kernel library lacks the kgen_emu_* interface");
   setSeed(opts.seed);
 
@@ -218,6 +251,7 @@ bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
   std::vector<double> scalarF(pkg.params.size());
   std::vector<float> scalarF32(pkg.params.size());
   std::vector<int64_t> scalarI(pkg.params.size());
+  std::vector<TensorMapBytes> maps(pkg.params.size());
   for (size_t i = 0; i < pkg.params.size(); ++i) {
     const rt::KernelParam &p = pkg.params[i];
     if (p.kind != rt::ParamKind::Tensor)
@@ -246,6 +280,13 @@ bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
       const rt::KernelParam &p = pkg.params[a];
       if (p.kind == rt::ParamKind::Tensor) {
         args.push_back(&ptrs[a]);
+      } else if (p.kind == rt::ParamKind::TmaDescriptor) {
+        std::optional<size_t> t = pkg.findParam(p.tmaTensor);
+        if (!t || pkg.params[*t].kind != rt::ParamKind::Tensor)
+          return fail(result, "TMA descriptor " + p.name + " names no tensor");
+        if (!encodeTensorMap(p, pkg.params[*t], ptrs[*t], maps[a], err))
+          return fail(result, err);
+        args.push_back(&maps[a]);
       } else if (p.dtype == rt::ElemType::F32) {
         scalarF32[a] = float(p.value);
         args.push_back(&scalarF32[a]);
@@ -258,6 +299,7 @@ bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
       }
     }
     const rt::LaunchConfig &l = k.launch;
+    setCluster(l.cluster.data());
     if (launch(k.entry.c_str(), args.data(), l.grid.data(), l.block.data(),
                l.dynamicSmemBytes) != 0)
       return fail(result, "kernel " + k.entry + " failed on the emulated "

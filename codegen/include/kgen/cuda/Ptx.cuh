@@ -1,7 +1,7 @@
 //===- Ptx.cuh - the instruction layer: one wrapper per PTX instruction -*- CUDA -*-===//
 //
-// The only place where the sm_80 tile primitives (Mma.cuh, CpAsync.cuh,
-// Epilogue.cuh) write PTX. One function per instruction, each naming its
+// The only place where the tile primitives (Mma.cuh, CpAsync.cuh,
+// Epilogue.cuh, Tma.cuh, Wgmma.cuh) write PTX. One function per instruction, each naming its
 // PTX ISA section, with two implementations behind one macro:
 //
 //   default           inline PTX (nvcc, NVRTC); a use on too old a target is
@@ -30,10 +30,45 @@
 //   cp_async_wait<N>()               cp.async.wait_group N [9.7.9.25.3.3]
 //   cp_async_wait_all()              cp.async.wait_all [9.7.9.25.3.3]
 //
+// sm_90 / sm_90a (Tma.cuh and Wgmma.cuh compose these; emulated by
+// runtime/emulate/include/kgen/emulate/Sm90.h):
+//   mbar_init(bar, count)            mbarrier.init.shared::cta.b64 [9.7.13.15]
+//   fence_barrier_init()             fence.mbarrier_init.release.cluster
+//                                   [9.7.13.4]
+//   mbar_arrive_expect_tx(bar, n)    mbarrier.arrive.expect_tx [9.7.13.15]
+//   mbar_expect_tx(bar, n)           mbarrier.expect_tx [9.7.13.15]
+//   mbar_arrive(bar)                 mbarrier.arrive [9.7.13.15]
+//   mbar_arrive_cluster(bar, cta)    mapa.shared::cluster [9.7.9.23] +
+//                                   mbarrier.arrive.release.cluster
+//   mbar_try_wait(bar, parity)       mbarrier.try_wait.parity [9.7.13.15]
+//   tma_load_2d / _3d(dst, map, bar, c..)   cp.async.bulk.tensor.{2d,3d}
+//                                   .shared::cluster.global.mbarrier::
+//                                   complete_tx::bytes [9.7.9.25.5.2]
+//   tma_load_2d_multicast(.., mask)  the same, .multicast::cluster (sm_90a)
+//   tma_store_2d(map, src, c0, c1)   cp.async.bulk.tensor.2d.global
+//                                   .shared::cta.bulk_group
+//   tma_store_commit()               cp.async.bulk.commit_group [9.7.9.25.6]
+//   tma_store_wait_read<N>()         cp.async.bulk.wait_group.read N
+//                                   [9.7.9.25.6.2]
+//   prefetch_tensormap(map)          prefetch.tensormap (prefetch, 9.7.9)
+//   fence_proxy_async()              fence.proxy.async.shared::cta [9.7.13.4]
+//   named_barrier_sync / _arrive(id, n)   bar.sync / bar.arrive [9.7.13.1]
+//   elect_one()                      elect.sync [9.7.13.14]
+//   cluster_ctarank(), cluster_nctarank()  %cluster_ctarank,
+//                                   %cluster_nctarank [10.16]
+//   cluster_sync()                   barrier.cluster.arrive.release +
+//                                   .wait.acquire (.aligned) [9.7.13.3]
+//   wgmma_fence(), wgmma_commit(), wgmma_wait<N>()   wgmma.fence /
+//                                   commit_group / wait_group [9.7.15.7]
+//   fence_operand(acc)               no instruction: a compiler fence on
+//                                   registers a wgmma writes asynchronously
+//   warpgroup_reg_alloc / _dealloc<R>()  setmaxnreg.inc / .dec [9.7.19.5]
+//   wgmma_bf16 / _f16<N, TA, TB>(d, da, db, scale_d), wgmma_e4m3<N>(..)
+//                                   wgmma.mma_async.sync.aligned.m64nNk16
+//                                   / k32 .f32 [9.7.15.5.2]
+//
 // Block barriers are CUDA's __syncthreads (bar.sync 0), which the emulated
-// device provides as a builtin. The sm_90a instructions (wgmma, TMA,
-// mbarrier, cluster barriers, setmaxnreg, fences) still live in Wgmma.cuh
-// and Tma.cuh; they move here, with their emulation, in the next step.
+// device provides as a builtin.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KGEN_CUDA_PTX_CUH
@@ -46,6 +81,11 @@
 // kernel.cu keeps this line and the GPU build never sees the emulation.
 #include <kgen/emulate/Ptx.h>
 #elif KGEN_CUDA_COMPILER
+
+// The TMA wrappers take the tensor map by address; Tma.cuh declares the type
+// (the driver's <cuda.h>, or its layout under NVRTC).
+struct CUtensorMap_st;
+typedef struct CUtensorMap_st CUtensorMap;
 
 namespace kgen::cuda {
 
@@ -241,6 +281,590 @@ template <int kDummy = 0> KGEN_DEVICE void cp_async_wait_all() {
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 #endif
 }
+
+//===----------------------------------------------------------------------===//
+// sm_90 / sm_90a: mbarrier, TMA, bulk stores, fences, clusters, wgmma,
+// setmaxnreg (used by Tma.cuh and Wgmma.cuh)
+//===----------------------------------------------------------------------===//
+
+#define KGEN_REQUIRE_SM90(dep, what)                                           \
+  static_assert(KGEN_ARCH == 0 || KGEN_ARCH >= 900 || kFalse<dep>,             \
+                what " needs sm_90+ (TMA / mbarrier transaction counts)")
+#define KGEN_REQUIRE_SM90A(dep, what)                                          \
+  static_assert(KGEN_ARCH == 0 || KGEN_SM90A || kFalse<dep>,                   \
+                what " needs sm_90a: compile with -gencode "                   \
+                     "arch=compute_90a,code=sm_90a (NVRTC: -arch=sm_90a)")
+
+// mbarrier [9.7.13.15]
+
+template <int kDummy = 0>
+KGEN_DEVICE void mbar_init(unsigned long long *bar, unsigned count) {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::mbar_init");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)),
+               "r"(count)
+               : "memory");
+#endif
+}
+
+/// Makes mbarrier inits visible to the cluster (and to the async proxy);
+/// follow it with __syncthreads() or cluster_sync().
+template <int kDummy = 0> KGEN_DEVICE void fence_barrier_init() {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::fence_barrier_init");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+}
+
+template <int kDummy = 0>
+KGEN_DEVICE void mbar_arrive_expect_tx(unsigned long long *bar,
+                                       unsigned bytes) {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::mbar_arrive_expect_tx");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(
+                   smem_u32(bar)),
+               "r"(bytes)
+               : "memory");
+#endif
+}
+
+template <int kDummy = 0>
+KGEN_DEVICE void mbar_expect_tx(unsigned long long *bar, unsigned bytes) {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::mbar_expect_tx");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.expect_tx.shared::cta.b64 [%0], %1;\n" ::"r"(
+                   smem_u32(bar)),
+               "r"(bytes)
+               : "memory");
+#endif
+}
+
+template <int kDummy = 0> KGEN_DEVICE void mbar_arrive(unsigned long long *bar) {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::mbar_arrive");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar))
+               : "memory");
+#endif
+}
+
+/// Arrives on the barrier at `bar`'s shared-memory offset in cluster CTA
+/// `cta_rank` (release at cluster scope).
+template <int kDummy = 0>
+KGEN_DEVICE void mbar_arrive_cluster(unsigned long long *bar,
+                                     unsigned cta_rank) {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::mbar_arrive_cluster");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("{\n"
+               ".reg .b32 remote;\n"
+               "mapa.shared::cluster.u32 remote, %0, %1;\n"
+               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+               "}\n" ::"r"(smem_u32(bar)),
+               "r"(cta_rank)
+               : "memory");
+#endif
+}
+
+/// True once the phase with parity `parity` (0 or 1) has completed. The
+/// hardware may suspend the thread for a while before returning false.
+template <int kDummy = 0>
+KGEN_DEVICE bool mbar_try_wait(unsigned long long *bar, unsigned parity) {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::mbar_try_wait");
+  unsigned done = 1;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("{\n"
+               ".reg .pred p;\n"
+               "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+               "selp.u32 %0, 1, 0, p;\n"
+               "}\n"
+               : "=r"(done)
+               : "r"(smem_u32(bar)), "r"(parity)
+               : "memory");
+#endif
+  return done != 0;
+}
+
+// TMA: cp.async.bulk.tensor [9.7.9.25.5.2], bulk stores [9.7.9.25.6],
+// prefetch.tensormap
+
+template <int kDummy = 0>
+KGEN_DEVICE void tma_load_2d(void *smem_dst, const CUtensorMap *map,
+                             unsigned long long *bar, int c0, int c1) {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::tma_load_2d");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
+                   smem_u32(smem_dst)),
+               "l"(reinterpret_cast<unsigned long long>(map)),
+               "r"(smem_u32(bar)), "r"(c0), "r"(c1)
+               : "memory");
+#endif
+}
+
+/// The box at (c0 inner, c1, c2 outer) of a 3-D tensor map: a batched
+/// operand's tile, c2 = the batch index.
+template <int kDummy = 0>
+KGEN_DEVICE void tma_load_3d(void *smem_dst, const CUtensorMap *map,
+                             unsigned long long *bar, int c0, int c1, int c2) {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::tma_load_3d");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(
+                   smem_u32(smem_dst)),
+               "l"(reinterpret_cast<unsigned long long>(map)),
+               "r"(smem_u32(bar)), "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
+#endif
+}
+
+/// Needs sm_90a: ptxas accepts .multicast::cluster on plain sm_90 only with
+/// an advisory warning (the PTX may run slowly on later architectures).
+template <int kDummy = 0>
+KGEN_DEVICE void tma_load_2d_multicast(void *smem_dst, const CUtensorMap *map,
+                                       unsigned long long *bar, int c0, int c1,
+                                       unsigned short cta_mask) {
+  static_assert(KGEN_ARCH == 0 || KGEN_SM90A || kFalse<kDummy>,
+                "kgen::cuda::tma_load_2d_multicast needs sm_90a: compile with "
+                "-gencode arch=compute_90a,code=sm_90a (NVRTC: -arch=sm_90a)");
+#if KGEN_SM90A
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes.multicast::cluster [%0], [%1, {%4, %5}], "
+               "[%2], %3;\n" ::"r"(smem_u32(smem_dst)),
+               "l"(reinterpret_cast<unsigned long long>(map)),
+               "r"(smem_u32(bar)), "h"(cta_mask), "r"(c0), "r"(c1)
+               : "memory");
+#endif
+}
+
+/// Shared -> global box store; out-of-bounds box elements are not written.
+/// The shared source must have been made visible with fence_proxy_async().
+template <int kDummy = 0>
+KGEN_DEVICE void tma_store_2d(const CUtensorMap *map, const void *smem_src,
+                              int c0, int c1) {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::tma_store_2d");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
+               "[%0, {%2, %3}], [%1];\n" ::"l"(
+                   reinterpret_cast<unsigned long long>(map)),
+               "r"(smem_u32(smem_src)), "r"(c0), "r"(c1)
+               : "memory");
+#endif
+}
+
+template <int kDummy = 0> KGEN_DEVICE void tma_store_commit() {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::tma_store_commit");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#endif
+}
+
+/// Waits until at most N store groups still read their shared source.
+template <int N> KGEN_DEVICE void tma_store_wait_read() {
+  static_assert(N >= 0, "cp.async.bulk.wait_group takes N >= 0");
+  KGEN_REQUIRE_SM90(N, "kgen::cuda::tma_store_wait_read");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+template <int kDummy = 0>
+KGEN_DEVICE void prefetch_tensormap(const CUtensorMap *map) {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::prefetch_tensormap");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(
+                   reinterpret_cast<unsigned long long>(map))
+               : "memory");
+#endif
+}
+
+// Fences [9.7.13.4], named barriers [9.7.13.1], elect.sync [9.7.13.14],
+// cluster special registers [10.16] and barrier.cluster [9.7.13.3]
+
+/// Ordinary shared-memory stores by this thread -> visible to later async
+/// proxy reads (TMA stores, wgmma operands) after a barrier.
+template <int kDummy = 0> KGEN_DEVICE void fence_proxy_async() {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::fence_proxy_async");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+
+/// Named barrier `id` (1..15; 0 is __syncthreads') over `threads` threads
+/// (a multiple of 32): e.g. the consumer warpgroups alone, while the producer
+/// keeps loading. bar.sync waits; bar.arrive only signals.
+KGEN_DEVICE void named_barrier_sync(unsigned id, unsigned threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+KGEN_DEVICE void named_barrier_arrive(unsigned id, unsigned threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+/// True in exactly one active lane of the warp (elect.sync; all 32 lanes
+/// must execute it): the thread that issues TMA or arrives for the warp.
+template <int kDummy = 0> KGEN_DEVICE bool elect_one() {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::elect_one");
+  unsigned pred = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("{\n"
+               ".reg .pred p;\n"
+               "elect.sync _|p, %1;\n"
+               "selp.u32 %0, 1, 0, p;\n"
+               "}\n"
+               : "=r"(pred)
+               : "r"(0xffffffffu));
+#endif
+  return pred != 0;
+}
+
+template <int kDummy = 0> KGEN_DEVICE unsigned cluster_ctarank() {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::cluster_ctarank");
+  unsigned r = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+#endif
+  return r;
+}
+
+/// The number of CTAs in this CTA's cluster (1 without a cluster launch).
+template <int kDummy = 0> KGEN_DEVICE unsigned cluster_nctarank() {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::cluster_nctarank");
+  unsigned n = 1;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(n));
+#endif
+  return n;
+}
+
+/// All threads of all CTAs in the cluster: arrive (release) then wait
+/// (acquire).
+template <int kDummy = 0> KGEN_DEVICE void cluster_sync() {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::cluster_sync");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;\n"
+               "barrier.cluster.wait.acquire.aligned;\n" ::
+                   : "memory");
+#endif
+}
+
+// wgmma [9.7.15.5.2, 9.7.15.7] and setmaxnreg [9.7.19.5]
+
+/// Orders prior register/shared accesses before the next wgmma.mma_async.
+template <int kDummy = 0> KGEN_DEVICE void wgmma_fence() {
+  KGEN_REQUIRE_SM90A(kDummy, "kgen::cuda::wgmma_fence");
+#if KGEN_SM90A
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#endif
+}
+
+/// Commits the warpgroup's outstanding wgmma.mma_async ops as one group.
+template <int kDummy = 0> KGEN_DEVICE void wgmma_commit() {
+  KGEN_REQUIRE_SM90A(kDummy, "kgen::cuda::wgmma_commit");
+#if KGEN_SM90A
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#endif
+}
+
+/// Waits until at most N committed wgmma groups are pending.
+template <int N> KGEN_DEVICE void wgmma_wait() {
+  static_assert(N >= 0 && N <= 7, "wgmma.wait_group takes 0..7");
+  KGEN_REQUIRE_SM90A(N, "kgen::cuda::wgmma_wait");
+#if KGEN_SM90A
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+/// Keeps the compiler from moving accesses of `acc` across a wgmma boundary
+/// (the asynchronous MMA writes these registers behind its back).
+template <int R> KGEN_DEVICE void fence_operand(float (&acc)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+    asm volatile("" : "+f"(acc[i])::"memory");
+}
+
+/// setmaxnreg.inc: a consumer warpgroup takes registers from the pool.
+template <int R> KGEN_DEVICE void warpgroup_reg_alloc() {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0,
+                "setmaxnreg takes 24..256 in steps of 8");
+  KGEN_REQUIRE_SM90A(R, "kgen::cuda::warpgroup_reg_alloc (setmaxnreg)");
+#if KGEN_SM90A
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
+#endif
+}
+
+/// setmaxnreg.dec: a producer warpgroup returns registers to the pool.
+template <int R> KGEN_DEVICE void warpgroup_reg_dealloc() {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0,
+                "setmaxnreg takes 24..256 in steps of 8");
+  KGEN_REQUIRE_SM90A(R, "kgen::cuda::warpgroup_reg_dealloc (setmaxnreg)");
+#if KGEN_SM90A
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
+#endif
+}
+
+// The wgmma.mma_async wrappers below, one per PTX instruction (PTX ISA,
+// "Asynchronous Multiply-and-Accumulate Instruction: wgmma.mma_async",
+// section 9.7.15.5.2 in recent versions). The ISA lists the dense shapes m64nNk16 (f16, bf16)
+// and m64nNk32 (e4m3, e5m2) for every N = 8, 16, .., 256; with f32
+// accumulators each thread holds N / 2 of them, so the asm has N / 2
+// "+f" operands %0 .. %(N/2 - 1), then the descriptors and the flags.
+//
+// KGEN_WGMMA_R<R>: the accumulator list "%0, .., %(R-1)" (R a multiple
+// of 4); KGEN_WGMMA_O<R>(d): the matching outputs "+f"(d[0]) ..
+// "+f"(d[R-1]). Each extends the one before by four.
+#define KGEN_WGMMA_R4 "%0, %1, %2, %3"
+#define KGEN_WGMMA_R8 KGEN_WGMMA_R4 ", %4, %5, %6, %7"
+#define KGEN_WGMMA_R12 KGEN_WGMMA_R8 ", %8, %9, %10, %11"
+#define KGEN_WGMMA_R16 KGEN_WGMMA_R12 ", %12, %13, %14, %15"
+#define KGEN_WGMMA_R20 KGEN_WGMMA_R16 ", %16, %17, %18, %19"
+#define KGEN_WGMMA_R24 KGEN_WGMMA_R20 ", %20, %21, %22, %23"
+#define KGEN_WGMMA_R28 KGEN_WGMMA_R24 ", %24, %25, %26, %27"
+#define KGEN_WGMMA_R32 KGEN_WGMMA_R28 ", %28, %29, %30, %31"
+#define KGEN_WGMMA_R36 KGEN_WGMMA_R32 ", %32, %33, %34, %35"
+#define KGEN_WGMMA_R40 KGEN_WGMMA_R36 ", %36, %37, %38, %39"
+#define KGEN_WGMMA_R44 KGEN_WGMMA_R40 ", %40, %41, %42, %43"
+#define KGEN_WGMMA_R48 KGEN_WGMMA_R44 ", %44, %45, %46, %47"
+#define KGEN_WGMMA_R52 KGEN_WGMMA_R48 ", %48, %49, %50, %51"
+#define KGEN_WGMMA_R56 KGEN_WGMMA_R52 ", %52, %53, %54, %55"
+#define KGEN_WGMMA_R60 KGEN_WGMMA_R56 ", %56, %57, %58, %59"
+#define KGEN_WGMMA_R64 KGEN_WGMMA_R60 ", %60, %61, %62, %63"
+#define KGEN_WGMMA_R68 KGEN_WGMMA_R64 ", %64, %65, %66, %67"
+#define KGEN_WGMMA_R72 KGEN_WGMMA_R68 ", %68, %69, %70, %71"
+#define KGEN_WGMMA_R76 KGEN_WGMMA_R72 ", %72, %73, %74, %75"
+#define KGEN_WGMMA_R80 KGEN_WGMMA_R76 ", %76, %77, %78, %79"
+#define KGEN_WGMMA_R84 KGEN_WGMMA_R80 ", %80, %81, %82, %83"
+#define KGEN_WGMMA_R88 KGEN_WGMMA_R84 ", %84, %85, %86, %87"
+#define KGEN_WGMMA_R92 KGEN_WGMMA_R88 ", %88, %89, %90, %91"
+#define KGEN_WGMMA_R96 KGEN_WGMMA_R92 ", %92, %93, %94, %95"
+#define KGEN_WGMMA_R100 KGEN_WGMMA_R96 ", %96, %97, %98, %99"
+#define KGEN_WGMMA_R104 KGEN_WGMMA_R100 ", %100, %101, %102, %103"
+#define KGEN_WGMMA_R108 KGEN_WGMMA_R104 ", %104, %105, %106, %107"
+#define KGEN_WGMMA_R112 KGEN_WGMMA_R108 ", %108, %109, %110, %111"
+#define KGEN_WGMMA_R116 KGEN_WGMMA_R112 ", %112, %113, %114, %115"
+#define KGEN_WGMMA_R120 KGEN_WGMMA_R116 ", %116, %117, %118, %119"
+#define KGEN_WGMMA_R124 KGEN_WGMMA_R120 ", %120, %121, %122, %123"
+#define KGEN_WGMMA_R128 KGEN_WGMMA_R124 ", %124, %125, %126, %127"
+#define KGEN_WGMMA_F4(d, i)                                                    \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
+#define KGEN_WGMMA_O4(d) KGEN_WGMMA_F4(d, 0)
+#define KGEN_WGMMA_O8(d) KGEN_WGMMA_O4(d), KGEN_WGMMA_F4(d, 4)
+#define KGEN_WGMMA_O12(d) KGEN_WGMMA_O8(d), KGEN_WGMMA_F4(d, 8)
+#define KGEN_WGMMA_O16(d) KGEN_WGMMA_O12(d), KGEN_WGMMA_F4(d, 12)
+#define KGEN_WGMMA_O20(d) KGEN_WGMMA_O16(d), KGEN_WGMMA_F4(d, 16)
+#define KGEN_WGMMA_O24(d) KGEN_WGMMA_O20(d), KGEN_WGMMA_F4(d, 20)
+#define KGEN_WGMMA_O28(d) KGEN_WGMMA_O24(d), KGEN_WGMMA_F4(d, 24)
+#define KGEN_WGMMA_O32(d) KGEN_WGMMA_O28(d), KGEN_WGMMA_F4(d, 28)
+#define KGEN_WGMMA_O36(d) KGEN_WGMMA_O32(d), KGEN_WGMMA_F4(d, 32)
+#define KGEN_WGMMA_O40(d) KGEN_WGMMA_O36(d), KGEN_WGMMA_F4(d, 36)
+#define KGEN_WGMMA_O44(d) KGEN_WGMMA_O40(d), KGEN_WGMMA_F4(d, 40)
+#define KGEN_WGMMA_O48(d) KGEN_WGMMA_O44(d), KGEN_WGMMA_F4(d, 44)
+#define KGEN_WGMMA_O52(d) KGEN_WGMMA_O48(d), KGEN_WGMMA_F4(d, 48)
+#define KGEN_WGMMA_O56(d) KGEN_WGMMA_O52(d), KGEN_WGMMA_F4(d, 52)
+#define KGEN_WGMMA_O60(d) KGEN_WGMMA_O56(d), KGEN_WGMMA_F4(d, 56)
+#define KGEN_WGMMA_O64(d) KGEN_WGMMA_O60(d), KGEN_WGMMA_F4(d, 60)
+#define KGEN_WGMMA_O68(d) KGEN_WGMMA_O64(d), KGEN_WGMMA_F4(d, 64)
+#define KGEN_WGMMA_O72(d) KGEN_WGMMA_O68(d), KGEN_WGMMA_F4(d, 68)
+#define KGEN_WGMMA_O76(d) KGEN_WGMMA_O72(d), KGEN_WGMMA_F4(d, 72)
+#define KGEN_WGMMA_O80(d) KGEN_WGMMA_O76(d), KGEN_WGMMA_F4(d, 76)
+#define KGEN_WGMMA_O84(d) KGEN_WGMMA_O80(d), KGEN_WGMMA_F4(d, 80)
+#define KGEN_WGMMA_O88(d) KGEN_WGMMA_O84(d), KGEN_WGMMA_F4(d, 84)
+#define KGEN_WGMMA_O92(d) KGEN_WGMMA_O88(d), KGEN_WGMMA_F4(d, 88)
+#define KGEN_WGMMA_O96(d) KGEN_WGMMA_O92(d), KGEN_WGMMA_F4(d, 92)
+#define KGEN_WGMMA_O100(d) KGEN_WGMMA_O96(d), KGEN_WGMMA_F4(d, 96)
+#define KGEN_WGMMA_O104(d) KGEN_WGMMA_O100(d), KGEN_WGMMA_F4(d, 100)
+#define KGEN_WGMMA_O108(d) KGEN_WGMMA_O104(d), KGEN_WGMMA_F4(d, 104)
+#define KGEN_WGMMA_O112(d) KGEN_WGMMA_O108(d), KGEN_WGMMA_F4(d, 108)
+#define KGEN_WGMMA_O116(d) KGEN_WGMMA_O112(d), KGEN_WGMMA_F4(d, 112)
+#define KGEN_WGMMA_O120(d) KGEN_WGMMA_O116(d), KGEN_WGMMA_F4(d, 116)
+#define KGEN_WGMMA_O124(d) KGEN_WGMMA_O120(d), KGEN_WGMMA_F4(d, 120)
+#define KGEN_WGMMA_O128(d) KGEN_WGMMA_O124(d), KGEN_WGMMA_F4(d, 124)
+
+// X(N, R, A, B, S, TA, TB) for every N the ISA allows: R = N / 2
+// accumulator operands, then the asm operand numbers of desc_a, desc_b,
+// scale_d and the two transpose immediates (what follows the
+// accumulators). The three instruction wrappers expand this one table.
+#define KGEN_WGMMA_SHAPES(X)           \
+  X(  8,   4,   4,   5,   6,   7,   8) \
+  X( 16,   8,   8,   9,  10,  11,  12) \
+  X( 24,  12,  12,  13,  14,  15,  16) \
+  X( 32,  16,  16,  17,  18,  19,  20) \
+  X( 40,  20,  20,  21,  22,  23,  24) \
+  X( 48,  24,  24,  25,  26,  27,  28) \
+  X( 56,  28,  28,  29,  30,  31,  32) \
+  X( 64,  32,  32,  33,  34,  35,  36) \
+  X( 72,  36,  36,  37,  38,  39,  40) \
+  X( 80,  40,  40,  41,  42,  43,  44) \
+  X( 88,  44,  44,  45,  46,  47,  48) \
+  X( 96,  48,  48,  49,  50,  51,  52) \
+  X(104,  52,  52,  53,  54,  55,  56) \
+  X(112,  56,  56,  57,  58,  59,  60) \
+  X(120,  60,  60,  61,  62,  63,  64) \
+  X(128,  64,  64,  65,  66,  67,  68) \
+  X(136,  68,  68,  69,  70,  71,  72) \
+  X(144,  72,  72,  73,  74,  75,  76) \
+  X(152,  76,  76,  77,  78,  79,  80) \
+  X(160,  80,  80,  81,  82,  83,  84) \
+  X(168,  84,  84,  85,  86,  87,  88) \
+  X(176,  88,  88,  89,  90,  91,  92) \
+  X(184,  92,  92,  93,  94,  95,  96) \
+  X(192,  96,  96,  97,  98,  99, 100) \
+  X(200, 100, 100, 101, 102, 103, 104) \
+  X(208, 104, 104, 105, 106, 107, 108) \
+  X(216, 108, 108, 109, 110, 111, 112) \
+  X(224, 112, 112, 113, 114, 115, 116) \
+  X(232, 116, 116, 117, 118, 119, 120) \
+  X(240, 120, 120, 121, 122, 123, 124) \
+  X(248, 124, 124, 125, 126, 127, 128) \
+  X(256, 128, 128, 129, 130, 131, 132)
+
+/// d[0 .. N/2) (+)= A(64 x 16, bf16) * B(16 x N, bf16), f32 accumulate.
+/// wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 d, a-desc, b-desc,
+///     scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b
+template <int N, bool TransA = false, bool TransB = false>
+KGEN_DEVICE void wgmma_bf16(float (&d)[N / 2], unsigned long long desc_a,
+                            unsigned long long desc_b, int scale_d) {
+  static_assert(N % 8 == 0 && N >= 8 && N <= 256,
+                "wgmma_bf16: N is a multiple of 8 in [8, 256] (m64nNk16)");
+  KGEN_REQUIRE_SM90A(N, "kgen::cuda::wgmma_bf16");
+#if KGEN_SM90A
+#define KGEN_WGMMA_BF16(kN, kR, kA, kB, kS, kTA, kTB)                          \
+  if constexpr (N == kN)                                                       \
+    asm volatile("{\n"                                                         \
+                 ".reg .pred p;\n"                                             \
+                 "setp.ne.b32 p, %" #kS ", 0;\n"                               \
+                 "wgmma.mma_async.sync.aligned.m64n" #kN "k16.f32.bf16.bf16 "  \
+                 "{" KGEN_WGMMA_R##kR "}, %" #kA ", %" #kB ", p, 1, 1, %" #kTA \
+                 ", %" #kTB ";\n"                                              \
+                 "}\n"                                                         \
+                 : KGEN_WGMMA_O##kR(d)                                         \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(int(TransA)),   \
+                   "n"(int(TransB)));
+  KGEN_WGMMA_SHAPES(KGEN_WGMMA_BF16)
+#undef KGEN_WGMMA_BF16
+#endif
+}
+
+/// d[0 .. N/2) (+)= A(64 x 16, f16) * B(16 x N, f16), f32 accumulate.
+/// wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 d, a-desc, b-desc,
+///     scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b
+template <int N, bool TransA = false, bool TransB = false>
+KGEN_DEVICE void wgmma_f16(float (&d)[N / 2], unsigned long long desc_a,
+                           unsigned long long desc_b, int scale_d) {
+  static_assert(N % 8 == 0 && N >= 8 && N <= 256,
+                "wgmma_f16: N is a multiple of 8 in [8, 256] (m64nNk16)");
+  KGEN_REQUIRE_SM90A(N, "kgen::cuda::wgmma_f16");
+#if KGEN_SM90A
+#define KGEN_WGMMA_F16(kN, kR, kA, kB, kS, kTA, kTB)                           \
+  if constexpr (N == kN)                                                       \
+    asm volatile("{\n"                                                         \
+                 ".reg .pred p;\n"                                             \
+                 "setp.ne.b32 p, %" #kS ", 0;\n"                               \
+                 "wgmma.mma_async.sync.aligned.m64n" #kN "k16.f32.f16.f16 "    \
+                 "{" KGEN_WGMMA_R##kR "}, %" #kA ", %" #kB ", p, 1, 1, %" #kTA \
+                 ", %" #kTB ";\n"                                              \
+                 "}\n"                                                         \
+                 : KGEN_WGMMA_O##kR(d)                                         \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(int(TransA)),   \
+                   "n"(int(TransB)));
+  KGEN_WGMMA_SHAPES(KGEN_WGMMA_F16)
+#undef KGEN_WGMMA_F16
+#endif
+}
+
+/// d[0 .. N/2) (+)= A(64 x 32, e4m3) * B(32 x N, e4m3), f32 accumulate.
+/// Both operands K-major (fp8 wgmma has no transpose immediates).
+/// wgmma.mma_async.sync.aligned.m64nNk32.f32.e4m3.e4m3 d, a-desc, b-desc,
+///     scale-d, imm-scale-a, imm-scale-b
+template <int N>
+KGEN_DEVICE void wgmma_e4m3(float (&d)[N / 2], unsigned long long desc_a,
+                            unsigned long long desc_b, int scale_d) {
+  static_assert(N % 8 == 0 && N >= 8 && N <= 256,
+                "wgmma_e4m3: N is a multiple of 8 in [8, 256] (m64nNk32)");
+  KGEN_REQUIRE_SM90A(N, "kgen::cuda::wgmma_e4m3");
+#if KGEN_SM90A
+#define KGEN_WGMMA_E4M3(kN, kR, kA, kB, kS, kTA, kTB)                          \
+  if constexpr (N == kN)                                                       \
+    asm volatile("{\n"                                                         \
+                 ".reg .pred p;\n"                                             \
+                 "setp.ne.b32 p, %" #kS ", 0;\n"                               \
+                 "wgmma.mma_async.sync.aligned.m64n" #kN "k32.f32.e4m3.e4m3 "  \
+                 "{" KGEN_WGMMA_R##kR "}, %" #kA ", %" #kB ", p, 1, 1;\n"      \
+                 "}\n"                                                         \
+                 : KGEN_WGMMA_O##kR(d)                                         \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  KGEN_WGMMA_SHAPES(KGEN_WGMMA_E4M3)
+#undef KGEN_WGMMA_E4M3
+#endif
+}
+
+#undef KGEN_REQUIRE_SM90
+#undef KGEN_REQUIRE_SM90A
+// The operand lists and the shape table are this header's alone.
+#undef KGEN_WGMMA_SHAPES
+#undef KGEN_WGMMA_F4
+#undef KGEN_WGMMA_R4
+#undef KGEN_WGMMA_R8
+#undef KGEN_WGMMA_R12
+#undef KGEN_WGMMA_R16
+#undef KGEN_WGMMA_R20
+#undef KGEN_WGMMA_R24
+#undef KGEN_WGMMA_R28
+#undef KGEN_WGMMA_R32
+#undef KGEN_WGMMA_R36
+#undef KGEN_WGMMA_R40
+#undef KGEN_WGMMA_R44
+#undef KGEN_WGMMA_R48
+#undef KGEN_WGMMA_R52
+#undef KGEN_WGMMA_R56
+#undef KGEN_WGMMA_R60
+#undef KGEN_WGMMA_R64
+#undef KGEN_WGMMA_R68
+#undef KGEN_WGMMA_R72
+#undef KGEN_WGMMA_R76
+#undef KGEN_WGMMA_R80
+#undef KGEN_WGMMA_R84
+#undef KGEN_WGMMA_R88
+#undef KGEN_WGMMA_R92
+#undef KGEN_WGMMA_R96
+#undef KGEN_WGMMA_R100
+#undef KGEN_WGMMA_R104
+#undef KGEN_WGMMA_R108
+#undef KGEN_WGMMA_R112
+#undef KGEN_WGMMA_R116
+#undef KGEN_WGMMA_R120
+#undef KGEN_WGMMA_R124
+#undef KGEN_WGMMA_R128
+#undef KGEN_WGMMA_O4
+#undef KGEN_WGMMA_O8
+#undef KGEN_WGMMA_O12
+#undef KGEN_WGMMA_O16
+#undef KGEN_WGMMA_O20
+#undef KGEN_WGMMA_O24
+#undef KGEN_WGMMA_O28
+#undef KGEN_WGMMA_O32
+#undef KGEN_WGMMA_O36
+#undef KGEN_WGMMA_O40
+#undef KGEN_WGMMA_O44
+#undef KGEN_WGMMA_O48
+#undef KGEN_WGMMA_O52
+#undef KGEN_WGMMA_O56
+#undef KGEN_WGMMA_O60
+#undef KGEN_WGMMA_O64
+#undef KGEN_WGMMA_O68
+#undef KGEN_WGMMA_O72
+#undef KGEN_WGMMA_O76
+#undef KGEN_WGMMA_O80
+#undef KGEN_WGMMA_O84
+#undef KGEN_WGMMA_O88
+#undef KGEN_WGMMA_O92
+#undef KGEN_WGMMA_O96
+#undef KGEN_WGMMA_O100
+#undef KGEN_WGMMA_O104
+#undef KGEN_WGMMA_O108
+#undef KGEN_WGMMA_O112
+#undef KGEN_WGMMA_O116
+#undef KGEN_WGMMA_O120
+#undef KGEN_WGMMA_O124
+#undef KGEN_WGMMA_O128
+
 
 #undef KGEN_PTX_ARCH_CHECK
 

@@ -56,15 +56,11 @@
 #define KGEN_CUDA_TMA_CUH
 
 #include "kgen/cuda/Common.cuh"
-
-#if KGEN_EMULATE
-#error "the emulated device does not emulate this header's sm_90 instructions \
-yet (docs/emulated-device.md): move them into the instruction layer (Ptx.cuh) \
-with an emulation first"
-#endif
 #include "kgen/cuda/Layout.cuh"
 
-#if KGEN_CUDA_COMPILER
+// Under KGEN_EMULATE the emulated device declares CUtensorMap (its own
+// 128-byte encoding, kgen/emulate/TensorMap.h).
+#if KGEN_CUDA_COMPILER && !KGEN_EMULATE
 #if defined(__CUDACC_RTC__)
 #ifndef CU_TENSOR_MAP_NUM_QWORDS
 #define CU_TENSOR_MAP_NUM_QWORDS 16
@@ -77,162 +73,17 @@ typedef struct CUtensorMap_st {
 #endif
 #endif
 
+#include "kgen/cuda/Ptx.cuh"
+
 namespace kgen::cuda {
 
 #if KGEN_CUDA_COMPILER
-
-#define KGEN_REQUIRE_SM90(dep, what)                                           \
-  static_assert(KGEN_ARCH == 0 || KGEN_ARCH >= 900 || kFalse<dep>,             \
-                what " needs sm_90+ (TMA / mbarrier transaction counts)")
-
-//===----------------------------------------------------------------------===//
-// mbarrier
-//===----------------------------------------------------------------------===//
-
-template <int kDummy = 0>
-KGEN_DEVICE void mbar_init(unsigned long long *bar, unsigned count) {
-  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::mbar_init");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)),
-               "r"(count)
-               : "memory");
-#endif
-}
-
-/// Makes mbarrier inits visible to the cluster (and to the async proxy);
-/// follow it with __syncthreads() or cluster_sync().
-template <int kDummy = 0> KGEN_DEVICE void fence_barrier_init() {
-  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::fence_barrier_init");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-#endif
-}
-
-template <int kDummy = 0>
-KGEN_DEVICE void mbar_arrive_expect_tx(unsigned long long *bar,
-                                       unsigned bytes) {
-  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::mbar_arrive_expect_tx");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(
-                   smem_u32(bar)),
-               "r"(bytes)
-               : "memory");
-#endif
-}
-
-template <int kDummy = 0>
-KGEN_DEVICE void mbar_expect_tx(unsigned long long *bar, unsigned bytes) {
-  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::mbar_expect_tx");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.expect_tx.shared::cta.b64 [%0], %1;\n" ::"r"(
-                   smem_u32(bar)),
-               "r"(bytes)
-               : "memory");
-#endif
-}
-
-template <int kDummy = 0> KGEN_DEVICE void mbar_arrive(unsigned long long *bar) {
-  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::mbar_arrive");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar))
-               : "memory");
-#endif
-}
-
-/// Arrives on the barrier at `bar`'s shared-memory offset in cluster CTA
-/// `cta_rank` (release at cluster scope).
-template <int kDummy = 0>
-KGEN_DEVICE void mbar_arrive_cluster(unsigned long long *bar,
-                                     unsigned cta_rank) {
-  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::mbar_arrive_cluster");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("{\n"
-               ".reg .b32 remote;\n"
-               "mapa.shared::cluster.u32 remote, %0, %1;\n"
-               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
-               "}\n" ::"r"(smem_u32(bar)),
-               "r"(cta_rank)
-               : "memory");
-#endif
-}
-
-/// True once the phase with parity `parity` (0 or 1) has completed. The
-/// hardware may suspend the thread for a while before returning false.
-template <int kDummy = 0>
-KGEN_DEVICE bool mbar_try_wait(unsigned long long *bar, unsigned parity) {
-  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::mbar_try_wait");
-  unsigned done = 1;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("{\n"
-               ".reg .pred p;\n"
-               "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-               "selp.u32 %0, 1, 0, p;\n"
-               "}\n"
-               : "=r"(done)
-               : "r"(smem_u32(bar)), "r"(parity)
-               : "memory");
-#endif
-  return done != 0;
-}
 
 /// Blocks until the phase with parity `parity` has completed.
 template <int kDummy = 0>
 KGEN_DEVICE void mbar_wait(unsigned long long *bar, unsigned parity) {
   while (!mbar_try_wait<kDummy>(bar, parity)) {
   }
-}
-
-//===----------------------------------------------------------------------===//
-// TMA
-//===----------------------------------------------------------------------===//
-
-template <int kDummy = 0>
-KGEN_DEVICE void tma_load_2d(void *smem_dst, const CUtensorMap *map,
-                             unsigned long long *bar, int c0, int c1) {
-  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::tma_load_2d");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
-               "complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
-                   smem_u32(smem_dst)),
-               "l"(reinterpret_cast<unsigned long long>(map)),
-               "r"(smem_u32(bar)), "r"(c0), "r"(c1)
-               : "memory");
-#endif
-}
-
-/// The box at (c0 inner, c1, c2 outer) of a 3-D tensor map: a batched
-/// operand's tile, c2 = the batch index.
-template <int kDummy = 0>
-KGEN_DEVICE void tma_load_3d(void *smem_dst, const CUtensorMap *map,
-                             unsigned long long *bar, int c0, int c1, int c2) {
-  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::tma_load_3d");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::"
-               "complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(
-                   smem_u32(smem_dst)),
-               "l"(reinterpret_cast<unsigned long long>(map)),
-               "r"(smem_u32(bar)), "r"(c0), "r"(c1), "r"(c2)
-               : "memory");
-#endif
-}
-
-/// Needs sm_90a: ptxas accepts .multicast::cluster on plain sm_90 only with
-/// an advisory warning (the PTX may run slowly on later architectures).
-template <int kDummy = 0>
-KGEN_DEVICE void tma_load_2d_multicast(void *smem_dst, const CUtensorMap *map,
-                                       unsigned long long *bar, int c0, int c1,
-                                       unsigned short cta_mask) {
-  static_assert(KGEN_ARCH == 0 || KGEN_SM90A || kFalse<kDummy>,
-                "kgen::cuda::tma_load_2d_multicast needs sm_90a: compile with "
-                "-gencode arch=compute_90a,code=sm_90a (NVRTC: -arch=sm_90a)");
-#if KGEN_SM90A
-  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
-               "complete_tx::bytes.multicast::cluster [%0], [%1, {%4, %5}], "
-               "[%2], %3;\n" ::"r"(smem_u32(smem_dst)),
-               "l"(reinterpret_cast<unsigned long long>(map)),
-               "r"(smem_u32(bar)), "h"(cta_mask), "r"(c0), "r"(c1)
-               : "memory");
-#endif
 }
 
 /// Loads a RowMajorSwizzled tile whose (0, 0) is global (row0, col0): one
@@ -275,119 +126,6 @@ KGEN_DEVICE void tma_load_tile_multicast(void *smem_tile, const CUtensorMap *map
                           map, bar, col0 + b * Layout::kBlockCols, row0,
                           cta_mask);
 }
-
-/// Shared -> global box store; out-of-bounds box elements are not written.
-/// The shared source must have been made visible with fence_proxy_async().
-template <int kDummy = 0>
-KGEN_DEVICE void tma_store_2d(const CUtensorMap *map, const void *smem_src,
-                              int c0, int c1) {
-  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::tma_store_2d");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
-               "[%0, {%2, %3}], [%1];\n" ::"l"(
-                   reinterpret_cast<unsigned long long>(map)),
-               "r"(smem_u32(smem_src)), "r"(c0), "r"(c1)
-               : "memory");
-#endif
-}
-
-template <int kDummy = 0> KGEN_DEVICE void tma_store_commit() {
-  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::tma_store_commit");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-#endif
-}
-
-/// Waits until at most N store groups still read their shared source.
-template <int N> KGEN_DEVICE void tma_store_wait_read() {
-  static_assert(N >= 0, "cp.async.bulk.wait_group takes N >= 0");
-  KGEN_REQUIRE_SM90(N, "kgen::cuda::tma_store_wait_read");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
-#endif
-}
-
-template <int kDummy = 0>
-KGEN_DEVICE void prefetch_tensormap(const CUtensorMap *map) {
-  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::prefetch_tensormap");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("prefetch.tensormap [%0];\n" ::"l"(
-                   reinterpret_cast<unsigned long long>(map))
-               : "memory");
-#endif
-}
-
-//===----------------------------------------------------------------------===//
-// Fences and clusters
-//===----------------------------------------------------------------------===//
-
-/// Ordinary shared-memory stores by this thread -> visible to later async
-/// proxy reads (TMA stores, wgmma operands) after a barrier.
-template <int kDummy = 0> KGEN_DEVICE void fence_proxy_async() {
-  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::fence_proxy_async");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-#endif
-}
-
-/// Named barrier `id` (1..15; 0 is __syncthreads') over `threads` threads
-/// (a multiple of 32): e.g. the consumer warpgroups alone, while the producer
-/// keeps loading. bar.sync waits; bar.arrive only signals.
-KGEN_DEVICE void named_barrier_sync(unsigned id, unsigned threads) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-KGEN_DEVICE void named_barrier_arrive(unsigned id, unsigned threads) {
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-
-/// True in exactly one active lane of the warp (elect.sync; all 32 lanes
-/// must execute it): the thread that issues TMA or arrives for the warp.
-template <int kDummy = 0> KGEN_DEVICE bool elect_one() {
-  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::elect_one");
-  unsigned pred = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("{\n"
-               ".reg .pred p;\n"
-               "elect.sync _|p, %1;\n"
-               "selp.u32 %0, 1, 0, p;\n"
-               "}\n"
-               : "=r"(pred)
-               : "r"(0xffffffffu));
-#endif
-  return pred != 0;
-}
-
-template <int kDummy = 0> KGEN_DEVICE unsigned cluster_ctarank() {
-  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::cluster_ctarank");
-  unsigned r = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-#endif
-  return r;
-}
-
-/// The number of CTAs in this CTA's cluster (1 without a cluster launch).
-template <int kDummy = 0> KGEN_DEVICE unsigned cluster_nctarank() {
-  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::cluster_nctarank");
-  unsigned n = 1;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(n));
-#endif
-  return n;
-}
-
-/// All threads of all CTAs in the cluster: arrive (release) then wait
-/// (acquire).
-template <int kDummy = 0> KGEN_DEVICE void cluster_sync() {
-  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::cluster_sync");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.release.aligned;\n"
-               "barrier.cluster.wait.acquire.aligned;\n" ::
-                   : "memory");
-#endif
-}
-
-#undef KGEN_REQUIRE_SM90
 
 #endif // KGEN_CUDA_COMPILER
 

@@ -69,6 +69,7 @@
 #define __restrict__ __restrict
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
+#define __grid_constant__
 
 struct uint3 { unsigned x, y, z; };
 struct dim3 { unsigned x = 1, y = 1, z = 1; };
@@ -98,7 +99,9 @@ __asm__(".pushsection .bss.kgen_emu_smem,\"aw\",@nobits\n"
         "kgen_emu_smem_lo:\n"
         ".space 4096\n"
         ".globl smem\n.hidden smem\n"
+        ".globl _ZN4kgen5block7smemRawE\n.hidden _ZN4kgen5block7smemRawE\n"
         "smem:\n"
+        "_ZN4kgen5block7smemRawE:\n"
         ".space 262144\n"
         ".space 4096\n"
         ".globl kgen_emu_smem_hi\n.hidden kgen_emu_smem_hi\n"
@@ -107,6 +110,9 @@ __asm__(".pushsection .bss.kgen_emu_smem,\"aw\",@nobits\n"
 extern "C" unsigned char kgen_emu_smem_lo[];
 extern "C" unsigned char kgen_emu_smem_hi[];
 extern "C" unsigned char smem[];
+// The same allocation under the wgmma pipeline's name for it
+// (kgen::block::WgmmaPipeline::run's `extern __shared__ ... smemRaw[]`,
+// GemmSm90.cuh: a block-scope extern in namespace kgen::block).
 
 namespace kgen::emu {
 
@@ -122,7 +128,16 @@ namespace kgen::emu {
 // Threads as fibers
 //===----------------------------------------------------------------------===//
 
-enum class Wait { Runnable, Barrier, Warp, Done };
+enum class Wait {
+  Runnable,
+  Barrier,   // __syncthreads
+  Warp,      // a warp collective
+  Group,     // a warpgroup collective (wgmma, setmaxnreg)
+  Mbarrier,  // mbarrier.try_wait.parity
+  Named,     // bar.sync id, count
+  Cluster,   // barrier.cluster.wait
+  Done
+};
 
 /// A cp.async copy between its issue and its group's completion.
 struct PendingCopy {
@@ -135,6 +150,15 @@ struct PendingCopy {
 struct Fiber {
   uint3 tid{};
   int linear = 0, warp = 0, lane = 0;
+  int blk = 0; // its block's index in the cluster (Device::blocks)
+  // Wait::Mbarrier: the barrier (shared offset) and parity waited for;
+  // Wait::Cluster: the cluster-barrier phase it arrived in.
+  unsigned waitBar = 0, waitParity = 0;
+  uint64_t clusterArrived = 0; // phase + 1 of its last barrier.cluster.arrive
+  // cp.async.bulk store groups (tma_store_2d): the open group's stores and
+  // the committed ones, oldest first (executed by wait_group.read).
+  std::vector<struct BulkStore> storeOpen;
+  std::deque<std::vector<struct BulkStore>> storeGroups;
   Wait wait = Wait::Runnable;
   const char *site = "";  // what it waits at (or the last collective)
   int line = 0;
@@ -170,6 +194,46 @@ struct Shadow {
   bool pending = false;               // a cp.async not yet completed
 };
 
+/// A tma_store_2d between its issue and its group's wait_group.read.
+struct BulkStore {
+  unsigned char map[128]; // the tensor map (kgen/emulate/TensorMap.h)
+  int coords[5];
+  unsigned src;
+};
+
+/// An mbarrier object in shared memory (PTX ISA 9.7.13.15.1): expected
+/// arrival count, pending arrivals and transaction count of the current
+/// phase, and the phase number (its parity is what try_wait.parity asks).
+struct Mbar {
+  unsigned expected = 0;
+  long pending = 0;
+  long tx = 0;
+  uint64_t phase = 0;
+  int inflight = 0; // TMA copies that will complete_tx on it
+  // Shared ranges [first, first + second) written by copies that completed
+  // in this phase: pending (invisible) until the phase completes.
+  std::vector<std::pair<unsigned, unsigned>> landed;
+  int line = 0;
+};
+
+/// One warpgroup's wgmma state: the operations issued since the last
+/// commit and the committed groups, oldest first (kgen/emulate/Sm90.h).
+struct WgmmaOp;
+struct WarpgroupState {
+  const char *op = nullptr; // the collective its threads gather at
+  int arrived = 0;
+  void (*fn)(void *(&args)[128]) = nullptr;
+  void *args[128] = {};
+  std::vector<WgmmaOp *> open;
+  std::deque<std::vector<WgmmaOp *>> groups;
+};
+
+struct NamedBarrier {
+  unsigned count = 0; // the thread count of the current instance
+  unsigned arrived = 0;
+  int line = 0;
+};
+
 struct Buffer {
   std::string name;
   const char *lo;
@@ -181,20 +245,47 @@ struct Options {
   int verbose = 0;
 };
 
+/// One block (CTA) of the cluster being run.
+struct Block {
+  uint3 bidx{};
+  unsigned rank = 0; // %cluster_ctarank
+  std::vector<Fiber> fibers;
+  std::vector<WarpState> warps;
+  std::vector<WarpgroupState> warpgroups;
+  std::vector<Shadow> shadow;
+  // Its dynamic shared memory while another block's is in the window.
+  std::vector<unsigned char> store;
+  int live = 0, barrierArrived = 0, barrierLine = 0;
+  uint32_t epoch = 1; // completed block barriers + 1
+  std::vector<std::pair<unsigned, Mbar>> mbars; // by shared offset
+  NamedBarrier named[16];
+};
+
+/// A TMA load between its issue and its completion (kgen/emulate/Sm90.h).
+struct TmaLoad {
+  unsigned char map[128];
+  int coords[5];
+  unsigned dst, bar, bytes;
+  unsigned mask; // destination blocks (ranks)
+  int issuer;    // block index of the issuing thread
+  int line;
+};
+
 struct Device {
   Options opts;
   std::vector<Buffer> buffers;
   // Launch.
-  dim3 grid, block;
-  uint3 bidx{};
+  dim3 grid, block, cluster;
   unsigned dynSmem = 0;
   const char *kernel = "";
-  // Block.
-  std::vector<Fiber> fibers;
-  std::vector<WarpState> warps;
-  std::vector<Shadow> shadow;
-  int live = 0, barrierArrived = 0, barrierLine = 0;
-  uint32_t epoch = 1; // completed block barriers + 1
+  // The blocks of the cluster being run; `window`: the one whose shared
+  // memory is in the `smem` window.
+  std::vector<Block> blocks;
+  int window = -1;
+  int clusterLive = 0;
+  unsigned clusterArrived = 0;
+  uint64_t clusterPhase = 0;
+  std::deque<TmaLoad> tmaInFlight;
   Fiber *cur = nullptr;
   jmp_buf sched;
   std::mt19937_64 rng;
@@ -209,11 +300,20 @@ inline Device &dev() {
   return d;
 }
 inline Fiber &self() { return *dev().cur; }
+/// The block of the running thread (or of fiber f).
+inline Block &blk() { Device &d = dev(); return d.blocks[d.cur->blk]; }
+inline Block &blkOf(const Fiber &f) { return dev().blocks[f.blk]; }
+/// Block b's dynamic shared memory: the window, or its store.
+inline unsigned char *smemOf(int b) {
+  Device &d = dev();
+  return d.window == b ? smem : d.blocks[b].store.data();
+}
 
 inline void describeThread(char *buf, size_t n, const Fiber &f) {
   const Device &d = dev();
+  const Block &b = d.blocks[f.blk];
   std::snprintf(buf, n, "kernel %s block (%u,%u,%u) thread %d (warp %d lane %d)",
-                d.kernel, d.bidx.x, d.bidx.y, d.bidx.z, f.linear,
+                d.kernel, b.bidx.x, b.bidx.y, b.bidx.z, f.linear,
                 f.warp, f.lane);
 }
 
@@ -252,24 +352,42 @@ inline void block(Wait w, const char *site, int line = 0) {
 
 inline void fiberMain(unsigned lo, unsigned hi);
 
+/// Hooks of kgen/emulate/Sm90.h run at a thread's exit (its pending bulk
+/// stores) and when the cluster barrier may complete.
+inline void (*&threadExitHook())(Fiber &) {
+  static void (*h)(Fiber &) = nullptr;
+  return h;
+}
+inline void releaseCluster();
+
 inline void threadExit() {
   Device &d = dev();
   Fiber &f = self();
+  Block &b = blk();
+  if (threadExitHook())
+    threadExitHook()(f);
   f.wait = Wait::Done;
-  --d.live;
+  --b.live;
+  --d.clusterLive;
   // A warp collective missing this lane can never complete.
-  WarpState &w = d.warps[f.warp];
+  WarpState &w = b.warps[f.warp];
   if (w.arrived > 0)
     fail("thread exited while the other lanes of its warp wait at %s "
          "(.aligned collectives need all 32 lanes)", w.op);
+  if (size_t(f.warp / 4) < b.warpgroups.size() &&
+      b.warpgroups[f.warp / 4].arrived > 0)
+    fail("thread exited while other threads of its warpgroup wait at %s "
+         "(.sync.aligned warpgroup instructions need all 128 threads)",
+         b.warpgroups[f.warp / 4].op);
   // Exited threads do not hold up a block barrier.
-  if (d.barrierArrived > 0 && d.barrierArrived == d.live) {
-    for (Fiber &g : d.fibers)
+  if (b.barrierArrived > 0 && b.barrierArrived == b.live) {
+    for (Fiber &g : b.fibers)
       if (g.wait == Wait::Barrier)
         g.wait = Wait::Runnable;
-    d.barrierArrived = 0;
-    ++d.epoch;
+    b.barrierArrived = 0;
+    ++b.epoch;
   }
+  releaseCluster();
   _longjmp(d.sched, 1);
 }
 
@@ -285,7 +403,7 @@ inline void fiberMain(unsigned, unsigned) {
 
 /// __syncthreads (bar.sync 0 over the whole block).
 inline void syncthreads(int line) {
-  Device &d = dev();
+  Block &d = blk();
   Fiber &f = self();
   if (d.warps[f.warp].arrived > 0)
     fail("__syncthreads (line %d) while lanes of this warp wait at %s", line,
@@ -310,10 +428,24 @@ inline void syncthreads(int line) {
   block(Wait::Barrier, "__syncthreads (bar.sync 0)", line);
 }
 
+/// Completes the cluster barrier when every live thread of the cluster has
+/// arrived (exited threads do not hold it up).
+inline void releaseCluster() {
+  Device &d = dev();
+  if (d.clusterArrived == 0 || d.clusterArrived < unsigned(d.clusterLive))
+    return;
+  d.clusterArrived = 0;
+  ++d.clusterPhase;
+  for (Block &b : d.blocks)
+    for (Fiber &g : b.fibers)
+      if (g.wait == Wait::Cluster)
+        g.wait = Wait::Runnable;
+}
+
 /// A warp-collective instruction: every lane arrives with its operands; the
 /// last one runs `fn` over all 32 and releases them.
 inline void rendezvous(const char *op, CollectiveFn fn, const LaneArgs &args) {
-  Device &d = dev();
+  Block &d = blk();
   Fiber &f = self();
   WarpState &w = d.warps[f.warp];
   if (w.arrived > 0 && std::strcmp(w.op, op) != 0)
@@ -352,6 +484,9 @@ inline void rendezvous(const char *op, CollectiveFn fn, const LaneArgs &args) {
 inline unsigned smem_u32(const void *p) {
   const unsigned char *q = static_cast<const unsigned char *>(p);
   const Device &d = dev();
+  if (d.window >= 0 && d.cur && d.window != d.cur->blk)
+    fail("internal: shared window holds block %d, thread of block %d runs",
+         d.window, d.cur->blk);
   if (q < smem || q > smem + d.dynSmem)
     fail("shared-window address of %p, which is not in the dynamic shared "
          "allocation [%p, %p) (%u bytes)", p, (const void *)smem,
@@ -371,11 +506,16 @@ inline void checkSmem(const char *op, unsigned addr, unsigned bytes,
 
 /// A read of shared bytes [addr, addr + bytes) by thread `t` through the
 /// instruction layer.
-inline void shadowRead(const char *op, int t, unsigned addr, unsigned bytes) {
-  Device &d = dev();
+inline void shadowRead(const char *op, int t, unsigned addr, unsigned bytes,
+                       Block *target = nullptr) {
+  Block &d = target ? *target : blk();
   checkSmem(op, addr, bytes, 1);
   for (unsigned i = addr; i < addr + bytes; ++i) {
     Shadow &s = d.shadow[i];
+    if (s.pending && s.wThread == -3)
+      fail("%s by thread %d reads shared byte %u while the TMA load into it "
+           "has not completed or its mbarrier phase has not completed "
+           "(missing mbarrier wait, or expect_tx too small?)", op, t, i);
     if (s.pending)
       fail("%s by thread %d reads shared byte %u while a cp.async of thread "
            "%d into it has not completed (missing cp.async.wait_group?)",
@@ -393,8 +533,8 @@ inline void shadowRead(const char *op, int t, unsigned addr, unsigned bytes) {
 
 /// A write (or the issue of an asynchronous one) by thread `t`.
 inline void shadowWrite(const char *op, int t, unsigned addr, unsigned bytes,
-                        bool async) {
-  Device &d = dev();
+                        bool async, Block *target = nullptr) {
+  Block &d = target ? *target : blk();
   for (unsigned i = addr; i < addr + bytes; ++i) {
     Shadow &s = d.shadow[i];
     if (s.rEpoch == d.epoch && s.rThread != t && s.rThread != -1)
@@ -440,7 +580,7 @@ inline void checkGlobal(const char *op, const void *p, size_t bytes) {
 } // namespace kgen::emu
 
 #define threadIdx (::kgen::emu::self().tid)
-#define blockIdx (::kgen::emu::dev().bidx)
+#define blockIdx (::kgen::emu::blk().bidx)
 #define blockDim (::kgen::emu::dev().block)
 #define gridDim (::kgen::emu::dev().grid)
 #define __syncthreads() ::kgen::emu::syncthreads(__LINE__)
@@ -451,6 +591,8 @@ inline int atomicAdd(int *p, int v) { int o = *p; *p = o + v; return o; }
 inline float atomicAdd(float *p, float v) { float o = *p; *p = o + v; return o; }
 inline unsigned atomicExch(unsigned *p, unsigned v) { unsigned o = *p; *p = v; return o; }
 template <class T> inline T __ldcg(const T *p) { return *p; }
+inline void __syncwarp(unsigned = 0xffffffffu) {}
+#define __trap() ::kgen::emu::fail("__trap() (line %d)", __LINE__)
 
 //===----------------------------------------------------------------------===//
 // Launch
@@ -501,80 +643,191 @@ inline void installFaultHandler() {
   sigaction(SIGBUS, &sa, nullptr);
 }
 
+/// Hook of kgen/emulate/Sm90.h: prints the state of the cluster's
+/// mbarriers and in-flight copies in a deadlock report.
+inline void (*&deadlockHook())() {
+  static void (*h)() = nullptr;
+  return h;
+}
+/// Hook of kgen/emulate/Sm90.h: completes one in-flight asynchronous
+/// operation (a TMA load) when no thread can run; false when none is left.
+inline bool (*&asyncHook())() {
+  static bool (*h)() = nullptr;
+  return h;
+}
+
+inline const char *waitName(Wait w) {
+  switch (w) {
+  case Wait::Barrier: return "block barrier";
+  case Wait::Warp: return "warp collective";
+  case Wait::Group: return "warpgroup collective";
+  case Wait::Mbarrier: return "mbarrier wait";
+  case Wait::Named: return "named barrier";
+  case Wait::Cluster: return "cluster barrier";
+  default: return "";
+  }
+}
+
 inline void reportDeadlock() {
   Device &d = dev();
   d.cur = nullptr;
   std::fprintf(stderr,
-               "kgen-emulate: error: deadlock in kernel %s block (%u,%u,%u): "
-               "no thread can proceed; %d live, %d at the block barrier\n",
-               d.kernel, d.bidx.x, d.bidx.y, d.bidx.z, d.live,
-               d.barrierArrived);
-  for (const Fiber &f : d.fibers) {
-    const WarpState &w = d.warps[f.warp];
-    if (f.wait == Wait::Done)
-      std::fprintf(stderr, "  thread %d (warp %d lane %d): exited\n", f.linear,
-                   f.warp, f.lane);
-    else if (f.wait == Wait::Warp)
-      std::fprintf(stderr,
-                   "  thread %d (warp %d lane %d): at %s, %d of 32 lanes "
-                   "arrived\n", f.linear, f.warp, f.lane, f.site, w.arrived);
-    else
-      std::fprintf(stderr, "  thread %d (warp %d lane %d): at %s, line %d\n",
-                   f.linear, f.warp, f.lane, f.site, f.line);
+               "kgen-emulate: error: deadlock in kernel %s: no thread can "
+               "proceed; %d threads of %zu block(s) live\n",
+               d.kernel, d.clusterLive, d.blocks.size());
+  for (const Block &b : d.blocks) {
+    std::fprintf(stderr, "  block (%u,%u,%u) (cluster rank %u): %d live, %d "
+                 "at the block barrier\n", b.bidx.x, b.bidx.y, b.bidx.z,
+                 b.rank, b.live, b.barrierArrived);
+    // Threads waiting at the same site are listed as one line.
+    size_t i = 0;
+    while (i < b.fibers.size()) {
+      const Fiber &f = b.fibers[i];
+      size_t j = i + 1;
+      auto same = [&](const Fiber &g) {
+        return g.wait == f.wait && g.line == f.line && g.site == f.site &&
+               g.waitBar == f.waitBar && g.waitParity == f.waitParity;
+      };
+      while (j < b.fibers.size() && same(b.fibers[j]))
+        ++j;
+      char who[64];
+      if (j - i == 1)
+        std::snprintf(who, sizeof who, "thread %d (warp %d lane %d)",
+                      f.linear, f.warp, f.lane);
+      else
+        std::snprintf(who, sizeof who, "threads %d..%d", f.linear,
+                      b.fibers[j - 1].linear);
+      if (f.wait == Wait::Done)
+        std::fprintf(stderr, "    %s: exited\n", who);
+      else if (f.wait == Wait::Mbarrier)
+        std::fprintf(stderr, "    %s: at %s on the mbarrier at shared "
+                     "offset %u, parity %u\n", who, f.site, f.waitBar,
+                     f.waitParity);
+      else if (f.wait == Wait::Warp)
+        std::fprintf(stderr, "    %s: at %s, %d of 32 lanes arrived\n", who,
+                     f.site, b.warps[f.warp].arrived);
+      else if (f.line > 0)
+        std::fprintf(stderr, "    %s: at %s (%s), line %d\n", who, f.site,
+                     waitName(f.wait), f.line);
+      else
+        std::fprintf(stderr, "    %s: at %s (%s)\n", who, f.site,
+                     waitName(f.wait));
+      i = j;
+    }
   }
+  if (deadlockHook())
+    deadlockHook()();
   d.failed = true;
 }
 
-/// Runs one block: every thread as a fiber in a seeded order. False on a
-/// reported failure.
-inline bool runBlock() {
+/// Puts block b's shared memory into the window (the kernel's `smem`
+/// symbol), saving the one there.
+inline void switchWindow(int b) {
+  Device &d = dev();
+  if (d.window == b)
+    return;
+  if (d.window >= 0)
+    std::memcpy(d.blocks[d.window].store.data(), smem, d.dynSmem);
+  std::memcpy(smem, d.blocks[b].store.data(), d.dynSmem);
+  d.window = b;
+}
+
+/// Runs the blocks of one cluster (block indices `ids`, cluster rank =
+/// position): every thread as a fiber, in a seeded order, the threads of one
+/// block in a batch so that its shared memory stays in the window. False on
+/// a reported failure.
+inline bool runCluster(const std::vector<uint3> &ids) {
   Device &d = dev();
   const int n = int(d.block.x * d.block.y * d.block.z);
-  d.fibers.assign(n, Fiber{});
-  d.warps.assign((n + 31) / 32, WarpState{});
-  d.live = n;
-  d.barrierArrived = 0;
-  d.epoch = 1;
-  std::fill(d.shadow.begin(), d.shadow.end(), Shadow{});
-  std::memset(smem, 0xff, d.dynSmem); // poison: NaN in every float type
-  for (int i = 0; i < n; ++i) {
-    Fiber &f = d.fibers[i];
-    f.linear = i;
-    f.tid = {unsigned(i % d.block.x), unsigned(i / d.block.x % d.block.y),
-             unsigned(i / (d.block.x * d.block.y))};
-    f.warp = i / 32;
-    f.lane = i % 32;
-    f.stack = static_cast<char *>(std::malloc(d.stackBytes));
-    getcontext(&f.start);
-    f.start.uc_stack.ss_sp = f.stack;
-    f.start.uc_stack.ss_size = d.stackBytes;
-    f.start.uc_link = nullptr;
-    makecontext(&f.start, reinterpret_cast<void (*)()>(fiberMain), 2, 0u, 0u);
+  const int nb = int(ids.size());
+  d.blocks.assign(size_t(nb), Block{});
+  d.window = -1;
+  d.clusterLive = n * nb;
+  d.clusterArrived = 0;
+  d.clusterPhase = 0;
+  d.tmaInFlight.clear();
+  for (int b = 0; b < nb; ++b) {
+    Block &bk = d.blocks[b];
+    bk.bidx = ids[b];
+    bk.rank = unsigned(b);
+    bk.fibers.assign(size_t(n), Fiber{});
+    bk.warps.assign(size_t((n + 31) / 32), WarpState{});
+    bk.warpgroups.assign(size_t((n + 127) / 128), WarpgroupState{});
+    bk.shadow.assign(d.dynSmem, Shadow{});
+    bk.live = n;
+    // Poison: NaN in every float type.
+    if (nb > 1)
+      bk.store.assign(d.dynSmem, 0xff);
+    for (int i = 0; i < n; ++i) {
+      Fiber &f = bk.fibers[i];
+      f.linear = i;
+      f.blk = b;
+      f.tid = {unsigned(i % d.block.x), unsigned(i / d.block.x % d.block.y),
+               unsigned(i / (d.block.x * d.block.y))};
+      f.warp = i / 32;
+      f.lane = i % 32;
+      f.stack = static_cast<char *>(std::malloc(d.stackBytes));
+      getcontext(&f.start);
+      f.start.uc_stack.ss_sp = f.stack;
+      f.start.uc_stack.ss_size = d.stackBytes;
+      f.start.uc_link = nullptr;
+      makecontext(&f.start, reinterpret_cast<void (*)()>(fiberMain), 2, 0u,
+                  0u);
+    }
   }
-  std::vector<int> runnable;
-  runnable.reserve(n);
+  if (nb == 1) {
+    std::memset(smem, 0xff, d.dynSmem);
+    d.window = 0;
+  }
+  std::vector<int> order;
+  std::vector<std::vector<int>> runnable;
+  order.resize(size_t(nb));
+  runnable.resize(size_t(nb));
   for (;;) {
-    runnable.clear();
-    for (int i = 0; i < n; ++i)
-      if (d.fibers[i].wait == Wait::Runnable)
-        runnable.push_back(i);
-    if (runnable.empty())
-      break;
-    // Run the runnable fibers in a random order, each to its next yield.
-    std::shuffle(runnable.begin(), runnable.end(), d.rng);
-    for (int i : runnable) {
-      Fiber &f = d.fibers[i];
-      if (f.wait != Wait::Runnable)
+    bool any = false;
+    for (int b = 0; b < nb; ++b) {
+      runnable[b].clear();
+      for (int i = 0; i < n; ++i)
+        if (d.blocks[b].fibers[i].wait == Wait::Runnable)
+          runnable[b].push_back(i);
+      any = any || !runnable[b].empty();
+    }
+    if (!any) {
+      // Nothing can run: the asynchronous operations complete now, at the
+      // latest moment the hardware allows, one at a time.
+      if (asyncHook() && asyncHook()()) {
+        if (d.failed)
+          break;
         continue;
-      d.cur = &f;
-      if (_setjmp(d.sched) == 0) {
-        if (!f.started) {
-          f.started = true;
-          setcontext(&f.start);
-        }
-        _longjmp(f.jb, 1);
       }
-      d.cur = nullptr;
+      break;
+    }
+    // The blocks in a random order, each block's runnable threads in a
+    // random order, each to its next yield.
+    for (int b = 0; b < nb; ++b)
+      order[b] = b;
+    std::shuffle(order.begin(), order.end(), d.rng);
+    for (int b : order) {
+      if (runnable[b].empty())
+        continue;
+      std::shuffle(runnable[b].begin(), runnable[b].end(), d.rng);
+      switchWindow(b);
+      for (int i : runnable[b]) {
+        Fiber &f = d.blocks[b].fibers[i];
+        if (f.wait != Wait::Runnable)
+          continue;
+        d.cur = &f;
+        if (_setjmp(d.sched) == 0) {
+          if (!f.started) {
+            f.started = true;
+            setcontext(&f.start);
+          }
+          _longjmp(f.jb, 1);
+        }
+        d.cur = nullptr;
+        if (d.failed)
+          break;
+      }
       if (d.failed)
         break;
     }
@@ -582,19 +835,29 @@ inline bool runBlock() {
       break;
   }
   bool ok = !d.failed;
-  if (ok && d.live > 0) {
+  if (ok && d.clusterLive > 0) {
     reportDeadlock();
     ok = false;
   }
-  for (Fiber &f : d.fibers)
-    std::free(f.stack);
-  d.fibers.clear();
+  if (ok && !d.tmaInFlight.empty()) {
+    std::fprintf(stderr, "kgen-emulate: error: kernel %s: the blocks exited "
+                 "with %zu TMA load(s) still in flight\n", d.kernel,
+                 d.tmaInFlight.size());
+    ok = false;
+  }
+  for (Block &b : d.blocks)
+    for (Fiber &f : b.fibers)
+      std::free(f.stack);
+  d.blocks.clear();
+  d.window = -1;
   return ok;
 }
 
-/// Runs body(arg) as every thread of every block (blocks in order x, y, z).
+/// Runs body(arg) as every thread of every block, the blocks of a cluster
+/// together (clusters in order x, y, z; `cluster` {1,1,1}: one block at a
+/// time).
 inline int launch(const char *kernel, dim3 grid, dim3 block, unsigned dynSmem,
-                  void (*body)(void *), void *arg) {
+                  void (*body)(void *), void *arg, dim3 cluster = dim3{}) {
   Device &d = dev();
   installFaultHandler();
   if (dynSmem > kSmemWindow) {
@@ -602,15 +865,23 @@ inline int launch(const char *kernel, dim3 grid, dim3 block, unsigned dynSmem,
                  "memory, more than the emulated %zu\n", dynSmem, kSmemWindow);
     return 1;
   }
+  if (cluster.x == 0 || cluster.y == 0 || cluster.z == 0 ||
+      grid.x % cluster.x || grid.y % cluster.y || grid.z % cluster.z ||
+      cluster.x * cluster.y * cluster.z > 16) {
+    std::fprintf(stderr, "kgen-emulate: error: cluster (%u,%u,%u) does not "
+                 "divide grid (%u,%u,%u) or exceeds 16 blocks\n", cluster.x,
+                 cluster.y, cluster.z, grid.x, grid.y, grid.z);
+    return 1;
+  }
   d.kernel = kernel;
   d.grid = grid;
   d.block = block;
+  d.cluster = cluster;
   d.dynSmem = dynSmem;
   d.body = body;
   d.bodyArg = arg;
   d.failed = false;
   d.rng.seed(d.opts.seed);
-  d.shadow.assign(dynSmem, Shadow{});
   // Guard pages: before the allocation, and from the first page past it.
   unsigned char *lo = kgen_emu_smem_lo, *hi = kgen_emu_smem_hi;
   const size_t usable = (dynSmem + kPage - 1) / kPage * kPage;
@@ -618,11 +889,17 @@ inline int launch(const char *kernel, dim3 grid, dim3 block, unsigned dynSmem,
   mprotect(lo, kPage, PROT_NONE);
   mprotect(smem + usable, size_t(hi - (smem + usable)), PROT_NONE);
   int rc = 0;
-  for (unsigned z = 0; z < grid.z && rc == 0; ++z)
-    for (unsigned y = 0; y < grid.y && rc == 0; ++y)
-      for (unsigned x = 0; x < grid.x && rc == 0; ++x) {
-        d.bidx = {x, y, z};
-        if (!runBlock())
+  std::vector<uint3> ids;
+  for (unsigned z = 0; z < grid.z && rc == 0; z += cluster.z)
+    for (unsigned y = 0; y < grid.y && rc == 0; y += cluster.y)
+      for (unsigned x = 0; x < grid.x && rc == 0; x += cluster.x) {
+        // %cluster_ctarank: x fastest within the cluster.
+        ids.clear();
+        for (unsigned cz = 0; cz < cluster.z; ++cz)
+          for (unsigned cy = 0; cy < cluster.y; ++cy)
+            for (unsigned cx = 0; cx < cluster.x; ++cx)
+              ids.push_back({x + cx, y + cy, z + cz});
+        if (!runCluster(ids))
           rc = 1;
       }
   mprotect(lo, size_t(hi - lo), PROT_READ | PROT_WRITE);
@@ -644,9 +921,10 @@ template <class... P> struct Invoker {
 
 template <class... P>
 int launchKernel(const char *name, void (*fn)(P...), void **args, dim3 grid,
-                 dim3 block, unsigned dynSmem) {
+                 dim3 block, unsigned dynSmem, dim3 cluster = dim3{}) {
   Invoker<P...> inv{fn, args};
-  return launch(name, grid, block, dynSmem, &Invoker<P...>::run, &inv);
+  return launch(name, grid, block, dynSmem, &Invoker<P...>::run, &inv,
+                cluster);
 }
 
 } // namespace kgen::emu

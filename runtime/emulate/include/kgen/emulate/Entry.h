@@ -15,6 +15,7 @@
 #define KGEN_EMULATE_ENTRY_H
 
 #include "kgen/emulate/Device.h"
+#include "kgen/emulate/Sm90.h"
 
 namespace kgen::emu {
 struct EntryRow {
@@ -25,7 +26,8 @@ struct EntryRow {
 
 #define KGEN_EMU_ENTRY(fn)                                                     \
   {#fn, [](void **args, dim3 g, dim3 b, unsigned s) {                          \
-     return ::kgen::emu::launchKernel(#fn, &fn, args, g, b, s);                \
+     return ::kgen::emu::launchKernel(#fn, &fn, args, g, b, s,                 \
+                                      ::kgen::emu::dev().cluster);             \
    }},
 
 #define KGEN_EMU_ENTRIES(rows)                                                 \
@@ -34,6 +36,7 @@ struct EntryRow {
   extern "C" int kgen_emu_launch(const char *name, void **args,                \
                                  const unsigned *grid, const unsigned *block,  \
                                  unsigned dynSmem) {                           \
+    ::kgen::emu::sm90::installHooks();                                         \
     for (const ::kgen::emu::EntryRow *r = kgen_emu_entries; r->name; ++r)      \
       if (std::strcmp(r->name, name) == 0)                                     \
         return r->launch(args, dim3{grid[0], grid[1], grid[2]},                \
@@ -49,6 +52,10 @@ struct EntryRow {
     ::kgen::emu::dev().buffers.push_back(                                      \
         {name, static_cast<const char *>(p), size_t(bytes)});                  \
   }                                                                            \
-  extern "C" void kgen_emu_clear_buffers() { ::kgen::emu::dev().buffers.clear(); }
+  extern "C" void kgen_emu_clear_buffers() { ::kgen::emu::dev().buffers.clear(); } \
+  /* The cluster dimensions of the next launches ({1, 1, 1}: none). */         \
+  extern "C" void kgen_emu_set_cluster(const unsigned *c) {                    \
+    ::kgen::emu::dev().cluster = dim3{c[0], c[1], c[2]};                       \
+  }
 
 #endif // KGEN_EMULATE_ENTRY_H

@@ -21,6 +21,8 @@
 //   cp.async.cg 16 [9.7.9.25.3]: pending per thread until its group is
 //       waited for; then src-size bytes are read and the rest zero-filled.
 //   cvt.rna.tf32.f32, cvt.rn.satfinite.e4m3x2.f32 [9.7.9.21], ld.shared.b32.
+//   The sm_90 / sm_90a instructions (mbarrier, TMA, bulk stores, clusters,
+//   named barriers, wgmma, setmaxnreg, fences): kgen/emulate/Sm90.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KGEN_EMULATE_PTX_H
@@ -134,7 +136,7 @@ template <int X, bool Trans> inline void ldsmExec(LaneArgs (&lanes)[32]) {
       const int src = 8 * j + r;
       const unsigned addr = lanes[src].addr;
       checkSmem(op, addr, 16, 16);
-      shadowRead(op, dev().fibers[self().warp * 32 + src].linear, addr, 16);
+      shadowRead(op, blk().fibers[self().warp * 32 + src].linear, addr, 16);
       std::memcpy(M[j][r], smem + addr, 16);
     }
   for (int i = 0; i < 32; ++i) {
@@ -170,7 +172,7 @@ inline void mma(float &d0, float &d1, float &d2, float &d3,
 /// Lands every copy of the oldest committed group of the calling thread.
 inline void completeOldestGroup() {
   Fiber &f = self();
-  Device &d = dev();
+  Block &d = blk();
   for (const PendingCopy &c : f.groups.front()) {
     std::memcpy(smem + c.dst, c.src, size_t(c.srcBytes));
     std::memset(smem + c.dst + c.srcBytes, 0, size_t(c.bytes - c.srcBytes));
@@ -293,5 +295,8 @@ template <int kDummy = 0> inline void cp_async_wait_all() {
 }
 
 } // namespace kgen::cuda
+
+// The sm_90 / sm_90a instructions: mbarrier, TMA, clusters, wgmma.
+#include "kgen/emulate/Sm90.h"
 
 #endif // KGEN_EMULATE_PTX_H

@@ -1,0 +1,43 @@
+// The emitted CUDA of the wgmma family (sm_90a: the warp-specialised TMA +
+// mbarrier + wgmma pipeline, setmaxnreg, clusters with multicast), run on
+// the emulated device (docs/emulated-device.md): each package's kernel.cu
+// is compiled for the host with the emulated instruction layer, every CUDA
+// thread a fiber, the blocks of a cluster together, TMA loads and wgmmas
+// completing asynchronously; D is compared with the host reference under
+// the GPU verification's tolerance.
+//   x  bf16, K-major B, a cluster of 2 with B multicast, partial M and N,
+//      5 k tiles through 2 stages (every stage refilled)
+//   y  bf16, MN-major B, M = 3 and a partial last k tile (296 = 4*64 + 40)
+//   z  e4m3 (both K-major), N = 72 (BN 72), a partial k tile
+//   w  f16 -> f32, MN-major A and B (transpose_a), BM 128 (two consumer
+//      warpgroups), a cluster of 2 multicasting B's 64-column blocks
+//   v  bf16 batched A and B: 3-D tensor maps, partial M and N
+//   u  bf16, BM 192 (three consumer warpgroups), partial M
+// RUN: rm -rf %t && kgen-opt %s --kgen-pipeline="target=sm_90a output-dir=%t" -o /dev/null
+// RUN: kgen-emulate %t/kgen_gemm_bf16_m150_n300_k320 %t/kgen_gemm_bf16_m3_n200_k296 %t/kgen_gemm_f8E4M3FN_m100_n72_k160 %t/kgen_gemm_f16_m136_n200_k72 %t/kgen_gemm_bf16_b2_m70_n136_k64 %t/kgen_gemm_bf16_m130_n256_k64 | FileCheck %s
+// Another schedule of the fibers and of the TMA completions, other inputs.
+// RUN: kgen-emulate --seed 5 %t/kgen_gemm_bf16_m150_n300_k320 %t/kgen_gemm_f16_m136_n200_k72 | FileCheck %s --check-prefix=SEED
+// CHECK: kgen_gemm_bf16_m150_n300_k320 wgmma emulated ok
+// CHECK: kgen_gemm_bf16_m3_n200_k296 wgmma emulated ok
+// CHECK: kgen_gemm_f8E4M3FN_m100_n72_k160 wgmma emulated ok
+// CHECK: kgen_gemm_f16_m136_n200_k72 wgmma emulated ok
+// CHECK: kgen_gemm_bf16_b2_m70_n136_k64 wgmma emulated ok
+// CHECK: kgen_gemm_bf16_m130_n256_k64 wgmma emulated ok
+// SEED: kgen_gemm_bf16_m150_n300_k320 wgmma emulated ok
+// SEED: kgen_gemm_f16_m136_n200_k72 wgmma emulated ok
+func.func @main(%a: tensor<150x320xbf16>, %b: tensor<300x320xbf16>,
+                %c: tensor<3x296xbf16>, %d: tensor<296x200xbf16>,
+                %e: tensor<100x160xf8E4M3FN>, %f: tensor<72x160xf8E4M3FN>,
+                %g: tensor<72x136xf16>, %h: tensor<72x200xf16>,
+                %i: tensor<2x70x64xbf16>, %j: tensor<2x64x136xbf16>,
+                %k: tensor<130x64xbf16>, %l: tensor<64x256xbf16>)
+    -> (tensor<150x300xbf16>, tensor<3x200xbf16>, tensor<100x72xbf16>,
+        tensor<136x200xf32>, tensor<2x70x136xbf16>, tensor<130x256xbf16>) {
+  %x = kgen.gemm %a, %b {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 2, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 3, epilogue_vector = 8, source = user>} : tensor<150x320xbf16>, tensor<300x320xbf16> -> tensor<150x300xbf16>
+  %y = kgen.gemm %c, %d {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 6, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<3x296xbf16>, tensor<296x200xbf16> -> tensor<3x200xbf16>
+  %z = kgen.gemm %e, %f {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 72, block_k = 128, warps_m = 4, warps_n = 1, stages = 2, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<100x160xf8E4M3FN>, tensor<72x160xf8E4M3FN> -> tensor<100x72xbf16>
+  %w = kgen.gemm %g, %h {transpose_a, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 128, block_k = 64, warps_m = 8, warps_n = 1, stages = 3, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<72x136xf16>, tensor<72x200xf16> -> tensor<136x200xf32>
+  %v = kgen.gemm %i, %j {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 2, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<2x70x64xbf16>, tensor<2x64x136xbf16> -> tensor<2x70x136xbf16>
+  %u = kgen.gemm %k, %l {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 192, block_n = 128, block_k = 64, warps_m = 12, warps_n = 1, stages = 2, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<130x64xbf16>, tensor<64x256xbf16> -> tensor<130x256xbf16>
+  return %x, %y, %z, %w, %v, %u : tensor<150x300xbf16>, tensor<3x200xbf16>, tensor<100x72xbf16>, tensor<136x200xf32>, tensor<2x70x136xbf16>, tensor<130x256xbf16>
+}
