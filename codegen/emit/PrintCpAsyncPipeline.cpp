@@ -31,13 +31,23 @@ LogicalResult KernelPrinter::printCpAsyncPipeline(TilePipelineOp op) {
          << " stages: loads run " << stages - 1
          << " tiles ahead of the MMAs.\n";
   line() << "kgen::block::PipelineState<" << stages << "> load{}, read{};\n";
-  line() << "for (long i = 0; i < " << stages - 1 << " && " << lo
-         << " + i < " << hi << "; ++i, ++load) {\n";
+  // The prologue commits stages - 1 groups even when fewer K tiles exist
+  // (the others empty): wait_stage<stages - 1> below counts on exactly
+  // stages - 1 groups committed ahead of tile k's. With fewer, tile k's
+  // copies could still be in flight when the MMAs read them (the emulated
+  // device reported it: test/Run/emulate-sm80-families.mlir, few_k_tiles).
+  line() << "for (long i = 0; i < " << stages - 1 << "; ++i) {\n";
+  ++depth;
+  line() << "if (" << lo << " + i < " << hi << ") {\n";
   ++depth;
   line() << "const long k = " << lo << " + i, stage = load.index;\n";
   if (failed(printRegion(op.getLoad(), "k", "stage")))
     return failure();
-  line() << "kgen::block::commit_stage();\n";
+  line() << "++load;\n";
+  --depth;
+  line() << "}\n";
+  line() << "kgen::block::commit_stage(); // possibly empty: one group per "
+            "stage\n";
   --depth;
   line() << "}\n";
   line() << "for (long k = " << lo << "; k < " << hi << "; ++k, ++read) {\n";

@@ -23,6 +23,8 @@
 // CHECK-DAG: batched: mma_sync emulated ok, reference OK rel_frob=0.000e+00
 // CHECK-DAG: broadcast_b: mma_sync emulated ok, reference OK rel_frob=0.000e+00
 // CHECK-DAG: split_k: mma_sync emulated ok, reference OK
+// CHECK-DAG: few_k_tiles: mma_sync emulated ok, reference OK rel_frob=0.000e+00
+// CHECK-DAG: few_k_tiles_simt: simt emulated ok, reference OK rel_frob=0.000e+00
 
 func.func @nn_bf16(%a: tensor<33x40xbf16>, %b: tensor<40x17xbf16>) -> tensor<33x17xbf16> {
   %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, block_k = 16, warps_m = 1, warps_n = 1, stages = 2, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<33x40xbf16>, tensor<40x17xbf16> -> tensor<33x17xbf16>
@@ -74,4 +76,17 @@ func.func @broadcast_b(%a: tensor<2x27x23xbf16>, %b: tensor<23x22xbf16>) -> tens
 func.func @split_k(%a: tensor<30x256xbf16>, %b: tensor<256x50xbf16>, %bias: tensor<50xf32>, %c: tensor<30x50xf32>) -> tensor<30x50xf32> {
   %d = kgen.gemm %a, %b bias(%bias : tensor<50xf32>) residual(%c : tensor<30x50xf32>) {beta = 0.25 : f32, activation = #kgen.activation<silu>, config = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, block_k = 16, warps_m = 1, warps_n = 1, stages = 2, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 4, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<30x256xbf16>, tensor<256x50xbf16> -> tensor<30x50xf32>
   return %d : tensor<30x50xf32>
+}
+
+// Fewer K tiles than stages - 1 (one and two tiles, four stages): the
+// prologue must still commit one cp.async group per stage, or the wait
+// leaves tile k's copies in flight (found by the emulated device: an
+// ldmatrix read a byte whose cp.async had not completed).
+func.func @few_k_tiles(%a: tensor<40x56xbf16>, %b: tensor<56x24xbf16>) -> tensor<40x24xbf16> {
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 64, block_k = 64, warps_m = 2, warps_n = 2, stages = 4, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<40x56xbf16>, tensor<56x24xbf16> -> tensor<40x24xbf16>
+  return %d : tensor<40x24xbf16>
+}
+func.func @few_k_tiles_simt(%a: tensor<20x24xbf16>, %b: tensor<24x36xbf16>) -> tensor<20x36xf32> {
+  %d = kgen.gemm %a, %b {config = #kgen.gemm_config<target = sm_80, instruction = simt, block_m = 32, block_n = 32, block_k = 16, warps_m = 2, warps_n = 2, stages = 4, tma = false, warp_specialized = false, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 4, source = user>} : tensor<20x24xbf16>, tensor<24x36xbf16> -> tensor<20x36xf32>
+  return %d : tensor<20x36xf32>
 }

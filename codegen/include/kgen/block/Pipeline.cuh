@@ -32,8 +32,10 @@
 // cp.async pipeline (Gemm.cuh: commit_stage / wait_stage<S - 1>): only the
 // index is used; the group count does the waiting.
 //   PipelineState<S> load{}, read{};
-//   prologue:  for the first S - 1 k tiles: load into stage load.index;
-//              commit_stage(); ++load;
+//   prologue:  S - 1 times: if that k tile exists, load it into stage
+//              load.index and ++load; commit_stage() either way (an empty
+//              group past the last tile: wait_stage<S - 1> counts on S - 1
+//              groups ahead of tile k's);
 //   main loop: per k tile: if a tile S - 1 ahead exists, load it into stage
 //              load.index and ++load; commit_stage(); wait_stage<S - 1>();
 //              compute on stage read.index; ++read; __syncthreads().
