@@ -16,8 +16,19 @@
 // RUN: kgen-bench report %t/r.json | FileCheck %s --check-prefix=REPORT
 // REPORT: kgen_gemm_bf16_m40_n24_k56  ok
 //
-// A kernel whose emulated run fails is a result, not the end of the run:
-// a package whose kernel.cu no longer matches its manifest is refused
+// A kernel that fails on the emulated device is one result with its
+// reason, the others still run, and the exit code is 1: here the simt
+// epilogue's row bound is dropped (an out-of-bounds store) and the
+// manifest's source hash updated to match.
+// RUN: cp -r %t/pkg/kgen_gemm_f32_m9_n13_k30 %t/oob
+// RUN: sed -i 's/    if (row >= a.m || col >= a.n)$/    if (col >= a.n)/' %t/oob/kernel.cu
+// RUN: %python -c "import hashlib, json, sys; d = sys.argv[1]; m = json.load(open(d + '/manifest.json')); m['source_sha256'] = hashlib.sha256(open(d + '/kernel.cu', 'rb').read()).hexdigest(); json.dump(m, open(d + '/manifest.json', 'w'))" %t/oob
+// RUN: not kgen-bench run --emulate %t/oob %t/pkg/kgen_gemm_bf16_m40_n24_k56 --out %t/oob.json --seed 5 > %t/oob.txt 2>&1
+// RUN: FileCheck %s --check-prefix=OOB < %t/oob.txt
+// OOB: kgen  kgen_gemm_f32_m9_n13_k30    {{faulted|launch_failed}}
+// OOB: kgen  kgen_gemm_bf16_m40_n24_k56  ok
+// OOB: emulated:
+// A package whose kernel.cu no longer matches its manifest is refused
 // before anything runs (exit 2).
 // RUN: cp -r %t/pkg/kgen_gemm_f32_m9_n13_k30 %t/bad && echo '// changed' >> %t/bad/kernel.cu
 // RUN: not kgen-bench run --emulate %t/bad --out %t/bad.json 2>&1 | FileCheck %s --check-prefix=BAD
