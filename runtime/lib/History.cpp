@@ -209,11 +209,6 @@ struct History::Impl {
   }
 };
 
-History::History() = default;
-History::~History() = default;
-History::History(History &&) noexcept = default;
-History &History::operator=(History &&) noexcept = default;
-
 bool History::open(const std::string &path, bool create, std::string &err) {
   impl = std::make_unique<Impl>();
   impl->path = path;
@@ -427,11 +422,6 @@ bool History::series(const std::string &implementation, const std::string &name,
 
 struct History::Impl {};
 
-History::History() = default;
-History::~History() = default;
-History::History(History &&) noexcept = default;
-History &History::operator=(History &&) noexcept = default;
-
 namespace {
 bool noSqlite(std::string &err) {
   err = "this kgen-bench was built without SQLite (install libsqlite3-dev "
@@ -458,5 +448,11 @@ bool History::series(const std::string &, const std::string &,
 }
 
 #endif // KGEN_HAVE_SQLITE
+
+// Here, where Impl is complete in either build.
+History::History() = default;
+History::~History() = default;
+History::History(History &&) noexcept = default;
+History &History::operator=(History &&) noexcept = default;
 
 } // namespace kgen::rt
