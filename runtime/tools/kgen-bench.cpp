@@ -34,6 +34,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -442,8 +443,14 @@ KernelResult emulateOne(const KernelPackage &pkg, uint64_t seed,
   result.implementation = "kgen";
   result.op = pkg.op;
   result.config = pkg.config;
+  // The emulator's reports (races, hazards, deadlocks, faults) go to the
+  // child's stderr: an unlinked temporary file, read back here, shown and
+  // kept as the reason. No file is left behind, whatever happens.
+  std::unique_ptr<FILE, int (*)(FILE *)> log(std::tmpfile(), &std::fclose);
   const ChildOutcome outcome = runIsolated(
       [&](int fd) {
+        if (log)
+          ::dup2(::fileno(log.get()), STDERR_FILENO);
         kgen::emu::EmulateOptions options;
         options.seed = seed;
         kgen::emu::EmulateResult r;
@@ -454,6 +461,21 @@ KernelResult emulateOne(const KernelPackage &pkg, uint64_t seed,
         return writeAll(fd, j.dump()) ? 0 : 1;
       },
       timeoutSeconds);
+  std::string report;
+  if (log) {
+    constexpr size_t kMaxReport = 64 * 1024;
+    report.resize(kMaxReport);
+    std::rewind(log.get());
+    report.resize(std::fread(report.data(), 1, kMaxReport, log.get()));
+    // Shown line by line, each escaped for the terminal.
+    for (size_t start = 0; start < report.size();) {
+      const size_t end = std::min(report.find('\n', start), report.size());
+      std::fprintf(stderr, "%s\n", oneLine(report.substr(start, end - start)).c_str());
+      start = end + 1;
+    }
+  }
+  // The report's first error line says more than an exit code.
+  std::string firstReport = firstErrorLine(report);
   nlohmann::json j;
   if (outcome.ok())
     j = nlohmann::json::parse(outcome.output, nullptr, /*allow_exceptions=*/false);
@@ -461,8 +483,9 @@ KernelResult emulateOne(const KernelPackage &pkg, uint64_t seed,
     result.status = outcome.kind == ChildOutcome::Kind::TimedOut
                         ? RunStatus::TimedOut
                         : RunStatus::Faulted;
-    result.reason = "emulated: " + (outcome.error.empty() ? outcome.output
-                                                          : outcome.error);
+    result.reason = "emulated: " + (!firstReport.empty() ? firstReport
+                                    : !outcome.error.empty() ? outcome.error
+                                                             : outcome.output);
     return result;
   }
   const double relError = j.value("rel_error", -1.0);
@@ -473,7 +496,8 @@ KernelResult emulateOne(const KernelPackage &pkg, uint64_t seed,
                   : j.value("compiled", false) ? RunStatus::LaunchFailed
                                                : RunStatus::CompileFailed;
   if (result.status != RunStatus::Ok)
-    result.reason = "emulated: " + j.value("error", std::string());
+    result.reason = "emulated: " + j.value("error", std::string()) +
+                    (firstReport.empty() ? "" : "\n" + firstReport);
   return result;
 }
 

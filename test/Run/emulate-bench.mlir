@@ -27,7 +27,7 @@
 // RUN: FileCheck %s --check-prefix=OOB < %t/oob.txt
 // OOB: kgen  kgen_gemm_f32_m9_n13_k30    {{faulted|launch_failed}}
 // OOB: kgen  kgen_gemm_bf16_m40_n24_k56  ok
-// OOB: emulated:
+// OOB: kgen_gemm_f32_m9_n13_k30: emulated: kgen-emulate: error: {{.*}}tensor D
 // A package whose kernel.cu no longer matches its manifest is refused
 // before anything runs (exit 2).
 // RUN: cp -r %t/pkg/kgen_gemm_f32_m9_n13_k30 %t/bad && echo '// changed' >> %t/bad/kernel.cu
