@@ -407,17 +407,6 @@ inline void wgmmaIssue(void *(&args)[128]) {
   op->reads = isa::wgmmaReads(op->in);
   for (const isa::SharedRange &r : op->reads)
     for (unsigned i = r.addr; i < r.addr + r.bytes; ++i) {
-      if (b.shadow[i].wThread == -1) {
-        const isa::MatrixDesc da = isa::decodeMatrixDesc(op->in.descA),
-                              db = isa::decodeMatrixDesc(op->in.descB);
-        delete op;
-        fail("%s reads shared byte %u, which nothing has written since the "
-             "launch (A: start %u LBO %u SBO %u swizzle %s; B: start %u LBO "
-             "%u SBO %u swizzle %s): a descriptor or layout that does not "
-             "match where the data was put?", kOp, i, da.start, da.lbo,
-             da.sbo, isa::swizzleName(da.swizzle), db.start, db.lbo, db.sbo,
-             isa::swizzleName(db.swizzle));
-      }
       if (b.shadow[i].pending) {
         const bool tma = b.shadow[i].wThread == -3;
         delete op;

@@ -1,0 +1,255 @@
+//===- EmulateSm90Test.cpp - emulated mbarrier, TMA and clusters ----------===//
+//
+// Small kernels on the emulated device exercising kgen/emulate/Sm90.h: the
+// mbarrier's phases and parity (PTX ISA 9.7.13.15), a TMA tiled load's box,
+// 128-byte swizzle and zero fill (9.7.9.25.5.2, 5.5.7), wrong transaction
+// counts, and a multicast into both blocks of a cluster. The expected
+// shared layout is spelled out here from the ISA's swizzle description
+// (16-byte chunk index XOR the 128-byte row within the 1024-byte pattern),
+// not taken from Swizzle.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kgen/cuda/Tma.cuh"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+namespace {
+using namespace kgen;
+
+int launch(void (*fn)(), unsigned threads, unsigned smemBytes,
+           dim3 grid = dim3{1, 1, 1}, dim3 cluster = dim3{1, 1, 1}) {
+  return emu::launchKernel("test", fn, nullptr, grid, dim3{threads, 1, 1},
+                           smemBytes, cluster);
+}
+
+unsigned long long *bar0() {
+  return reinterpret_cast<unsigned long long *>(smem);
+}
+
+//===----------------------------------------------------------------------===//
+// mbarrier
+//===----------------------------------------------------------------------===//
+
+int gSeen[64];
+
+/// Count 2: threads 1 and 2 arrive; everyone waits for phase 0 (parity 0),
+/// after which parity 1 (phase 1, not complete) would block but parity 0 is
+/// complete at once.
+void phaseKernel() {
+  const int t = int(threadIdx.x);
+  if (t == 0) {
+    cuda::mbar_init(bar0(), 2);
+    cuda::fence_barrier_init();
+  }
+  __syncthreads();
+  if (t == 1 || t == 2)
+    cuda::mbar_arrive(bar0());
+  cuda::mbar_wait(bar0(), 0);
+  gSeen[t] = cuda::mbar_try_wait(bar0(), 0) ? 1 : 0;
+}
+
+TEST(EmulateSm90, MbarrierPhaseCompletesOnTheLastArrival) {
+  for (int &s : gSeen)
+    s = 0;
+  ASSERT_EQ(launch(phaseKernel, 64, 64), 0);
+  for (int t = 0; t < 64; ++t)
+    EXPECT_EQ(gSeen[t], 1) << t;
+}
+
+/// Count 1: the arrive.expect_tx takes the only arrival (the phase then
+/// waits for 16 bytes), so the next arrive has no pending arrival left.
+void overArriveKernel() {
+  if (threadIdx.x == 0) {
+    cuda::mbar_init(bar0(), 1);
+    cuda::mbar_arrive_expect_tx(bar0(), 16); // phase 0 now waits for bytes
+    cuda::mbar_arrive(bar0());               // no pending arrival left
+  }
+}
+TEST(EmulateSm90, ArrivalCountUnderflowIsReported) {
+  EXPECT_EQ(launch(overArriveKernel, 32, 64), 1);
+}
+
+void waitForeverKernel() {
+  if (threadIdx.x == 0)
+    cuda::mbar_init(bar0(), 1);
+  __syncthreads();
+  cuda::mbar_wait(bar0(), 0); // nobody arrives
+}
+TEST(EmulateSm90, WaitingOnAPhaseThatNeverCompletesIsADeadlock) {
+  EXPECT_EQ(launch(waitForeverKernel, 32, 64), 1);
+}
+
+void noInitKernel() { cuda::mbar_arrive(bar0()); }
+TEST(EmulateSm90, MbarrierUseBeforeInitIsReported) {
+  EXPECT_EQ(launch(noInitKernel, 32, 64), 1);
+}
+
+//===----------------------------------------------------------------------===//
+// TMA
+//===----------------------------------------------------------------------===//
+
+constexpr int kRows = 20, kCols = 64; // bf16: 128-byte rows
+alignas(256) uint16_t gTensor[kRows][kCols];
+uint16_t gOut[2][8][kCols];
+CUtensorMap gMap;
+unsigned gTx = 1024; // the bytes the kernel expects
+
+void makeMap() {
+  for (int r = 0; r < kRows; ++r)
+    for (int c = 0; c < kCols; ++c)
+      gTensor[r][c] = uint16_t(1 + r * kCols + c);
+  emu::TensorMapDesc d;
+  d.rank = 2;
+  d.elemBytes = 2;
+  d.swizzle = 3; // CU_TENSOR_MAP_SWIZZLE_128B
+  d.base = reinterpret_cast<uint64_t>(&gTensor[0][0]);
+  d.dims[0] = kCols;
+  d.dims[1] = kRows;
+  d.strides[0] = 2;
+  d.strides[1] = 2 * kCols;
+  d.box[0] = kCols;
+  d.box[1] = 8;
+  emu::encodeTensorMapDesc(d, &gMap);
+  emu::dev().buffers = {
+      {"tensor", reinterpret_cast<const char *>(gTensor), sizeof gTensor}};
+}
+
+/// Where element (r, c) of an 8 x 64 bf16 box lands at a 1024-aligned
+/// shared address `base`: row r at r * 128, its 16-byte chunk c / 8 moved to
+/// chunk (c / 8) ^ (r % 8).
+unsigned swizzled(unsigned base, int r, int c) {
+  return base + unsigned(r) * 128 + unsigned((c / 8) ^ (r % 8)) * 16 +
+         unsigned(c % 8) * 2;
+}
+
+/// Rows 16..23 of the 20-row tensor: rows 20..23 are outside (zero).
+void tmaKernel() {
+  const unsigned rank = cuda::cluster_ctarank();
+  if (threadIdx.x == 0) {
+    cuda::mbar_init(bar0(), 1);
+    cuda::fence_barrier_init();
+  }
+  if (cuda::cluster_nctarank() > 1)
+    cuda::cluster_sync();
+  else
+    __syncthreads();
+  if (threadIdx.x == 0) {
+    cuda::mbar_arrive_expect_tx(bar0(), gTx);
+    if (cuda::cluster_nctarank() == 1)
+      cuda::tma_load_2d(smem + 1024, &gMap, bar0(), 0, 16);
+    else if (rank == 0)
+      cuda::tma_load_2d_multicast(smem + 1024, &gMap, bar0(), 0, 16, 0x3);
+  }
+  cuda::mbar_wait(bar0(), 0);
+  if (threadIdx.x == 0)
+    for (int r = 0; r < 8; ++r)
+      for (int c = 0; c < kCols; ++c)
+        std::memcpy(&gOut[rank][r][c], smem + swizzled(1024, r, c), 2);
+  if (cuda::cluster_nctarank() > 1)
+    cuda::cluster_sync();
+}
+
+void expectBox(int rank) {
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < kCols; ++c) {
+      const int g = 16 + r;
+      EXPECT_EQ(gOut[rank][r][c], g < kRows ? gTensor[g][c] : 0)
+          << "block " << rank << " row " << r << " col " << c;
+    }
+}
+
+TEST(EmulateSm90, TmaLoadSwizzles128BAndZeroFills) {
+  makeMap();
+  gTx = 1024;
+  std::memset(gOut, 0xab, sizeof gOut);
+  ASSERT_EQ(launch(tmaKernel, 64, 2048), 0);
+  expectBox(0);
+  emu::dev().buffers.clear();
+}
+
+TEST(EmulateSm90, MulticastReachesEveryBlockOfTheCluster) {
+  makeMap();
+  gTx = 1024;
+  std::memset(gOut, 0xab, sizeof gOut);
+  ASSERT_EQ(launch(tmaKernel, 64, 2048, dim3{2, 1, 1}, dim3{2, 1, 1}), 0);
+  expectBox(0);
+  expectBox(1);
+  emu::dev().buffers.clear();
+}
+
+TEST(EmulateSm90, WrongTransactionCountsAreCaught) {
+  makeMap();
+  gTx = 1024 + 16; // the phase never completes: deadlock
+  EXPECT_EQ(launch(tmaKernel, 64, 2048), 1);
+  gTx = 512; // more bytes than announced: underflow
+  EXPECT_EQ(launch(tmaKernel, 64, 2048), 1);
+  gTx = 1024;
+  emu::dev().buffers.clear();
+}
+
+/// The consumer reads the box without waiting: the bytes are still poison.
+void noWaitKernel() {
+  if (threadIdx.x == 0) {
+    cuda::mbar_init(bar0(), 1);
+    cuda::mbar_arrive_expect_tx(bar0(), 1024);
+    cuda::tma_load_2d(smem + 1024, &gMap, bar0(), 0, 0);
+    std::memcpy(&gOut[0][0][0], smem + 1024, 2);
+    cuda::mbar_wait(bar0(), 0);
+  }
+}
+TEST(EmulateSm90, DataIsInvisibleBeforeThePhaseCompletes) {
+  makeMap();
+  ASSERT_EQ(launch(noWaitKernel, 32, 2048), 0);
+  EXPECT_EQ(gOut[0][0][0], 0xffff); // poison, not gTensor[0][0]
+  emu::dev().buffers.clear();
+}
+
+//===----------------------------------------------------------------------===//
+// Clusters, named barriers, warpgroup collectives
+//===----------------------------------------------------------------------===//
+
+void rankKernel() {
+  gSeen[cuda::cluster_ctarank() * 8 + blockIdx.x % 8] =
+      int(cuda::cluster_nctarank());
+}
+TEST(EmulateSm90, ClusterRanks) {
+  for (int &s : gSeen)
+    s = 0;
+  ASSERT_EQ(launch(rankKernel, 32, 0, dim3{4, 1, 1}, dim3{2, 1, 1}), 0);
+  // Blocks 0, 2 are rank 0; 1, 3 rank 1; clusters of 2.
+  EXPECT_EQ(gSeen[0 * 8 + 0], 2);
+  EXPECT_EQ(gSeen[1 * 8 + 1], 2);
+  EXPECT_EQ(gSeen[0 * 8 + 2], 2);
+  EXPECT_EQ(gSeen[1 * 8 + 3], 2);
+}
+
+void namedMismatchKernel() {
+  cuda::named_barrier_sync(1, threadIdx.x < 32 ? 64 : 96);
+}
+TEST(EmulateSm90, NamedBarrierCountMismatchIsReported) {
+  EXPECT_EQ(launch(namedMismatchKernel, 128, 0), 1);
+}
+
+void namedKernel() {
+  if (threadIdx.x < 64)
+    cuda::named_barrier_sync(2, 64);
+  gSeen[threadIdx.x] = 1;
+}
+TEST(EmulateSm90, NamedBarrierOverASubsetOfWarps) {
+  EXPECT_EQ(launch(namedKernel, 96, 0), 0);
+}
+
+void setmaxnregDivergentKernel() {
+  if (threadIdx.x != 7)
+    cuda::warpgroup_reg_alloc<232>();
+  else
+    cuda::warpgroup_reg_dealloc<40>();
+}
+TEST(EmulateSm90, DivergentSetmaxnregIsReported) {
+  EXPECT_EQ(launch(setmaxnregDivergentKernel, 128, 0), 1);
+}
+
+} // namespace
