@@ -18,7 +18,11 @@
 #   5. compile the full-size GEMMs to CUDA kernel packages for sm_90a
 #      (kgen-pipeline: wgmma + TMA, warp-specialised, with the same
 #      databases) and list per kernel who chose its config and ptxas's
-#      registers, shared memory and spills.
+#      registers, shared memory and spills;
+#   6. run one kernel of each family (simt, mma_sync, wgmma) on the emulated
+#      device (kgen-emulate: the emitted CUDA compiled for the host, every
+#      CUDA thread a fiber, races, bounds and deadlocks checked) against the
+#      host reference (examples/emulated/families.mlir).
 # Usage: examples/main-job.sh [BUILD_DIR]
 set -euo pipefail
 
@@ -108,6 +112,20 @@ for full in "$ROOT"/examples/*.mlir; do
   fi
 done
 
+# One kernel per family on the emulated device.
+emulated=""
+if "$BIN/kgen-opt" "$ROOT/examples/emulated/families.mlir" \
+     --kgen-pipeline="target=sm_90a output-dir=$WORK/emulated" -o /dev/null \
+     2> "$WORK/emulated.log"; then
+  for pkg in "$WORK"/emulated/*/; do
+    line=$("$BIN/kgen-emulate" "$pkg" 2>> "$WORK/emulated.log") || status=1
+    emulated+="$line"$'\n'
+  done
+else
+  emulated="PIPELINE FAILED: $(head -n 1 "$WORK/emulated.log")"$'\n'
+  status=1
+fi
+
 echo
 echo "kgen main job: full-size examples verified and decomposed; reduced copies run on the CPU reference"
 printf '%-18s %8s %12s %11s %14s %10s  %s\n' example "kgen ops" "GFLOP full" decomposed \
@@ -129,6 +147,19 @@ echo
 echo "CUDA kernel packages of the full-size GEMMs (sm_90a), ptxas's report via NVRTC"
 printf '%-16s %-36s %-17s %-23s %-9s %5s %7s %11s %6s\n' example kernel "M x N x K" "family tile stages" "chosen by" regs smem "spill st/ld" stack
 printf '%s' "$packages"
+
+echo
+echo "Emulated device: one kernel of each family, its emitted CUDA run on the CPU against the host reference"
+printf '%-9s %-30s %-7s %-10s %-8s %9s %9s\n' family kernel result "rel error" tolerance seconds "MFLOP/s"
+for fam in simt mma_sync wgmma; do
+  while read -r name family _ verdict rel tol secs mflops; do
+    [ "$family" = "$fam" ] || continue
+    printf '%-9s %-30s %-7s %-10s %-8s %9s %9s\n' "$family" "$name" "$verdict" "${rel#rel_err=}" \
+      "${tol#tol=}" "${secs#seconds=}" "${mflops#mflops=}"
+  done <<<"$emulated"
+done
+[[ $emulated == *PIPELINE\ FAILED* ]] && printf '%s' "$emulated"
+grep -E '^kgen-emulate: ' "$WORK/emulated.log" | head -n 5 || true
 for r in "${rows[@]}" "${kernels[@]}"; do
   [[ $r == *DIFFERENT || $r == *MISMATCH ]] && exit 1
 done
