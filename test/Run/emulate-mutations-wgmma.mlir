@@ -59,6 +59,13 @@
 // RUN: not kgen-emulate %t/kgen_gemm_bf16_m150_n300_k320 --source %t/nofinish.cu 2>&1 | FileCheck %s --check-prefix=NOFINISH
 // NOFINISH: error: {{mbarrier.arrive.shared::cluster \(mapa\): arrives on the mbarrier|cp.async.bulk.tensor.2d.multicast::cluster: multicast to cluster rank}} {{.*}} whose threads have all exited
 //
+// A dropped wgmma.fence before a k tile's wgmmas (after the previous
+// tile's wait_group the threads may have touched the accumulators).
+// RUN: sed 's/^      kgen::cuda::wgmma_fence();$//' %t/kgen_gemm_bf16_m150_n300_k320/kernel.cu > %t/nofence.cu
+// RUN: not grep -q '^      kgen::cuda::wgmma_fence();$' %t/nofence.cu
+// RUN: not kgen-emulate %t/kgen_gemm_bf16_m150_n300_k320 --source %t/nofence.cu 2>&1 | FileCheck %s --check-prefix=NOFENCE
+// NOFENCE: error: wgmma.mma_async with no wgmma.fence since the warpgroup's start or its last wgmma.wait_group
+//
 // A wrong swizzle in the wgmma descriptors (64B where TMA wrote 128B).
 // RUN: sed 's/((unsigned long long)wgmma_swizzle_mode(swizzle) << 62)/((unsigned long long)wgmma_swizzle_mode(Swizzle::B64) << 62)/' %t/kgen_gemm_bf16_m150_n300_k320/kernel.cu > %t/swizzle.cu
 // RUN: grep -q 'wgmma_swizzle_mode(Swizzle::B64) << 62' %t/swizzle.cu

@@ -226,6 +226,9 @@ struct WarpgroupState {
   void *args[128] = {};
   std::vector<WgmmaOp *> open;
   std::deque<std::vector<WgmmaOp *>> groups;
+  // A wgmma.fence since the start or the last wgmma.wait_group (after which
+  // the threads may touch the accumulators).
+  bool fenced = false;
 };
 
 struct NamedBarrier {

@@ -34,7 +34,10 @@
 //       wait are stale, and shared bytes changed between issue and wait are
 //       a reported hazard.
 //   wgmma.fence / commit_group / wait_group, setmaxnreg (24..256, step 8)
-//       warpgroup collectives (.sync.aligned: all 128 threads, one site).
+//       warpgroup collectives (.sync.aligned: all 128 threads, one site);
+//       an mma_async with no wgmma.fence since the warpgroup's start or its
+//       last wait_group is reported (9.7.15.7: the fence goes before the
+//       first mma_async and between accumulator accesses and the next).
 //   bar.sync / bar.arrive id, count [9.7.13.1]   per block; a count that
 //       differs from the one the waiting threads gave is reported.
 //   barrier.cluster.arrive/wait [9.7.13.2]   a rendezvous of the cluster's
@@ -379,6 +382,10 @@ inline void wgmmaIssue(void *(&args)[128]) {
   static const char *kOp = "wgmma.mma_async";
   Block &b = blk();
   const WgmmaArgs &a0 = *static_cast<WgmmaArgs *>(args[0]);
+  if (!myGroup().fenced)
+    fail("%s with no wgmma.fence since the warpgroup's start or its last "
+         "wgmma.wait_group (the ISA requires one before the first "
+         "mma_async and between accumulator accesses and the next)", kOp);
   auto *op = new WgmmaOp;
   op->in.type = T;
   op->in.n = N;
@@ -446,6 +453,7 @@ inline void runGroupOp(WgmmaOp *op) {
 inline void wgmmaWaitExec(void *(&args)[128]) {
   const size_t n = *static_cast<size_t *>(args[0]);
   WarpgroupState &g = myGroup();
+  g.fenced = false;
   while (g.groups.size() > n) {
     std::vector<WgmmaOp *> ops = std::move(g.groups.front());
     g.groups.pop_front();
@@ -463,6 +471,7 @@ inline void wgmmaCommitExec(void *(&)[128]) {
 }
 
 inline void nothingExec(void *(&)[128]) {}
+inline void wgmmaFenceExec(void *(&)[128]) { myGroup().fenced = true; }
 
 /// At a thread's exit: its bulk stores complete; a warpgroup leaving with
 /// wgmma operations that were never waited for is reported.
@@ -749,7 +758,7 @@ template <int kDummy = 0> inline void cluster_sync() {
 //===----------------------------------------------------------------------===//
 
 template <int kDummy = 0> inline void wgmma_fence() {
-  sm90::groupRendezvous("wgmma.fence", &sm90::nothingExec, nullptr);
+  sm90::groupRendezvous("wgmma.fence", &sm90::wgmmaFenceExec, nullptr);
 }
 
 template <int kDummy = 0> inline void wgmma_commit() {
