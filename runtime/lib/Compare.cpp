@@ -83,7 +83,8 @@ std::map<Key, const KernelResult *> index(const ResultsFile &file,
 }
 
 /// The differences of the two runs that concern every kernel, in the
-/// order of attribution: kgen commit, toolchain, driver, clocks, machine.
+/// order of attribution: kgen commit, toolchain, driver, cuBLASLt, clocks,
+/// machine.
 std::vector<Cause> runDifferences(const ResultsFile &b, const ResultsFile &n) {
   std::vector<Cause> causes;
   // A value one run did not record (a version 1 file) is no difference.
@@ -95,6 +96,7 @@ std::vector<Cause> runDifferences(const ResultsFile &b, const ResultsFile &n) {
   differ("NVRTC", b.nvrtcVersion, n.nvrtcVersion);
   differ("CUDA runtime", b.device.runtimeVersion, n.device.runtimeVersion);
   differ("driver", b.device.driverVersion, n.device.driverVersion);
+  differ("cuBLASLt", b.cublasLtVersion, n.cublasLtVersion);
   const double bc = b.device.smClockKHz, nc = n.device.smClockKHz;
   if (bc > 0 && nc > 0 && std::fabs(nc / bc - 1) >= kClockChange)
     causes.push_back({"SM clock (MHz)", fixed(bc / 1000, 0), fixed(nc / 1000, 0)});

@@ -504,6 +504,7 @@ json toJson(const ResultsFile &file) {
           {"host", file.host},
           {"machine_id", file.machineId},
           {"nvrtc_version", file.nvrtcVersion},
+          {"cublaslt_version", file.cublasLtVersion},
           {"device", deviceToJson(file.device)},
           {"ceilings", file.ceilings ? ceilingsToJson(*file.ceilings) : json()},
           {"results", std::move(results)}};
@@ -516,7 +517,8 @@ bool fromJson(const json &j, ResultsFile &file, std::string &err) {
       !r.optionalString("commit", parsed.commit) ||
       !r.optionalString("host", parsed.host) ||
       !r.optionalString("machine_id", parsed.machineId) ||
-      !r.optionalString("nvrtc_version", parsed.nvrtcVersion))
+      !r.optionalString("nvrtc_version", parsed.nvrtcVersion) ||
+      !r.optionalString("cublaslt_version", parsed.cublasLtVersion))
     return false;
   const json *device = require(j, "", "device", err);
   if (!device || !deviceFromJson(*device, parsed.device, err))

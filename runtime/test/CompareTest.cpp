@@ -144,13 +144,16 @@ TEST(CompareTest, CausesComeInTheIssuesOrder) {
   slow.registers = 168;
   slow.config = {{"source", "model"}, {"block_m", 64}};
   slow.driver = "13.1";
-  const KernelComparison k = kernel(compareRuns(makeRun(1, {}), makeRun(2, slow)));
+  ResultsFile base = makeRun(1, {}), now = makeRun(2, slow);
+  base.cublasLtVersion = "13.0.0";
+  now.cublasLtVersion = "13.1.0";
+  const KernelComparison k = kernel(compareRuns(base, now));
   ASSERT_EQ(k.verdict, CompareVerdict::Regressed);
   std::vector<std::string> whats;
   for (const Cause &c : k.causes)
     whats.push_back(c.what);
   EXPECT_EQ(whats, (std::vector<std::string>{"strategy", "strategy source",
-                                             "registers", "driver"}));
+                                             "registers", "driver", "cuBLASLt"}));
   EXPECT_EQ(k.causes[1].before, "default");
   EXPECT_EQ(k.causes[1].after, "model");
   EXPECT_EQ(k.causes[2].before, "128");

@@ -78,6 +78,7 @@ ResultsFile fullFile() {
   f.host = "gpu-node-7";
   f.machineId = "0f1e2d3c4b5a6978";
   f.nvrtcVersion = "13.0";
+  f.cublasLtVersion = "13.1.0";
   f.device = {"NVIDIA H200", 132, 9, 0, 1980000, 3201000,
               int64_t{60} << 20, int64_t{141} << 30, "13.0", "13.0"};
   f.ceilings = Ceilings{4300.5, 790.25, "bf16 8192x8192x8192 cuBLASLt"};
@@ -136,6 +137,7 @@ void expectSameFile(const ResultsFile &a, const ResultsFile &b) {
   EXPECT_EQ(a.host, b.host);
   EXPECT_EQ(a.machineId, b.machineId);
   EXPECT_EQ(a.nvrtcVersion, b.nvrtcVersion);
+  EXPECT_EQ(a.cublasLtVersion, b.cublasLtVersion);
   EXPECT_EQ(a.device.name, b.device.name);
   EXPECT_EQ(a.device.smCount, b.device.smCount);
   EXPECT_EQ(a.device.ccMajor, b.device.ccMajor);
@@ -185,6 +187,7 @@ TEST(ResultsJsonTest, ReadsVersion1) {
   j["version"] = 1;
   j.erase("machine_id");
   j.erase("nvrtc_version");
+  j.erase("cublaslt_version");
   for (json &r : j["results"]) {
     r.erase("samples_ms");
     r.erase("source_sha256");
@@ -253,6 +256,7 @@ TEST(ResultsJsonTest, SchemaFieldsAndOptionalValues) {
   EXPECT_EQ(j["version"], 2);
   EXPECT_EQ(j["machine_id"], "0f1e2d3c4b5a6978");
   EXPECT_EQ(j["nvrtc_version"], "13.0");
+  EXPECT_EQ(j["cublaslt_version"], "13.1.0");
   EXPECT_EQ(j["device"]["sm_count"], 132);
   EXPECT_EQ(j["ceilings"]["copy_gbps"], 4300.5);
   const json &kgen = j["results"][0];

@@ -20,6 +20,7 @@
 #include "kgen/runtime/TuningDb.h"
 #include "kgen/runtime/Verdict.h"
 #include "kgen/runtime/cuda/Bench.h"
+#include "kgen/runtime/cuda/GemmLt.h"
 #include "kgen/runtime/cuda/Reference.h"
 
 #include "BenchPerf.h"
@@ -93,6 +94,7 @@ ResultsFile newResultsFile() {
   file.host = hostName();
   file.machineId = hostMachineId();
   file.nvrtcVersion = nvrtcVersionString();
+  file.cublasLtVersion = cublasLtVersionString();
   if (const char *commit = std::getenv("KGEN_COMMIT"))
     file.commit = commit;
   return file;
@@ -214,6 +216,7 @@ int compileMode(const CliOptions &cli) {
     rows.push_back(row);
 
     KernelResult result = newResult(pkg.name, "kgen", pkg.op, pkg.config);
+    result.sourceSha256 = pkg.sourceSha256;
     result.status = row.ok ? RunStatus::Ok : RunStatus::CompileFailed;
     result.reason = row.ok ? "" : err;
     if (row.ok)
@@ -332,6 +335,7 @@ std::vector<PackageOutcome> runPackages(const std::vector<const KernelPackage *>
   };
   for (const KernelPackage *pkg : packages) {
     KernelResult kernel = newResult(pkg->name, "kgen", pkg->op, pkg->config);
+    kernel.sourceSha256 = pkg->sourceSha256;
     const std::string kind = pkg->op.value("kind", "");
     PreparedPackage prepared;
     if (kind != "gemm") {

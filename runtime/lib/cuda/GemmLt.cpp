@@ -263,4 +263,10 @@ bool LtPlan::run(const void *a, const void *b, const void *c, void *d,
   return true;
 }
 
+std::string cublasLtVersionString() {
+  const size_t v = cublasLtGetVersion(); // major * 10000 + minor * 100 + patch
+  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
+         std::to_string(v % 100);
+}
+
 } // namespace kgen::rt

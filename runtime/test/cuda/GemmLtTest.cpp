@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace kgen::rt;
 
 namespace {
@@ -40,6 +42,15 @@ std::vector<double> emulate(const LtLayout &l, const HostTensor &ourA,
                               static_cast<uint64_t>(batch * l.d.batchStride))] = sum;
       }
   return d;
+}
+
+// What a results file records (Results.h): the loaded library's version,
+// of the major version kgen was built against; no device needed.
+TEST(GemmLt, VersionStringIsTheLoadedLibrarys) {
+  const std::string v = cublasLtVersionString();
+  EXPECT_EQ(v.rfind(std::to_string(CUBLAS_VER_MAJOR) + ".", 0), 0u) << v;
+  EXPECT_EQ(std::count(v.begin(), v.end(), '.'), 2) << v;
+  EXPECT_EQ(v.find_first_not_of("0123456789."), std::string::npos) << v;
 }
 
 TEST(GemmLt, LayoutsComputeTheRowMajorGemm) {

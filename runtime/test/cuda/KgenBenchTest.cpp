@@ -7,11 +7,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "kgen/runtime/Isolate.h"
+#include "kgen/runtime/Nvrtc.h"
 #include "kgen/runtime/Package.h"
 #include "kgen/runtime/Results.h"
 #include "kgen/runtime/Sha256.h"
 #include "kgen/runtime/Suite.h"
 #include "kgen/runtime/cuda/Device.h"
+#include "kgen/runtime/cuda/GemmLt.h"
 
 #include <gtest/gtest.h>
 
@@ -173,6 +175,13 @@ TEST(KgenBench, CompileNaivePackagePrintsResourcesAndWritesResults) {
   EXPECT_EQ(file.results[0].status, RunStatus::Ok);
   ASSERT_TRUE(file.results[0].resources.has_value());
   EXPECT_GT(file.results[0].resources->registers, 0);
+  // What kgen-bench compare attributes changes to (docs/performance-history.md).
+  KernelPackage pkg;
+  ASSERT_TRUE(loadPackage(kNaive, pkg, err)) << err;
+  EXPECT_EQ(file.results[0].sourceSha256, pkg.sourceSha256);
+  EXPECT_EQ(file.nvrtcVersion, nvrtcVersionString());
+  EXPECT_EQ(file.cublasLtVersion, cublasLtVersionString());
+  EXPECT_EQ(file.machineId, hostMachineId());
   // The registers are printed in the table.
   EXPECT_NE(first.output.find(" " + std::to_string(file.results[0].resources->registers) + " "),
             std::string::npos)

@@ -11,7 +11,7 @@
 // practical minimum per kind of kernel. For every regression the
 // differences between the two runs that can explain it are listed, most
 // specific first: strategy, generated source, ptxas's report, kgen commit,
-// toolchain and driver, clocks, machine. Host-only.
+// toolchain, driver and cuBLASLt, clocks, machine. Host-only.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KGEN_RUNTIME_COMPARE_H

@@ -19,7 +19,7 @@ namespace kgen::rt {
 
 constexpr const char *kResultsSchema = "kgen.results";
 /// The version written. Version 1 files (no samples, source hash, machine
-/// id or NVRTC version) are still read.
+/// id, NVRTC or cuBLASLt version) are still read.
 constexpr int kResultsVersion = 2;
 /// The most timing samples a result keeps (keepSamples thins to this).
 constexpr size_t kMaxKeptSamples = 1000;
@@ -102,6 +102,7 @@ struct ResultsFile {
   std::string host;
   std::string machineId;       // stable id of the machine (hostMachineId), version 2
   std::string nvrtcVersion;    // NVRTC that compiled the kernels, version 2
+  std::string cublasLtVersion; // cuBLASLt of the baselines, version 2
   DeviceInfo device;
   std::optional<Ceilings> ceilings;
   std::vector<KernelResult> results;

@@ -20,6 +20,10 @@
 
 namespace kgen::rt {
 
+/// The cuBLASLt library loaded, "13.1.0" (major.minor.patch of
+/// cublasLtGetVersion, which needs no device).
+std::string cublasLtVersionString();
+
 /// cuBLASLt recommends 32 MiB of workspace on Hopper.
 constexpr size_t kLtWorkspaceBytes = size_t{32} << 20;
 
