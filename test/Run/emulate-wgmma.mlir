@@ -16,8 +16,11 @@
 //   t  bf16, a cluster of 4 (B multicast in four 32-row bands), partial M
 //   s  bf16 batched A with B broadcast over the batch (3-D and 2-D maps)
 //   r  bf16 split-K 4 (two kernels: partial sums, then the reduction)
+//   q  bf16 256^3, BN 256, MN-major B, a cluster of 2 (one 128-column half
+//      of B multicast by each block)
+//   p  e4m3, BM 128, BN 256, a cluster of 2, partial N (260)
 // RUN: rm -rf %t && kgen-opt %s --kgen-pipeline="target=sm_90a output-dir=%t" -o /dev/null
-// RUN: kgen-emulate %t/kgen_gemm_bf16_m150_n300_k320 %t/kgen_gemm_bf16_m3_n200_k296 %t/kgen_gemm_f8E4M3FN_m100_n72_k160 %t/kgen_gemm_f16_m136_n200_k72 %t/kgen_gemm_bf16_b2_m70_n136_k64 %t/kgen_gemm_bf16_m130_n256_k64 %t/kgen_gemm_bf16_m250_n256_k128 %t/kgen_gemm_bf16_b3_m70_n136_k64 %t/kgen_gemm_bf16_m5_n200_k1024 | FileCheck %s
+// RUN: kgen-emulate %t/kgen_gemm_bf16_m150_n300_k320 %t/kgen_gemm_bf16_m3_n200_k296 %t/kgen_gemm_f8E4M3FN_m100_n72_k160 %t/kgen_gemm_f16_m136_n200_k72 %t/kgen_gemm_bf16_b2_m70_n136_k64 %t/kgen_gemm_bf16_m130_n256_k64 %t/kgen_gemm_bf16_m250_n256_k128 %t/kgen_gemm_bf16_b3_m70_n136_k64 %t/kgen_gemm_bf16_m5_n200_k1024 %t/kgen_gemm_bf16_m256_n256_k256 %t/kgen_gemm_f8E4M3FN_m200_n260_k256 | FileCheck %s
 // Another schedule of the fibers and of the TMA completions, other inputs.
 // RUN: kgen-emulate --seed 5 %t/kgen_gemm_bf16_m150_n300_k320 %t/kgen_gemm_f16_m136_n200_k72 | FileCheck %s --check-prefix=SEED
 // CHECK: kgen_gemm_bf16_m150_n300_k320 wgmma emulated ok
@@ -29,6 +32,8 @@
 // CHECK: kgen_gemm_bf16_m250_n256_k128 wgmma emulated ok
 // CHECK: kgen_gemm_bf16_b3_m70_n136_k64 wgmma emulated ok
 // CHECK: kgen_gemm_bf16_m5_n200_k1024 wgmma emulated ok
+// CHECK: kgen_gemm_bf16_m256_n256_k256 wgmma emulated ok
+// CHECK: kgen_gemm_f8E4M3FN_m200_n260_k256 wgmma emulated ok
 // SEED: kgen_gemm_bf16_m150_n300_k320 wgmma emulated ok
 // SEED: kgen_gemm_f16_m136_n200_k72 wgmma emulated ok
 func.func @main(%a: tensor<150x320xbf16>, %b: tensor<300x320xbf16>,
@@ -39,10 +44,13 @@ func.func @main(%a: tensor<150x320xbf16>, %b: tensor<300x320xbf16>,
                 %k: tensor<130x64xbf16>, %l: tensor<64x256xbf16>,
                 %m: tensor<250x128xbf16>, %n: tensor<256x128xbf16>,
                 %o: tensor<3x70x64xbf16>, %p: tensor<64x136xbf16>,
-                %q: tensor<5x1024xbf16>, %r: tensor<200x1024xbf16>)
+                %q: tensor<5x1024xbf16>, %r: tensor<200x1024xbf16>,
+                %qa: tensor<256x256xbf16>, %qb: tensor<256x256xbf16>,
+                %pa: tensor<200x256xf8E4M3FN>, %pb: tensor<260x256xf8E4M3FN>)
     -> (tensor<150x300xbf16>, tensor<3x200xbf16>, tensor<100x72xbf16>,
         tensor<136x200xf32>, tensor<2x70x136xbf16>, tensor<130x256xbf16>,
-        tensor<250x256xbf16>, tensor<3x70x136xbf16>, tensor<5x200xbf16>) {
+        tensor<250x256xbf16>, tensor<3x70x136xbf16>, tensor<5x200xbf16>,
+        tensor<256x256xbf16>, tensor<200x260xbf16>) {
   %x = kgen.gemm %a, %b {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 2, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 3, epilogue_vector = 8, source = user>} : tensor<150x320xbf16>, tensor<300x320xbf16> -> tensor<150x300xbf16>
   %y = kgen.gemm %c, %d {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 6, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<3x296xbf16>, tensor<296x200xbf16> -> tensor<3x200xbf16>
   %z = kgen.gemm %e, %f {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 72, block_k = 128, warps_m = 4, warps_n = 1, stages = 2, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<100x160xf8E4M3FN>, tensor<72x160xf8E4M3FN> -> tensor<100x72xbf16>
@@ -52,5 +60,7 @@ func.func @main(%a: tensor<150x320xbf16>, %b: tensor<300x320xbf16>,
   %t = kgen.gemm %m, %n {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 2, tma = true, warp_specialized = true, cluster_m = 4, cluster_n = 1, split_k = 1, raster_group = 4, epilogue_vector = 8, source = user>} : tensor<250x128xbf16>, tensor<256x128xbf16> -> tensor<250x256xbf16>
   %s = kgen.gemm %o, %p {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 2, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<3x70x64xbf16>, tensor<64x136xbf16> -> tensor<3x70x136xbf16>
   %r2 = kgen.gemm %q, %r {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 4, tma = true, warp_specialized = true, cluster_m = 1, cluster_n = 1, split_k = 4, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<5x1024xbf16>, tensor<200x1024xbf16> -> tensor<5x200xbf16>
-  return %x, %y, %z, %w, %v, %u, %t, %s, %r2 : tensor<150x300xbf16>, tensor<3x200xbf16>, tensor<100x72xbf16>, tensor<136x200xf32>, tensor<2x70x136xbf16>, tensor<130x256xbf16>, tensor<250x256xbf16>, tensor<3x70x136xbf16>, tensor<5x200xbf16>
+  %q2 = kgen.gemm %qa, %qb {config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 64, warps_m = 8, warps_n = 1, stages = 3, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<256x256xbf16>, tensor<256x256xbf16> -> tensor<256x256xbf16>
+  %p2 = kgen.gemm %pa, %pb {transpose_b, config = #kgen.gemm_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 256, block_k = 128, warps_m = 8, warps_n = 1, stages = 2, tma = true, warp_specialized = true, cluster_m = 2, cluster_n = 1, split_k = 1, raster_group = 8, epilogue_vector = 8, source = user>} : tensor<200x256xf8E4M3FN>, tensor<260x256xf8E4M3FN> -> tensor<200x260xbf16>
+  return %x, %y, %z, %w, %v, %u, %t, %s, %r2, %q2, %p2 : tensor<150x300xbf16>, tensor<3x200xbf16>, tensor<100x72xbf16>, tensor<136x200xf32>, tensor<2x70x136xbf16>, tensor<130x256xbf16>, tensor<250x256xbf16>, tensor<3x70x136xbf16>, tensor<5x200xbf16>, tensor<256x256xbf16>, tensor<200x260xbf16>
 }
