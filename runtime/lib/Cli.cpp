@@ -60,9 +60,9 @@ modes:
       verdicts with confidence intervals and, for each regression, the
       differences that can explain it; exit 1 when a kernel regressed
       (kgen-bench compare --help)
-  history add|list|show|series [--db PATH] ...
-      keep runs in an SQLite history and find change points in a
-      kernel's series (kgen-bench history --help)
+  history add|list|show|series|ack [--db PATH] ...
+      keep runs in an SQLite history, find change points in a kernel's
+      series, acknowledge known steps (kgen-bench history --help)
 
 options:
   --out F          results file (schema kgen.results, docs/results-schema.md)

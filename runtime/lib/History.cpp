@@ -7,6 +7,8 @@
 //   kernels(run_id, implementation, name, status, median_ms,
 //           baseline_median_ms, source_sha256)
 //                              one row per counted result (countedResults)
+//   acks(implementation, name, run_id, note, added_at)
+//                              steps a person acknowledged
 // PRAGMA application_id is 'kgen' (0x6b67656e) and user_version the schema
 // version, so `file` and other tools can tell the file apart.
 //
@@ -59,6 +61,16 @@ CREATE TABLE kernels(
   median_ms REAL, baseline_median_ms REAL, source_sha256 TEXT NOT NULL,
   PRIMARY KEY (run_id, implementation, name));
 CREATE INDEX kernels_by_name ON kernels(implementation, name, run_id);
+)";
+
+/// Acknowledged steps (added in schema version 1 after its first files:
+/// created when missing).
+constexpr const char *kCreateAcks = R"(
+CREATE TABLE IF NOT EXISTS acks(
+  implementation TEXT NOT NULL, name TEXT NOT NULL,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  note TEXT NOT NULL, added_at TEXT NOT NULL,
+  PRIMARY KEY (implementation, name, run_id));
 )";
 
 /// A prepared statement, finalised on scope exit.
@@ -205,7 +217,8 @@ struct History::Impl {
       sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
       return false;
     }
-    return exec("COMMIT", "committing the schema", err);
+    return exec(kCreateAcks, "creating the acks table", err) &&
+           exec("COMMIT", "committing the schema", err);
   }
 };
 
@@ -418,6 +431,52 @@ bool History::series(const std::string &implementation, const std::string &name,
   return rc == SQLITE_DONE || impl->fail("reading a series", err);
 }
 
+bool History::acknowledge(const std::string &implementation,
+                          const std::string &name, int64_t runId,
+                          const std::string &note, std::string &err) {
+  {
+    Statement has(impl->db, "SELECT count(*) FROM kernels WHERE run_id = ? "
+                            "AND implementation = ? AND name = ?");
+    if (!has.ok())
+      return impl->fail("acknowledging", err);
+    has.bind(1, runId);
+    has.bind(2, implementation);
+    has.bind(3, name);
+    if (has.step() != SQLITE_ROW)
+      return impl->fail("acknowledging", err);
+    if (has.integer(0) == 0) {
+      err = impl->path + ": run " + std::to_string(runId) + " holds no " +
+            implementation + " " + name;
+      return false;
+    }
+  }
+  Statement s(impl->db, "INSERT OR REPLACE INTO acks VALUES (?, ?, ?, ?, ?)");
+  if (!s.ok())
+    return impl->fail("acknowledging", err);
+  s.bind(1, implementation);
+  s.bind(2, name);
+  s.bind(3, runId);
+  s.bind(4, note);
+  s.bind(5, utcNow());
+  return s.step() == SQLITE_DONE || impl->fail("acknowledging", err);
+}
+
+bool History::acknowledgements(const std::string &implementation,
+                               const std::string &name, std::vector<Ack> &acks,
+                               std::string &err) {
+  Statement s(impl->db, "SELECT run_id, note, added_at FROM acks WHERE "
+                        "implementation = ? AND name = ? ORDER BY run_id");
+  if (!s.ok())
+    return impl->fail("reading acknowledgements", err);
+  s.bind(1, implementation);
+  s.bind(2, name);
+  acks.clear();
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW)
+    acks.push_back({s.integer(0), s.text(1), s.text(2)});
+  return rc == SQLITE_DONE || impl->fail("reading acknowledgements", err);
+}
+
 #else // !KGEN_HAVE_SQLITE
 
 struct History::Impl {};
@@ -444,6 +503,14 @@ bool History::resolve(const std::string &, int64_t &, std::string &err) {
 }
 bool History::series(const std::string &, const std::string &,
                      std::vector<SeriesPoint> &, std::string &err) {
+  return noSqlite(err);
+}
+bool History::acknowledge(const std::string &, const std::string &, int64_t,
+                          const std::string &, std::string &err) {
+  return noSqlite(err);
+}
+bool History::acknowledgements(const std::string &, const std::string &,
+                               std::vector<Ack> &, std::string &err) {
   return noSqlite(err);
 }
 

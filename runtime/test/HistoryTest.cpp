@@ -130,6 +130,27 @@ TEST_F(HistoryTest, RoundTrip) {
   EXPECT_EQ(runs.size(), 3u);
 }
 
+TEST_F(HistoryTest, AcknowledgedSteps) {
+  History h;
+  std::string err;
+  ASSERT_TRUE(h.open(pathOf("h.sqlite"), true, err)) << err;
+  int64_t one = 0, two = 0;
+  ASSERT_TRUE(h.add(run("2026-12-01T01:00:00Z", 1.0), "", one, err)) << err;
+  ASSERT_TRUE(h.add(run("2026-12-01T02:00:00Z", 1.1), "", two, err)) << err;
+  ASSERT_TRUE(h.acknowledge("kgen", "g", two, "new tiles", err)) << err;
+  ASSERT_TRUE(h.acknowledge("kgen", "g", two, "new tiles, checked", err)) << err;
+  EXPECT_FALSE(h.acknowledge("kgen", "other", two, "", err));
+  EXPECT_NE(err.find("run 2 holds no kgen other"), std::string::npos) << err;
+  EXPECT_FALSE(h.acknowledge("kgen", "g", 99, "", err));
+  std::vector<Ack> acks;
+  ASSERT_TRUE(h.acknowledgements("kgen", "g", acks, err)) << err;
+  ASSERT_EQ(acks.size(), 1u); // the second replaced the first
+  EXPECT_EQ(acks[0].runId, two);
+  EXPECT_EQ(acks[0].note, "new tiles, checked");
+  ASSERT_TRUE(h.acknowledgements("cublaslt", "cublaslt_g", acks, err)) << err;
+  EXPECT_TRUE(acks.empty());
+}
+
 TEST_F(HistoryTest, MissingFileIsCreatedOnlyWhenAsked) {
   const std::string err = expectRefused(pathOf("none.sqlite"));
   EXPECT_NE(err.find("no such history"), std::string::npos) << err;
@@ -185,6 +206,23 @@ TEST_F(HistoryTest, RefusesForeignAndNewerDatabases) {
   sqlExec(noMeta, "CREATE TABLE meta(key TEXT, value TEXT); "
                   "PRAGMA application_id = 1801938286; PRAGMA user_version = 1;");
   EXPECT_NE(expectRefused(noMeta).find("no kgen.history schema"), std::string::npos);
+}
+
+// A history made before the acks table existed gets it when opened.
+TEST_F(HistoryTest, OlderFilesGainTheAcksTable) {
+  const std::string path = pathOf("h.sqlite");
+  {
+    History h;
+    std::string err;
+    ASSERT_TRUE(h.open(path, true, err)) << err;
+    int64_t id = 0;
+    ASSERT_TRUE(h.add(run("2026-12-01T01:00:00Z", 1.0), "", id, err)) << err;
+  }
+  sqlExec(path, "DROP TABLE acks;");
+  History h;
+  std::string err;
+  ASSERT_TRUE(h.open(path, false, err)) << err;
+  EXPECT_TRUE(h.acknowledge("kgen", "g", 1, "", err)) << err;
 }
 
 TEST_F(HistoryTest, RefusesACorruptedHistory) {

@@ -29,12 +29,18 @@ commands:
   show RUN [--out F.json]        a run's results table (RUN: a number, last
                                  or last~N); --out writes its results file
   series NAME [--implementation I] [--json] [--penalty P] [--min-shift PCT]
-                                 a kernel's median time run after run (and
+         [--check]               a kernel's median time run after run (and
                                  over its cuBLASLt baseline when every run
                                  has one), with change points found by PELT
                                  on log time: P the penalty per change in
                                  units of log(n) (default 3), PCT the
-                                 smallest change kept (default 2)
+                                 smallest change kept (default 2); --check
+                                 exits 1 when a slowdown is not acknowledged
+  ack NAME RUN [--implementation I] [--note TEXT]
+                                 acknowledge the step of kernel NAME at RUN
+                                 (the first run after it): series marks it,
+                                 --check lets it pass, later steps are still
+                                 found
 
 options:
   --db PATH   the history file (default $KGEN_HISTORY_DB, else
@@ -44,7 +50,8 @@ options:
 exit codes:
   0  done
   1  the history file is refused: not SQLite, another application's
-     database, a newer schema, corrupt, or locked past 30 s
+     database, a newer schema, corrupt, or locked past 30 s; series
+     --check: a slowdown nobody acknowledged
   2  usage or input error (bad option, unreadable results file, no such run)
 )";
 
@@ -118,6 +125,43 @@ int showCommand(History &history, const ArgParser &p) {
   return 0;
 }
 
+/// series --check: 1 (saying so) when a slowdown is not acknowledged.
+int checkExit(const ArgParser &p, const std::vector<double> &ratios,
+              const std::vector<const Ack *> &ackOf) {
+  if (!p.has("--check"))
+    return 0;
+  size_t open = 0;
+  for (size_t k = 0; k < ratios.size(); ++k)
+    open += ratios[k] > 1 && !ackOf[k];
+  if (open == 0)
+    return 0;
+  std::fflush(stdout); // the table first, then the verdict
+  std::fprintf(stderr,
+               "kgen-bench: %zu slowdown%s not acknowledged (kgen-bench history "
+               "ack NAME RUN accepts one)\n",
+               open, open == 1 ? "" : "s");
+  return 1;
+}
+
+int ackCommand(History &history, const ArgParser &p) {
+  if (p.inputs.size() != 3)
+    return usageError("history ack takes a kernel name and a run", "history");
+  const std::string implementation =
+      p.has("--implementation") ? p.value("--implementation") : "kgen";
+  std::string err;
+  int64_t id = 0;
+  if (!history.resolve(p.inputs[2], id, err))
+    return inputError(err);
+  if (!history.acknowledge(implementation, p.inputs[1], id,
+                           p.has("--note") ? p.value("--note") : "", err))
+    return err.find(" holds no ") != std::string::npos ? inputError(err)
+                                                       : historyError(err);
+  std::printf("acknowledged the step of %s %s at run %lld\n",
+              escapeForTerminal(implementation).c_str(),
+              escapeForTerminal(p.inputs[1]).c_str(), static_cast<long long>(id));
+  return 0;
+}
+
 int seriesCommand(History &history, const ArgParser &p) {
   if (p.inputs.size() != 2)
     return usageError("history series takes one kernel name", "history");
@@ -155,6 +199,18 @@ int seriesCommand(History &history, const ArgParser &p) {
     y.push_back(std::log(*points[i].medianMs /
                          (allBaselines ? *points[i].baselineMedianMs : 1.0)));
   const std::vector<size_t> changes = detectChangePoints(y, options);
+  std::vector<Ack> acks;
+  if (!history.acknowledgements(implementation, p.inputs[1], acks, err))
+    return historyError(err);
+  // A change is acknowledged by an ack at its run or a neighbour's (the
+  // detector may place a step one run off as runs are added).
+  std::vector<const Ack *> ackOf(changes.size(), nullptr);
+  for (size_t k = 0; k < changes.size(); ++k)
+    for (const Ack &a : acks)
+      for (size_t i = changes[k] > 0 ? changes[k] - 1 : 0;
+           i <= changes[k] + 1 && i < timedAt.size(); ++i)
+        if (!ackOf[k] && points[timedAt[i]].runId == a.runId)
+          ackOf[k] = &a;
   // Each change's size: the mean after it over the mean before it, each
   // over its own segment.
   std::vector<double> ratios;
@@ -189,9 +245,12 @@ int seriesCommand(History &history, const ArgParser &p) {
                                       : nlohmann::json()}});
     for (size_t k = 0; k < changes.size(); ++k)
       j["change_points"].push_back(
-          {{"run", points[timedAt[changes[k]]].runId}, {"ratio", ratios[k]}});
+          {{"run", points[timedAt[changes[k]]].runId},
+           {"ratio", ratios[k]},
+           {"acknowledged", ackOf[k] != nullptr},
+           {"note", ackOf[k] ? ackOf[k]->note : ""}});
     std::puts(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-    return 0;
+    return checkExit(p, ratios, ackOf);
   }
   std::printf("%s %s: %zu runs, %zu timed; change points by PELT on log(%s)\n",
               escapeForTerminal(implementation).c_str(),
@@ -217,20 +276,25 @@ int seriesCommand(History &history, const ArgParser &p) {
                 startsSegment[i] ? "  <- change" : "");
   }
   for (size_t k = 0; k < changes.size(); ++k)
-    std::printf("change at run %lld: %s (segment mean after / before)\n",
+    std::printf("change at run %lld: %s (segment mean after / before)%s%s\n",
                 static_cast<long long>(points[timedAt[changes[k]]].runId),
-                pct(ratios[k]).c_str());
+                pct(ratios[k]).c_str(), ackOf[k] ? ", acknowledged: " : "",
+                ackOf[k] ? escapeForTerminal(ackOf[k]->note.empty()
+                                                 ? std::string("(no note)")
+                                                 : ackOf[k]->note)
+                               .c_str()
+                         : "");
   if (changes.empty())
     std::puts("no change point");
-  return 0;
+  return checkExit(p, ratios, ackOf);
 }
 
 } // namespace
 
 int historyMain(const std::vector<std::string> &args) {
-  ArgParser p("history", {"--json", "-h", "--help"},
+  ArgParser p("history", {"--json", "--check", "-h", "--help"},
               {"--db", "--label", "--out", "--implementation", "--penalty",
-               "--min-shift"});
+               "--min-shift", "--note"});
   std::string err;
   if (!p.parse(args, err))
     return usageError(err, "history");
@@ -239,21 +303,25 @@ int historyMain(const std::vector<std::string> &args) {
     return 0;
   }
   if (p.inputs.empty())
-    return usageError("history needs a command: add, list, show or series", "history");
+    return usageError("history needs a command: add, list, show, series or ack",
+                      "history");
   const std::string command = p.inputs[0];
   // Each option belongs to some commands only.
   const std::map<std::string, std::set<std::string>> allowed = {
       {"add", {"--db", "--label"}},
       {"list", {"--db"}},
       {"show", {"--db", "--out"}},
-      {"series", {"--db", "--implementation", "--json", "--penalty", "--min-shift"}}};
+      {"series", {"--db", "--implementation", "--json", "--penalty", "--min-shift",
+                  "--check"}},
+      {"ack", {"--db", "--implementation", "--note"}}};
   const auto it = allowed.find(command);
   if (it == allowed.end())
     return usageError("unknown history command '" + command +
-                          "' (add, list, show, series)",
+                          "' (add, list, show, series, ack)",
                       "history");
   for (const char *opt : {"--db", "--label", "--out", "--implementation",
-                          "--json", "--penalty", "--min-shift"})
+                          "--json", "--penalty", "--min-shift", "--check",
+                          "--note"})
     if (p.has(opt) && !it->second.count(opt))
       return usageError(std::string(opt) + " does not apply to history " + command,
                         "history");
@@ -284,6 +352,8 @@ int historyMain(const std::vector<std::string> &args) {
     return listCommand(history);
   if (command == "show")
     return showCommand(history, p);
+  if (command == "ack")
+    return ackCommand(history, p);
   return seriesCommand(history, p);
 }
 

@@ -44,6 +44,13 @@ struct SeriesPoint {
   std::optional<double> baselineMedianMs; // its baseline's, when timed
 };
 
+/// A step a person looked at and accepted (a known change of strategy, a
+/// new driver): `history series` marks it and `--check` lets it pass.
+struct Ack {
+  int64_t runId = 0; // the first run after the step
+  std::string note, addedAt;
+};
+
 class History {
 public:
   History();
@@ -71,6 +78,16 @@ public:
   /// A kernel's points over the runs, oldest first.
   bool series(const std::string &implementation, const std::string &name,
               std::vector<SeriesPoint> &points, std::string &err);
+
+  /// Records that the step of `implementation` `name` at run `runId` is
+  /// known (replacing an earlier note); false when that run does not
+  /// hold the kernel.
+  bool acknowledge(const std::string &implementation, const std::string &name,
+                   int64_t runId, const std::string &note, std::string &err);
+  /// A kernel's acknowledged steps, by run.
+  bool acknowledgements(const std::string &implementation,
+                        const std::string &name, std::vector<Ack> &acks,
+                        std::string &err);
 
 private:
   struct Impl;
