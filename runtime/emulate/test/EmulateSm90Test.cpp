@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 
 namespace {
@@ -250,6 +251,68 @@ void setmaxnregDivergentKernel() {
 }
 TEST(EmulateSm90, DivergentSetmaxnregIsReported) {
   EXPECT_EQ(launch(setmaxnregDivergentKernel, 128, 0), 1);
+}
+
+//===----------------------------------------------------------------------===//
+// wgmma asynchrony
+//===----------------------------------------------------------------------===//
+
+float gAcc[128][4];
+int gMode; // 0 right, 1 read before the wait, 2 write before it, 3 no fence
+
+/// A (64 x 16) and B (16 x 8) all ones, no swizzle (core matrices of 8 rows
+/// x 16 bytes: LBO 128 along K, SBO 256 along M/N): every D element is 16.
+void wgmmaKernel() {
+  const int t = int(threadIdx.x);
+  if (t == 0)
+    for (int i = 0; i < 2048 + 256; i += 2) {
+      const uint16_t one = 0x3f80; // bf16 1.0
+      std::memcpy(smem + i, &one, 2);
+    }
+  __syncthreads();
+  using emu::isa::SwizzleMode;
+  const unsigned long long da =
+      emu::isa::encodeMatrixDesc(0, 128, 256, SwizzleMode::None);
+  const unsigned long long db =
+      emu::isa::encodeMatrixDesc(2048, 128, 256, SwizzleMode::None);
+  float d[4] = {1.f, 1.f, 1.f, 1.f};
+  if (gMode != 3)
+    cuda::wgmma_fence();
+  cuda::wgmma_bf16<8>(d, da, db, 0);
+  cuda::wgmma_commit();
+  if (gMode == 1)
+    gAcc[t][0] = d[0]; // too early
+  if (gMode == 2)
+    d[1] = 0.f;
+  cuda::wgmma_wait<0>();
+  for (int i = 0; i < 4; ++i)
+    if (gMode != 1 || i > 0)
+      gAcc[t][i] = d[i];
+}
+
+TEST(EmulateSm90, WgmmaResultArrivesAtTheWait) {
+  gMode = 0;
+  ASSERT_EQ(launch(wgmmaKernel, 128, 4096), 0);
+  for (int t = 0; t < 128; ++t)
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(gAcc[t][i], 16.f) << t << " " << i;
+}
+
+TEST(EmulateSm90, AccumulatorsReadBeforeTheWaitAreNaN) {
+  gMode = 1;
+  ASSERT_EQ(launch(wgmmaKernel, 128, 4096), 0);
+  EXPECT_TRUE(std::isnan(gAcc[5][0]));
+  EXPECT_EQ(gAcc[5][1], 16.f);
+}
+
+TEST(EmulateSm90, AccumulatorsWrittenBeforeTheWaitAreReported) {
+  gMode = 2;
+  EXPECT_EQ(launch(wgmmaKernel, 128, 4096), 1);
+}
+
+TEST(EmulateSm90, WgmmaWithoutFenceIsReported) {
+  gMode = 3;
+  EXPECT_EQ(launch(wgmmaKernel, 128, 4096), 1);
 }
 
 } // namespace

@@ -30,9 +30,10 @@
 //       identical descriptors); at issue the instruction is checked
 //       (WgmmaIsa.h: checkWgmma), its shared reads must not be pending, and
 //       they are snapshotted; it executes at the wgmma.wait_group that
-//       completes its group (runWgmma), so accumulators read before the
-//       wait are stale, and shared bytes changed between issue and wait are
-//       a reported hazard.
+//       completes its group (runWgmma). Until then the accumulators hold a
+//       NaN (their value is kept as the input), so code that reads them
+//       before the wait computes NaN and code that writes them is reported;
+//       shared bytes changed between issue and wait are a reported hazard.
 //   wgmma.fence / commit_group / wait_group, setmaxnreg (24..256, step 8)
 //       warpgroup collectives (.sync.aligned: all 128 threads, one site);
 //       an mma_async with no wgmma.fence since the warpgroup's start or its
@@ -69,7 +70,14 @@ struct WgmmaOp {
   float *acc[128];
   std::vector<isa::SharedRange> reads;
   std::vector<unsigned char> snapshot;
+  // The accumulators' values at issue, when no earlier queued wgmma of the
+  // warpgroup writes them (else the previous one's result is the input).
+  std::vector<float> dIn;
 };
+
+/// The bits the accumulators hold while a wgmma that writes them is queued:
+/// a NaN, so code that reads them before the wait_group computes NaN.
+constexpr uint32_t kAccPoison = 0x7fbadbadu;
 
 namespace sm90 {
 
@@ -427,7 +435,25 @@ inline void wgmmaIssue(void *(&args)[128]) {
   for (const isa::SharedRange &r : op->reads)
     op->snapshot.insert(op->snapshot.end(), smem + r.addr,
                         smem + r.addr + r.bytes);
-  myGroup().open.push_back(op);
+  // The accumulators belong to the asynchronous operation until its wait:
+  // keep their value as its input and poison the registers.
+  WarpgroupState &g = myGroup();
+  bool chained = false;
+  for (WgmmaOp *q : g.open)
+    chained = chained || q->acc[0] == op->acc[0];
+  for (const auto &grp : g.groups)
+    for (WgmmaOp *q : grp)
+      chained = chained || q->acc[0] == op->acc[0];
+  if (!chained) {
+    const uint32_t n = op->in.n / 2;
+    op->dIn.resize(size_t(128) * n);
+    for (int t = 0; t < 128; ++t)
+      for (uint32_t i = 0; i < n; ++i) {
+        op->dIn[size_t(t) * n + i] = op->acc[t][i];
+        std::memcpy(&op->acc[t][i], &kAccPoison, 4);
+      }
+  }
+  g.open.push_back(op);
 }
 
 inline void runGroupOp(WgmmaOp *op) {
@@ -443,6 +469,20 @@ inline void runGroupOp(WgmmaOp *op) {
            "refilled or released before its wgmmas were waited for?)", i);
     }
     at += r.bytes;
+  }
+  if (!op->dIn.empty()) {
+    const uint32_t n = op->in.n / 2;
+    for (int t = 0; t < 128; ++t)
+      for (uint32_t i = 0; i < n; ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, &op->acc[t][i], 4);
+        if (bits != kAccPoison)
+          fail("wgmma.mma_async: accumulator %u of warpgroup thread %d was "
+               "written between the instruction's issue and the "
+               "wgmma.wait_group that completes it (the registers belong to "
+               "the asynchronous operation until then)", i, t);
+        op->acc[t][i] = op->dIn[size_t(t) * n + i];
+      }
   }
   const std::string err =
       isa::runWgmma(op->in, {smem, dev().dynSmem}, op->acc);
