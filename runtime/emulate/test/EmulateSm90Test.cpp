@@ -208,6 +208,32 @@ TEST(EmulateSm90, DataIsInvisibleBeforeThePhaseCompletes) {
   emu::dev().buffers.clear();
 }
 
+/// Thread 0 stages an 8 x 64 bf16 box (swizzled as TMA reads it) and stores
+/// it at rows 16..23 of the 20-row tensor: rows 20..23 are clipped.
+void tmaStoreKernel() {
+  if (threadIdx.x != 0)
+    return;
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < kCols; ++c) {
+      const uint16_t v = uint16_t(0x4000 + r * kCols + c);
+      std::memcpy(smem + swizzled(1024, r, c), &v, 2);
+    }
+  cuda::fence_proxy_async();
+  cuda::tma_store_2d(&gMap, smem + 1024, 0, 16);
+  cuda::tma_store_commit();
+  cuda::tma_store_wait_read<0>();
+}
+TEST(EmulateSm90, TmaStoreUnswizzlesAndClips) {
+  makeMap();
+  ASSERT_EQ(launch(tmaStoreKernel, 32, 2048), 0);
+  for (int r = 0; r < kRows; ++r)
+    for (int c = 0; c < kCols; ++c)
+      EXPECT_EQ(gTensor[r][c], r < 16 ? uint16_t(1 + r * kCols + c)
+                                      : uint16_t(0x4000 + (r - 16) * kCols + c))
+          << r << " " << c;
+  emu::dev().buffers.clear();
+}
+
 //===----------------------------------------------------------------------===//
 // Clusters, named barriers, warpgroup collectives
 //===----------------------------------------------------------------------===//
