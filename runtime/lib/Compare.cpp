@@ -157,8 +157,15 @@ std::optional<Interval> ratioOf(const KernelResult &b, const KernelResult &n,
       n.samplesMs.size() < options.minSamples) {
     why = "too few timing samples (" + std::to_string(b.samplesMs.size()) +
           " and " + std::to_string(n.samplesMs.size()) + ", at least " +
-          std::to_string(options.minSamples) + " a side; version 1 results "
-          "keep none)";
+          std::to_string(options.minSamples) + " a side" +
+          (b.samplesMs.empty() || n.samplesMs.empty()
+               ? std::string("; version 1 results keep none")
+               : std::string()) +
+          ")";
+    // The summaries still say which way the medians went, without an
+    // interval to judge it by.
+    if (b.time && n.time && b.time->medianMs > 0)
+      why += "; the medians alone: " + percent(n.time->medianMs / b.time->medianMs);
     return std::nullopt;
   }
   const auto lb = logOf(b.samplesMs), ln = logOf(n.samplesMs);
