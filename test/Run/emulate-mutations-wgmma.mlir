@@ -66,6 +66,21 @@
 // RUN: not kgen-emulate %t/kgen_gemm_bf16_m150_n300_k320 --source %t/nofence.cu 2>&1 | FileCheck %s --check-prefix=NOFENCE
 // NOFENCE: error: wgmma.mma_async with no wgmma.fence since the warpgroup's start or its last wgmma.wait_group
 //
+// A producer that skips a stage (its ring state advanced twice per k tile):
+// it waits for a release that never comes.
+// RUN: sed 's/for (long k = ktBegin; k < ktEnd; ++k, ++write) {/for (long k = ktBegin; k < ktEnd; ++k, ++write, ++write) {/' %t/kgen_gemm_bf16_m150_n300_k320/kernel.cu > %t/skip.cu
+// RUN: grep -q '++write, ++write' %t/skip.cu
+// RUN: not kgen-emulate %t/kgen_gemm_bf16_m150_n300_k320 --source %t/skip.cu 2>&1 | FileCheck %s --check-prefix=SKIP
+// SKIP: error: deadlock in kernel kgen_gemm_bf16_m150_n300_k320
+// SKIP: thread 0 (warp 0 lane 0): at mbarrier.try_wait.parity
+//
+// A producer that does not wait for a stage to be free: it arrives on a
+// full barrier whose phase is still waiting for the previous loads.
+// RUN: sed 's/          kgen::cuda::mbar_wait(&empty\[s\], write.phase);//' %t/kgen_gemm_bf16_m150_n300_k320/kernel.cu > %t/noempty.cu
+// RUN: not grep -q 'mbar_wait(&empty\[s\], write.phase)' %t/noempty.cu
+// RUN: not kgen-emulate %t/kgen_gemm_bf16_m150_n300_k320 --source %t/noempty.cu 2>&1 | FileCheck %s --check-prefix=NOEMPTY
+// NOEMPTY: error: {{mbarrier.arrive.expect_tx: arrival-count underflow|cp.async.bulk.tensor.* writes shared byte}}
+//
 // A wrong swizzle in the wgmma descriptors (64B where TMA wrote 128B).
 // RUN: sed 's/((unsigned long long)wgmma_swizzle_mode(swizzle) << 62)/((unsigned long long)wgmma_swizzle_mode(Swizzle::B64) << 62)/' %t/kgen_gemm_bf16_m150_n300_k320/kernel.cu > %t/swizzle.cu
 // RUN: grep -q 'wgmma_swizzle_mode(Swizzle::B64) << 62' %t/swizzle.cu
