@@ -13,12 +13,19 @@
 // NOWAIT: ldmatrix.x4 by thread {{[0-9]+}} reads shared byte {{[0-9]+}} while a cp.async of thread {{[0-9]+}} into it has not completed
 // NOWAIT: mma_sync emulated FAILED
 //
-// The same in simt, whose shared reads are plain loads: the copies never
-// land, the poisoned shared memory (NaN) reaches D.
+// The same in simt, whose shared reads go through the layer's ld_shared.
 // RUN: sed 's/kgen::cuda::cp_async_wait<Pending>();//' %t/kgen_gemm_f32_m37_n48_k72/kernel.cu > %t/simt-nowait.cu
 // RUN: not kgen-emulate %t/kgen_gemm_f32_m37_n48_k72 --source %t/simt-nowait.cu 2>&1 | FileCheck %s --check-prefix=SIMT-NOWAIT
-// SIMT-NOWAIT: simt emulated WRONG rel_err=inf
-// SIMT-NOWAIT: wrong result: relative error inf over 0.0001 ({{[0-9]+}} NaN elements)
+// SIMT-NOWAIT: ld.shared by thread {{[0-9]+}} reads shared byte {{[0-9]+}} while a cp.async of thread {{[0-9]+}} into it has not completed
+// SIMT-NOWAIT: simt emulated FAILED
+//
+// simt without the barrier before a stage is refilled: the refilling
+// cp.async races with other threads' ld.shared (reported as the race, or
+// as a read of bytes another thread's pending copy is filling, whichever
+// the fiber schedule meets first).
+// RUN: sed 's|__syncthreads(); // the stage may be refilled next||' %t/kgen_gemm_f32_m37_n48_k72/kernel.cu > %t/simt-nosync.cu
+// RUN: not kgen-emulate %t/kgen_gemm_f32_m37_n48_k72 --source %t/simt-nosync.cu 2>&1 | FileCheck %s --check-prefix=SIMT-NOSYNC
+// SIMT-NOSYNC: {{race: cp.async.cg.shared.global 16 by thread [0-9]+ writes shared byte [0-9]+ that (other threads|another thread) read with no barrier between them|ld.shared by thread [0-9]+ reads shared byte [0-9]+ while a cp.async of thread [0-9]+ into it has not completed}}
 //
 // A missing __syncthreads before a stage is refilled: cp.async writes bytes
 // other threads' ldmatrix read in the same barrier interval.
@@ -26,9 +33,11 @@
 // RUN: not kgen-emulate %t/kgen_gemm_bf16_m100_n72_k200 --source %t/mma-nosync.cu 2>&1 | FileCheck %s --check-prefix=NOSYNC
 // NOSYNC: race: cp.async.cg.shared.global 16 by thread {{[0-9]+}} writes shared byte {{[0-9]+}} that {{other threads|another thread}} read with no barrier between them
 //
-// A barrier some threads skip: the block's threads reach one barrier
-// instance from two places.
-// RUN: sed 's|__syncthreads(); // the stage may be refilled next|if (threadIdx.x != 3) __syncthreads();|' %t/kgen_gemm_f32_m37_n48_k72/kernel.cu > %t/simt-divergent.cu
+// A barrier some threads skip (one added at the kernel's start, before any
+// shared access): the block's threads reach one barrier instance from two
+// places.
+// RUN: sed 's|^  extern __shared__ __align__(128) unsigned char smem\[\];|&\n  if (threadIdx.x != 3) __syncthreads();|' %t/kgen_gemm_f32_m37_n48_k72/kernel.cu > %t/simt-divergent.cu
+// RUN: grep -q 'threadIdx.x != 3' %t/simt-divergent.cu
 // RUN: not kgen-emulate %t/kgen_gemm_f32_m37_n48_k72 --source %t/simt-divergent.cu 2>&1 | FileCheck %s --check-prefix=DIVERGENT
 // DIVERGENT: error: divergent __syncthreads: this thread arrives at line {{[0-9]+}} while {{[0-9]+}} threads wait at line {{[0-9]+}}
 //

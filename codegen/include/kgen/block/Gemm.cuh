@@ -205,7 +205,8 @@ struct SimtAccumulator
   KGEN_DEVICE static kgen::cuda::RowCol mapOrigin() { return {0, 0}; }
 
   /// acc += A x B over one (BK) stage: outer products of a TM column of A
-  /// and a TN row of B per k.
+  /// and a TN row of B per k. a and b point into shared memory (read
+  /// through the instruction layer's ld_shared).
   template <int BK, bool TransA, bool TransB, class T>
   KGEN_DEVICE void mma(const T *a, const T *b) {
     const kgen::cuda::RowCol origin = Map::acc(threadIdx.x, 0);
@@ -215,12 +216,12 @@ struct SimtAccumulator
 #pragma unroll
       for (int i = 0; i < Map::kTM; ++i) {
         const int m = origin.row + i;
-        av[i] = to_f32(TransA ? a[k * BM + m] : a[m * BK + k]);
+        av[i] = to_f32(kgen::cuda::ld_shared(TransA ? &a[k * BM + m] : &a[m * BK + k]));
       }
 #pragma unroll
       for (int j = 0; j < Map::kTN; ++j) {
         const int n = origin.col + j;
-        bv[j] = to_f32(TransB ? b[n * BK + k] : b[k * BN + n]);
+        bv[j] = to_f32(kgen::cuda::ld_shared(TransB ? &b[n * BK + k] : &b[k * BN + n]));
       }
 #pragma unroll
       for (int i = 0; i < Map::kTM; ++i)

@@ -376,9 +376,11 @@ struct Epilogue {
       const RowCol rc = Map::acc(thread, i);
       const float2 v =
           values(a, row0 + rc.row, col0 + rc.col, acc[i], acc[i + 1]);
-      OutputCast<OutT>::store2(
-          reinterpret_cast<OutT *>(smem + Layout::byte_offset(rc.row, rc.col)),
-          v.x, v.y);
+      // Cast in registers, then one shared store through the layer.
+      struct alignas(2 * sizeof(OutT)) Pair { OutT e[2]; } pair;
+      OutputCast<OutT>::store2(pair.e, v.x, v.y);
+      st_shared(reinterpret_cast<Pair *>(smem + Layout::byte_offset(rc.row, rc.col)),
+                pair);
     }
   }
 };
@@ -413,8 +415,8 @@ KGEN_DEVICE void store_staged_tile(OutT *d, long long ldd,
     const int col = (chunk % kChunksPerRow) * kVec;
     if (row >= rows_left || col >= cols_left)
       continue;
-    const uint4 v =
-        *reinterpret_cast<const uint4 *>(smem + Layout::byte_offset(row, col));
+    const uint4 v = ld_shared(
+        reinterpret_cast<const uint4 *>(smem + Layout::byte_offset(row, col)));
     OutT *p = d + row * ldd + col;
     if (aligned && col + kVec <= cols_left) {
       *reinterpret_cast<uint4 *>(p) = v;

@@ -24,6 +24,13 @@
 //   f32_to_tf32(bits)                cvt.rna.tf32.f32 [9.7.9.21]
 //   cvt_e4m3x2(hi, lo)               cvt.rn.satfinite.e4m3x2.f32 [9.7.9.21]
 //   ld_shared_b32(addr)              ld.shared.b32 [9.7.9.8]
+//   ld_shared(p) / st_shared(p, v)   a load / store of one T through a
+//                                   generic pointer into shared memory
+//                                   (ld.shared / st.shared [9.7.9.8/9]):
+//                                   plain C++ accesses on the GPU (the
+//                                   compiler emits ld.shared / st.shared);
+//                                   emulated, they are checked for bounds,
+//                                   alignment and races like the others
 //   cp_async_cg_16(dst, src, bytes)  cp.async.cg.shared.global 16, src-size
 //                                   [9.7.9.25.3.1]
 //   cp_async_commit()                cp.async.commit_group [9.7.9.25.3.2]
@@ -241,6 +248,12 @@ KGEN_DEVICE unsigned ld_shared_b32(unsigned addr) {
 #endif
   return v;
 }
+
+/// *p, p pointing into shared memory (sizeof(T)-aligned).
+template <class T> KGEN_DEVICE T ld_shared(const T *p) { return *p; }
+
+/// *p = v, p pointing into shared memory (sizeof(T)-aligned).
+template <class T> KGEN_DEVICE void st_shared(T *p, const T &v) { *p = v; }
 
 //===----------------------------------------------------------------------===//
 // cp.async (sm_80+)

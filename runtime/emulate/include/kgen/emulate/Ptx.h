@@ -263,6 +263,25 @@ inline unsigned ld_shared_b32(unsigned addr) {
   return v;
 }
 
+/// A plain shared load / store the kernel routes through the layer: bounds,
+/// natural alignment, and the race and visibility shadow, as ld.shared.b32.
+template <class T> inline T ld_shared(const T *p) {
+  const unsigned addr = emu::smem_u32(p);
+  emu::checkSmem("ld.shared", addr, sizeof(T), alignof(T));
+  emu::shadowRead("ld.shared", emu::self().linear, addr, sizeof(T));
+  T v;
+  std::memcpy(static_cast<void *>(&v), smem + addr, sizeof(T));
+  return v;
+}
+
+template <class T> inline void st_shared(T *p, const T &v) {
+  const unsigned addr = emu::smem_u32(p);
+  emu::checkSmem("st.shared", addr, sizeof(T), alignof(T));
+  emu::shadowWrite("st.shared", emu::self().linear, addr, sizeof(T),
+                   /*async=*/false);
+  std::memcpy(smem + addr, static_cast<const void *>(&v), sizeof(T));
+}
+
 template <int kDummy = 0>
 inline void cp_async_cg_16(void *smem_dst, const void *gmem_src, int src_bytes) {
   const char *op = "cp.async.cg.shared.global 16";
