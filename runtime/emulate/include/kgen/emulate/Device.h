@@ -798,12 +798,13 @@ inline bool runCluster(const std::vector<uint3> &ids) {
     if (!any) {
       // Nothing can run: the asynchronous operations complete now, at the
       // latest moment the hardware allows, one at a time.
-      if (asyncHook() && asyncHook()()) {
-        if (d.failed)
-          break;
-        continue;
-      }
-      break;
+      // (A failure reported there returns here through d.sched.)
+      volatile bool progressed = false;
+      if (asyncHook() && _setjmp(d.sched) == 0)
+        progressed = asyncHook()();
+      if (d.failed || !progressed)
+        break;
+      continue;
     }
     // The blocks in a random order, each block's runnable threads in a
     // random order, each to its next yield.
