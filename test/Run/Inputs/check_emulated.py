@@ -1,17 +1,22 @@
 """Runs each function's kernel package on the emulated device and compares it
 with the op's reference semantics.
 
-usage: check_emulated.py MODULE.mlir WORKDIR [--target=sm_80] [--seed=N]
+usage: check_emulated.py MODULE.mlir WORKDIR [--seed=N] [--tolerance=T]
+                         [--f32-tolerance=T]
 
 For every public function F of MODULE (one configured kgen.gemm each, its
 arguments in the order A, B, then bias and residual C if it has them):
-1. `kgen-opt` on F alone, `--kgen-pipeline`: one package;
+1. `kgen-opt` on F alone, `--kgen-pipeline` for its config's target (sm_80
+   unless the config says sm_90a): one package;
 2. `kgen-emulate --save-tensors`: the package's kernel.cu on the emulated
    device, on seeded inputs, compared there with the host reference under
    the GPU verification's tolerance; the inputs and D saved as .npy;
 3. `kgen-run MODULE --entry=F` on those inputs, compared with the emulated D
    (`--compare-file`): bit for bit unless a `// tolerance: T` line stands
-   right above F (split-K sums in another order; tf32 rounds its inputs).
+   right above F (split-K sums in another order; tf32 rounds its inputs)
+   or --tolerance gives one for every function; --f32-tolerance gives one
+   for functions whose A is f32, where the hardware computes otherwise than
+   the reference (simt's fmaf rounds once; tf32 rounds the inputs).
 Prints one line per function, "F: FAMILY emulated ok, reference OK ..." or
 what failed, and exits 1 if anything did.
 """
@@ -40,15 +45,23 @@ def functions(text):
 
 def main():
     module, workdir = sys.argv[1], sys.argv[2]
-    target, seed = "sm_80", "1"
+    seed, default_tolerance, f32_tolerance = "1", None, None
     for arg in sys.argv[3:]:
-        if arg.startswith("--target="):
-            target = arg[len("--target="):]
-        elif arg.startswith("--seed="):
+        if arg.startswith("--seed="):
             seed = arg[len("--seed="):]
+        elif arg.startswith("--tolerance="):
+            default_tolerance = arg[len("--tolerance="):]
+        elif arg.startswith("--f32-tolerance="):
+            f32_tolerance = arg[len("--f32-tolerance="):]
     text = open(module, encoding="utf-8").read()
     failed = 0
     for name, tolerance, source in functions(text):
+        if f32_tolerance is not None and tolerance == "0" and \
+                re.search(r"%a: tensor<[0-9x]*xf32>", source):
+            tolerance = f32_tolerance
+        if default_tolerance is not None and tolerance == "0":
+            tolerance = default_tolerance
+        target = "sm_90a" if "target = sm_90a" in source else "sm_80"
         work = os.path.join(workdir, name)
         os.makedirs(work, exist_ok=True)
         single = os.path.join(work, "f.mlir")
