@@ -15,10 +15,11 @@ BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 JOBS=${JOBS:-$(nproc)}
 LLVM_DIR=/usr/lib/llvm-22
 
-# Debian packages the build and the tests need (CUDA comes from /usr/local/cuda).
+# Debian packages the build and the tests need (CUDA comes from /usr/local/cuda;
+# chromium opens the HTML report headless: about 120 MB, 15 s to install).
 PACKAGES=(cmake ninja-build g++ lld llvm-22-dev llvm-22-tools libmlir-22-dev
           mlir-22-tools nlohmann-json3-dev libgtest-dev libsqlite3-dev python3
-          python3-numpy)
+          python3-numpy chromium)
 
 deps() {
   local missing=()

@@ -36,6 +36,14 @@ if os.path.exists(legality_tests):
 if os.path.exists(os.path.join(config.kgen_tools_dir, "kgen-bench")):
     config.available_features.add("kgen-bench")
 
+# Headless Chromium (Debian's chromium, scripts/dev.sh installs it): the
+# HTML report is opened in it (test/Tools/kgen-bench-report-html.test).
+import shutil
+chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+if chromium:
+    config.available_features.add("chromium")
+    config.substitutions.append(("%chromium", chromium))
+
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()
 

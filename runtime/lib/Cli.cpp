@@ -53,8 +53,12 @@ modes:
       interleaved rounds and compare them paired; every candidate
       goes into the tuning database DB (merged with what it holds), every
       run into F.json; prints the winner's speed-up over the first package
-  report F.json...
-      print the results table of results files
+  report F.json... [--html OUT] [--markdown OUT] [--csv OUT] [--compare BASE]
+         [--db PATH]
+      print the results table of results files; with --html, --markdown or
+      --csv write a report instead: summary, regressions and their causes
+      against BASE, roofline, speed-ups, history charts with change points
+      (kgen-bench report --help)
   compare BASE NEW [--json | --markdown] [--threshold PCT] [--db PATH]
       compare two runs (results files or history runs) kernel by kernel:
       verdicts with confidence intervals and, for each regression, the

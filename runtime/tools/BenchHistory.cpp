@@ -8,6 +8,7 @@
 #include "kgen/runtime/History.h"
 #include "kgen/runtime/Names.h"
 #include "kgen/runtime/Results.h"
+#include "kgen/runtime/Series.h"
 
 #include <cmath>
 #include <cstdio>
@@ -126,13 +127,10 @@ int showCommand(History &history, const ArgParser &p) {
 }
 
 /// series --check: 1 (saying so) when a slowdown is not acknowledged.
-int checkExit(const ArgParser &p, const std::vector<double> &ratios,
-              const std::vector<const Ack *> &ackOf) {
+int checkExit(const ArgParser &p, const SeriesAnalysis &a) {
   if (!p.has("--check"))
     return 0;
-  size_t open = 0;
-  for (size_t k = 0; k < ratios.size(); ++k)
-    open += ratios[k] > 1 && !ackOf[k];
+  const size_t open = a.openSlowdowns();
   if (open == 0)
     return 0;
   std::fflush(stdout); // the table first, then the verdict
@@ -184,58 +182,21 @@ int seriesCommand(History &history, const ArgParser &p) {
     return historyError(err);
   if (points.empty())
     return inputError("no run holds " + implementation + " " + p.inputs[1]);
-  // The series: log of the median, over the baseline's when every timed
-  // point has one (drift of the machine cancels).
-  std::vector<size_t> timedAt;
-  bool allBaselines = true;
-  for (size_t i = 0; i < points.size(); ++i)
-    if (points[i].medianMs && *points[i].medianMs > 0) {
-      timedAt.push_back(i);
-      allBaselines = allBaselines && points[i].baselineMedianMs &&
-                     *points[i].baselineMedianMs > 0;
-    }
-  std::vector<double> y;
-  for (size_t i : timedAt)
-    y.push_back(std::log(*points[i].medianMs /
-                         (allBaselines ? *points[i].baselineMedianMs : 1.0)));
-  const std::vector<size_t> changes = detectChangePoints(y, options);
   std::vector<Ack> acks;
   if (!history.acknowledgements(implementation, p.inputs[1], acks, err))
     return historyError(err);
-  // A change is acknowledged by an ack at its run or a neighbour's (the
-  // detector may place a step one run off as runs are added).
-  std::vector<const Ack *> ackOf(changes.size(), nullptr);
-  for (size_t k = 0; k < changes.size(); ++k)
-    for (const Ack &a : acks)
-      for (size_t i = changes[k] > 0 ? changes[k] - 1 : 0;
-           i <= changes[k] + 1 && i < timedAt.size(); ++i)
-        if (!ackOf[k] && points[timedAt[i]].runId == a.runId)
-          ackOf[k] = &a;
-  // Each change's size: the mean after it over the mean before it, each
-  // over its own segment.
-  std::vector<double> ratios;
-  for (size_t k = 0; k < changes.size(); ++k) {
-    const size_t from = k ? changes[k - 1] : 0;
-    const size_t to = k + 1 < changes.size() ? changes[k + 1] : y.size();
-    double before = 0, after = 0;
-    for (size_t i = from; i < changes[k]; ++i)
-      before += y[i];
-    for (size_t i = changes[k]; i < to; ++i)
-      after += y[i];
-    ratios.push_back(std::exp(after / static_cast<double>(to - changes[k]) -
-                              before / static_cast<double>(changes[k] - from)));
-  }
-  std::vector<bool> startsSegment(points.size(), false);
-  for (size_t c : changes)
-    startsSegment[timedAt[c]] = true;
+  const SeriesAnalysis a = analyzeSeries(std::move(points), std::move(acks), options);
+  std::vector<bool> startsSegment(a.points.size(), false);
+  for (const SeriesChange &c : a.changes)
+    startsSegment[c.point] = true;
 
   if (p.has("--json")) {
     nlohmann::json j = {{"implementation", implementation},
                         {"name", p.inputs[1]},
-                        {"normalized", allBaselines && !timedAt.empty()},
+                        {"normalized", a.normalized},
                         {"points", nlohmann::json::array()},
                         {"change_points", nlohmann::json::array()}};
-    for (const SeriesPoint &pt : points)
+    for (const SeriesPoint &pt : a.points)
       j["points"].push_back(
           {{"run", pt.runId}, {"created_at", pt.createdAt}, {"commit", pt.commit},
            {"status", pt.status}, {"source_sha256", pt.sourceSha256},
@@ -243,25 +204,24 @@ int seriesCommand(History &history, const ArgParser &p) {
            {"baseline_median_ms", pt.baselineMedianMs
                                       ? nlohmann::json(*pt.baselineMedianMs)
                                       : nlohmann::json()}});
-    for (size_t k = 0; k < changes.size(); ++k)
+    for (const SeriesChange &c : a.changes)
       j["change_points"].push_back(
-          {{"run", points[timedAt[changes[k]]].runId},
-           {"ratio", ratios[k]},
-           {"acknowledged", ackOf[k] != nullptr},
-           {"note", ackOf[k] ? ackOf[k]->note : ""}});
+          {{"run", a.points[c.point].runId},
+           {"ratio", c.ratio},
+           {"acknowledged", c.ack.has_value()},
+           {"note", c.ack ? a.acks[*c.ack].note : ""}});
     std::puts(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-    return checkExit(p, ratios, ackOf);
+    return checkExit(p, a);
   }
   std::printf("%s %s: %zu runs, %zu timed; change points by PELT on log(%s)\n",
               escapeForTerminal(implementation).c_str(),
-              escapeForTerminal(p.inputs[1]).c_str(), points.size(),
-              timedAt.size(),
-              allBaselines && !timedAt.empty() ? "median / baseline median"
-                                               : "median");
+              escapeForTerminal(p.inputs[1]).c_str(), a.points.size(),
+              a.timed.size(),
+              a.normalized ? "median / baseline median" : "median");
   std::printf("%-5s %-20s %-12s %-10s %-10s %-12s %s\n", "run", "created",
               "commit", "status", "median ms", "vs baseline", "source");
-  for (size_t i = 0; i < points.size(); ++i) {
-    const SeriesPoint &pt = points[i];
+  for (size_t i = 0; i < a.points.size(); ++i) {
+    const SeriesPoint &pt = a.points[i];
     char median[32] = "-", vs[32] = "-";
     if (pt.medianMs)
       std::snprintf(median, sizeof median, "%.4f", *pt.medianMs);
@@ -275,18 +235,19 @@ int seriesCommand(History &history, const ArgParser &p) {
                 escapeForTerminal(pt.sourceSha256.substr(0, 12)).c_str(),
                 startsSegment[i] ? "  <- change" : "");
   }
-  for (size_t k = 0; k < changes.size(); ++k)
+  for (const SeriesChange &c : a.changes) {
+    const std::string note =
+        c.ack ? (a.acks[*c.ack].note.empty() ? std::string("(no note)")
+                                             : a.acks[*c.ack].note)
+              : "";
     std::printf("change at run %lld: %s (segment mean after / before)%s%s\n",
-                static_cast<long long>(points[timedAt[changes[k]]].runId),
-                pct(ratios[k]).c_str(), ackOf[k] ? ", acknowledged: " : "",
-                ackOf[k] ? escapeForTerminal(ackOf[k]->note.empty()
-                                                 ? std::string("(no note)")
-                                                 : ackOf[k]->note)
-                               .c_str()
-                         : "");
-  if (changes.empty())
+                static_cast<long long>(a.points[c.point].runId),
+                pct(c.ratio).c_str(), c.ack ? ", acknowledged: " : "",
+                escapeForTerminal(note).c_str());
+  }
+  if (a.changes.empty())
     std::puts("no change point");
-  return checkExit(p, ratios, ackOf);
+  return checkExit(p, a);
 }
 
 } // namespace

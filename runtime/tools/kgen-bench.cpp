@@ -734,40 +734,12 @@ int baselineMode(const CliOptions &cli) {
   return resultsExitCode(file.results);
 }
 
-int reportMode(const CliOptions &cli) {
-  for (const std::string &path : cli.inputs) {
-    ResultsFile file;
-    std::string err;
-    if (!readResults(path, file, err)) {
-      say(err);
-      return kExitUsage;
-    }
-    // Every string from the file is escaped: no escape sequences, no
-    // forged lines.
-    const DeviceInfo &d = file.device;
-    const std::string shownPath = escapeForTerminal(path);
-    const std::string createdAt = escapeForTerminal(file.createdAt);
-    if (d.name.empty())
-      std::printf("== %s: no device (compile only), %s\n", shownPath.c_str(),
-                  createdAt.c_str());
-    else
-      std::printf("== %s: %s (%d SMs, CC %d.%d, driver %s, SM clock %d MHz), %s\n",
-                  shownPath.c_str(), escapeForTerminal(d.name).c_str(),
-                  d.smCount, d.ccMajor, d.ccMinor,
-                  escapeForTerminal(d.driverVersion).c_str(),
-                  d.smClockKHz / 1000, createdAt.c_str());
-    if (file.ceilings)
-      std::printf("   ceilings: copy %.0f GB/s, matmul %.1f TFLOP/s\n",
-                  file.ceilings->copyGBps, file.ceilings->matmulTflops);
-    std::fputs(formatResultsTable(file.results).c_str(), stdout);
-  }
-  return kExitOk;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
-  // compare and history (BenchPerf.h) parse their own command lines.
+  // compare, history and report (BenchPerf.h) parse their own command lines.
+  if (argc > 1 && std::string(argv[1]) == "report")
+    return reportMain(std::vector<std::string>(argv + 2, argv + argc));
   if (argc > 1 && std::string(argv[1]) == "compare")
     return compareMain(std::vector<std::string>(argv + 2, argv + argc));
   if (argc > 1 && std::string(argv[1]) == "history")
@@ -790,8 +762,8 @@ int main(int argc, char **argv) {
     return ceilingsMode(cli);
   case Mode::Baseline:
     return baselineMode(cli);
-  case Mode::Report:
-    return reportMode(cli);
+  case Mode::Report: // reportMain, above
+    break;
   case Mode::Tune:
     return tuneMode(cli);
   }
