@@ -234,6 +234,43 @@ TEST(EmulateSm90, TmaStoreUnswizzlesAndClips) {
   emu::dev().buffers.clear();
 }
 
+/// The 32 threads stage the same box with plain shared stores (the
+/// instruction layer's st_shared, generic proxy), then thread 0 stores it
+/// with TMA (async proxy). Each storing thread must fence.proxy.async its
+/// own stores before the barrier (Fence: 0 none, 1 thread 0 only, 2 all).
+template <int Fence> void stagedStoreKernel() {
+  const int t = int(threadIdx.x);
+  for (int i = t; i < 8 * kCols; i += 32) {
+    const int r = i / kCols, c = i % kCols;
+    cuda::st_shared(reinterpret_cast<uint16_t *>(smem + swizzled(1024, r, c)),
+                    uint16_t(0x4000 + r * kCols + c));
+  }
+  if (Fence == 2 || (Fence == 1 && t == 0))
+    cuda::fence_proxy_async();
+  __syncthreads();
+  if (t == 0) {
+    cuda::tma_store_2d(&gMap, smem + 1024, 0, 16);
+    cuda::tma_store_commit();
+    cuda::tma_store_wait_read<0>();
+  }
+}
+TEST(EmulateSm90, TmaStoreOfFencedGenericStores) {
+  makeMap();
+  ASSERT_EQ(launch(stagedStoreKernel<2>, 32, 2048), 0);
+  EXPECT_EQ(gTensor[16][0], uint16_t(0x4000));
+  EXPECT_EQ(gTensor[19][kCols - 1], uint16_t(0x4000 + 3 * kCols + kCols - 1));
+  emu::dev().buffers.clear();
+}
+TEST(EmulateSm90, MissingProxyFenceIsReported) {
+  makeMap();
+  EXPECT_NE(launch(stagedStoreKernel<0>, 32, 2048), 0);
+  emu::dev().buffers.clear();
+  // Thread 0's fence orders only thread 0's stores.
+  makeMap();
+  EXPECT_NE(launch(stagedStoreKernel<1>, 32, 2048), 0);
+  emu::dev().buffers.clear();
+}
+
 //===----------------------------------------------------------------------===//
 // Clusters, named barriers, warpgroup collectives
 //===----------------------------------------------------------------------===//

@@ -160,6 +160,7 @@ struct Fiber {
   std::vector<struct BulkStore> storeOpen;
   std::deque<std::vector<struct BulkStore>> storeGroups;
   Wait wait = Wait::Runnable;
+  uint32_t proxyFences = 0; // fence.proxy.async issued so far
   const char *site = "";  // what it waits at (or the last collective)
   int line = 0;
   bool started = false;
@@ -192,6 +193,11 @@ struct Shadow {
   uint32_t wEpoch = 0, rEpoch = 0;
   int16_t wThread = -1, rThread = -1; // rThread -2: several readers
   bool pending = false;               // a cp.async not yet completed
+  // The last write was a generic-proxy store (st_shared) made when its
+  // thread had issued `wFence` fence.proxy.async: the async proxy (TMA
+  // store, wgmma) may read the byte only after that thread's next fence.
+  bool generic = false;
+  uint32_t wFence = 0;
 };
 
 /// A tma_store_2d between its issue and its group's wait_group.read.
@@ -551,7 +557,36 @@ inline void shadowWrite(const char *op, int t, unsigned addr, unsigned bytes,
     s.wThread = int16_t(t);
     s.pending = async;
     s.wEpoch = d.epoch;
+    s.generic = false;
   }
+}
+
+/// Marks [addr, addr + bytes), just written by the calling thread with a
+/// plain store (st_shared), as generic-proxy data not yet fenced for the
+/// async proxy.
+inline void markGenericWrite(unsigned addr, unsigned bytes) {
+  Block &d = blk();
+  const uint32_t fences = self().proxyFences;
+  for (unsigned i = addr; i < addr + bytes; ++i) {
+    d.shadow[i].generic = true;
+    d.shadow[i].wFence = fences;
+  }
+}
+
+/// An async-proxy read (a TMA store's source, a wgmma operand) of shared
+/// byte i of block d: its generic-proxy writer must have issued
+/// fence.proxy.async since (PTX ISA, memory consistency model: proxies).
+inline bool unfencedGeneric(const Block &d, unsigned i) {
+  const Shadow &s = d.shadow[i];
+  return s.generic && s.wThread >= 0 && size_t(s.wThread) < d.fibers.size() &&
+         d.fibers[size_t(s.wThread)].proxyFences == s.wFence;
+}
+inline void checkAsyncProxyRead(const char *op, const Block &d, unsigned i) {
+  const Shadow &s = d.shadow[i];
+  if (unfencedGeneric(d, i))
+    fail("%s reads shared byte %u that thread %d stored through the generic "
+         "proxy with no fence.proxy.async after the store (missing "
+         "fence_proxy_async?)", op, i, int(s.wThread));
 }
 
 //===----------------------------------------------------------------------===//

@@ -279,6 +279,7 @@ template <class T> inline void st_shared(T *p, const T &v) {
   emu::checkSmem("st.shared", addr, sizeof(T), alignof(T));
   emu::shadowWrite("st.shared", emu::self().linear, addr, sizeof(T),
                    /*async=*/false);
+  emu::markGenericWrite(addr, sizeof(T));
   std::memcpy(smem + addr, static_cast<const void *>(&v), sizeof(T));
 }
 

@@ -318,9 +318,12 @@ inline void runStore(const BulkStore &s) {
               size_t(t.dims[t.rank - 1] * t.strides[t.rank - 1]));
   // Out-of-bounds elements are not written.
   forEachBoxElement(t, s.coords, [&](unsigned o, bool in, uint64_t addr) {
-    if (in)
-      std::memcpy(base + addr, smem + isa::swizzle(sw, s.src + o),
-                  t.elemBytes);
+    if (!in)
+      return;
+    const unsigned src = isa::swizzle(sw, s.src + o);
+    for (unsigned i = src; i < src + t.elemBytes; ++i)
+      checkAsyncProxyRead("cp.async.bulk.tensor store", blk(), i);
+    std::memcpy(base + addr, smem + src, t.elemBytes);
   });
 }
 
@@ -422,6 +425,10 @@ inline void wgmmaIssue(void *(&args)[128]) {
   op->reads = isa::wgmmaReads(op->in);
   for (const isa::SharedRange &r : op->reads)
     for (unsigned i = r.addr; i < r.addr + r.bytes; ++i) {
+      if (unfencedGeneric(b, i)) {
+        delete op;
+        checkAsyncProxyRead(kOp, b, i);
+      }
       if (b.shadow[i].pending) {
         const bool tma = b.shadow[i].wThread == -3;
         delete op;
@@ -715,7 +722,11 @@ template <int kDummy = 0> inline void prefetch_tensormap(const CUtensorMap *map)
 // Fences, named barriers, elect, clusters
 //===----------------------------------------------------------------------===//
 
-template <int kDummy = 0> inline void fence_proxy_async() {}
+/// fence.proxy.async.shared::cta: the calling thread's earlier generic-proxy
+/// shared stores become visible to the async proxy (checkAsyncProxyRead).
+template <int kDummy = 0> inline void fence_proxy_async() {
+  ++emu::self().proxyFences;
+}
 
 inline void named_barrier_wait(unsigned id, unsigned threads, bool wait) {
   const char *op = wait ? "bar.sync" : "bar.arrive";
