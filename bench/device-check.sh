@@ -17,6 +17,7 @@
 #   4. time cuBLASLt over the GEMM suite         -> baseline-cublaslt.json
 #   5. torch.matmul / Triton / SDPA baselines    -> baseline-torch.json
 #   6. print the summary table last              -> summary.txt
+#      and write the report                      -> report.html, report.csv
 # Every file lands in the output folder, with device-check.log.
 #
 # usage: bench/device-check.sh [--packages DIR] [--json-include DIR]
@@ -322,6 +323,17 @@ if command -v python3 >/dev/null 2>&1; then
   python3 "$ROOT/bench/summarize.py" "$OUT_DIR"
 else
   cat "$OUT_DIR/summary.txt"
+fi
+# The same results as one self-contained page and a CSV (roofline under the
+# ceilings, speed-ups over the baselines; docs/performance-history.md).
+REPORTED=()
+for f in kgen.json baseline-cublaslt.json baseline-torch.json; do
+  [ -f "$OUT_DIR/$f" ] && REPORTED+=("$OUT_DIR/$f")
+done
+if [ ${#REPORTED[@]} -gt 0 ]; then
+  "$BENCH" report "${REPORTED[@]}" --title "kgen device check" \
+    --html "$OUT_DIR/report.html" --csv "$OUT_DIR/report.csv" \
+    || fail "report (kgen-bench report --html)"
 fi
 echo
 echo "device-check: $((SECONDS - START)) s; results in $OUT_DIR"

@@ -22,6 +22,7 @@
 # usage: bench/nightly.sh [--out DIR] [--state DIR] [--from-results DIR]
 #                         [--bench PATH] [--label TEXT] [--threshold PCT]
 #                         [device-check options...]
+#        bench/nightly.sh --accept RUN [--state DIR] [--bench PATH]
 #   --out DIR           report folder (default ./nightly-out)
 #   --state DIR         the history and the last good run, kept between
 #                       nights (default $KGEN_NIGHTLY_STATE, else
@@ -35,7 +36,11 @@
 #                       and the date)
 #   --threshold PCT     the comparison's practical minimum for every kernel
 #                       (default per kind, kgen-bench compare --help)
-#   anything else goes to bench/device-check.sh (--packages, --quick, ...)
+#   --accept RUN        no night: make history run RUN the last good run (a
+#                       slowdown the team accepts; acknowledge its step with
+#                       kgen-bench history ack too) and stop
+#   anything else goes to bench/device-check.sh (--packages, --quick,
+#   --dry-run: no GPU, no build, the commands printed)
 # Exit: 0 no regression, 1 a kernel regressed or failed (or the check
 # failed), 2 bad arguments or unreadable results, 3 no CUDA device.
 set -u -o pipefail
@@ -48,6 +53,7 @@ BENCH=${KGEN_BENCH:-}
 LABEL="nightly $(date -u +%Y-%m-%d)"
 THRESHOLD=()
 CHECK_ARGS=()
+ACCEPT=
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -57,6 +63,7 @@ while [ $# -gt 0 ]; do
     --bench) BENCH=${2:?--bench needs a path}; shift 2 ;;
     --label) LABEL=${2:?--label needs a text}; shift 2 ;;
     --threshold) THRESHOLD=(--threshold "${2:?--threshold needs a percentage}"); shift 2 ;;
+    --accept) ACCEPT=${2:?--accept needs a run number}; shift 2 ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) CHECK_ARGS+=("$1"); shift ;;
   esac
@@ -69,6 +76,25 @@ OUT_DIR=$(cd "$OUT_DIR" && pwd)
 DB=$STATE/history.sqlite
 CHECK_FAILED=0
 
+# kgen-bench where nothing is built: --bench, $KGEN_BENCH, the build, PATH.
+find_bench() {
+  [ -n "$BENCH" ] && return 0
+  if [ -x "$ROOT/build/bin/kgen-bench" ]; then
+    BENCH=$ROOT/build/bin/kgen-bench
+  else
+    BENCH=$(command -v kgen-bench) || { say "no kgen-bench (--bench)" >&2; exit 2; }
+  fi
+}
+
+if [ -n "$ACCEPT" ]; then
+  find_bench
+  [[ "$ACCEPT" =~ ^[0-9]+$ ]] || { say "--accept: expected a run number, got '$ACCEPT'" >&2; exit 2; }
+  "$BENCH" history show "$ACCEPT" --db "$DB" >/dev/null || exit 2
+  echo "$ACCEPT" >"$STATE/last-good.tmp" && mv "$STATE/last-good.tmp" "$STATE/last-good"
+  say "run $ACCEPT is the last good run"
+  exit 0
+fi
+
 if [ -n "$FROM" ]; then
   if [ ${#CHECK_ARGS[@]} -gt 0 ]; then
     say "unknown argument '${CHECK_ARGS[0]}' (--help)" >&2
@@ -79,13 +105,7 @@ if [ -n "$FROM" ]; then
     exit 2
   fi
   RESULTS=$(cd "$FROM" && pwd)
-  if [ -z "$BENCH" ]; then
-    if [ -x "$ROOT/build/bin/kgen-bench" ]; then
-      BENCH=$ROOT/build/bin/kgen-bench
-    else
-      BENCH=$(command -v kgen-bench) || { say "no kgen-bench (--bench)" >&2; exit 2; }
-    fi
-  fi
+  find_bench
   BANNER="Recorded results from $RESULTS, not measured by this job (CI without a GPU: synthetic runs)"
   say "recorded results from $RESULTS: nothing measured"
 else
@@ -98,6 +118,15 @@ else
   [ $rc -eq 3 ] || [ $rc -eq 2 ] && exit $rc
   [ $rc -eq 0 ] || CHECK_FAILED=1
   BENCH=${BENCH:-$BUILD/bin/kgen-bench}
+  if [[ " ${CHECK_ARGS[*]} " == *" --dry-run "* ]]; then
+    say "dry run: then"
+    echo "would run: $BENCH history add $RESULTS/kgen.json --label '$LABEL' --db $DB"
+    echo "would run: $BENCH compare LAST_GOOD NEW --db $DB ${THRESHOLD[*]}"
+    echo "would run: $BENCH report $RESULTS/kgen.json [baselines] --compare LAST_GOOD" \
+         "--db $DB --html $OUT_DIR/report.html --markdown $OUT_DIR/report.md" \
+         "--csv $OUT_DIR/report.csv"
+    exit 0
+  fi
   if [ ! -f "$RESULTS/kgen.json" ]; then
     say "the device check wrote no kgen.json (exit $rc)" >&2
     exit 1
