@@ -246,6 +246,7 @@ svg text{font-size:11px;fill:#333}.roof{fill:none;stroke:#444;stroke-width:2}
 .change{stroke:#b00020;stroke-dasharray:4 3;stroke-width:1.5}
 .change.acked{stroke:#999}.segment{stroke:#ff7f0e;stroke-width:2}
 .bar{display:inline-block;height:.7em;background:#1f77b4;vertical-align:middle}
+.wide{overflow-x:auto}
 )";
 
 /// Sorts a table by the column clicked (numbers by their data-v), and says
@@ -396,7 +397,7 @@ void htmlResults(const ReportInput &in, const std::vector<Row> &rows, std::strin
            "recorded in these results (a config's predicted_ms): no prediction "
            "column.</p>\n";
   for (const ReportRun &run : in.runs) {
-    out += "<h3>" + escapeHtml(run.label) + "</h3>\n<table class=\"sortable results\">"
+    out += "<h3>" + escapeHtml(run.label) + "</h3>\n<div class=\"wide\"><table class=\"sortable results\">"
            "<thead><tr><th>implementation</th><th>kernel</th><th>kind</th>"
            "<th>status</th><th>median ms</th><th>TFLOP/s</th><th>GB/s</th>"
            "<th>FLOP/byte</th><th>% of roof</th><th>% matmul ceiling</th>"
@@ -463,7 +464,7 @@ void htmlResults(const ReportInput &in, const std::vector<Row> &rows, std::strin
       }
       out += td(r.reason.substr(0, 300), true) + "</tr>\n";
     }
-    out += "</tbody></table>\n";
+    out += "</tbody></table></div>\n";
   }
   out += "</section>\n";
 }
@@ -519,7 +520,7 @@ void htmlRoofline(const ReportRun &run, const std::vector<Row> &rows, std::strin
          attrNum(Y(c.matmulTflops)) + "\"/>\n";
   out += "<text x=\"" + attrNum(X(ridge) + 6) + "\" y=\"" + attrNum(Y(c.matmulTflops) - 6) +
          "\">matmul " + num(c.matmulTflops, 1) + " TFLOP/s</text>\n<text x=\"" +
-         attrNum(X(xStart) + 6) + "\" y=\"" + attrNum(Y(roof(c, xStart)) - 8) + "\">copy " +
+         attrNum(X(xStart) + 12) + "\" y=\"" + attrNum(Y(roof(c, xStart)) + 16) + "\">copy " +
          num(c.copyGBps, 0) + " GB/s</text>\n";
   for (const Row *p : points) {
     const KernelResult &r = *p->result;
@@ -762,7 +763,15 @@ std::string formatReportMarkdown(const ReportInput &in) {
   }
   const bool anyPrediction = std::any_of(rows.begin(), rows.end(),
                                          [](const Row &r) { return r.predicted.has_value(); });
+  // A comment stays short: the table of the run compared; the other runs
+  // (the suite's baselines) are in the HTML and CSV reports.
   for (const ReportRun &run : in.runs) {
+    if (&run != first) {
+      out += "Also reported (HTML, CSV): " + mdText(run.label) + ", " +
+             std::to_string(countedResults(run.file).size()) + " results, " +
+             std::to_string(resultsNotOk(run.file)) + " not ok\n\n";
+      continue;
+    }
     out += "### Results of " + mdText(run.label) + "\n\n| implementation | kernel | status | "
            "median ms | TFLOP/s | % of roof | speed-up |" +
            std::string(anyPrediction ? " model ms |" : "") +
