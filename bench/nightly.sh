@@ -34,6 +34,9 @@
 #                       $KGEN_BENCH, else build/bin/kgen-bench, else PATH)
 #   --label TEXT        the run's label in the history (default: nightly
 #                       and the date)
+#   --banner TEXT       a line above the report (default with --from-results:
+#                       that the results were recorded, not measured by
+#                       the job; CI's synthetic runs say they are synthetic)
 #   --threshold PCT     the comparison's practical minimum for every kernel
 #                       (default per kind, kgen-bench compare --help)
 #   --accept RUN        no night: make history run RUN the last good run (a
@@ -54,6 +57,7 @@ LABEL="nightly $(date -u +%Y-%m-%d)"
 THRESHOLD=()
 CHECK_ARGS=()
 ACCEPT=
+BANNER=
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -64,6 +68,7 @@ while [ $# -gt 0 ]; do
     --label) LABEL=${2:?--label needs a text}; shift 2 ;;
     --threshold) THRESHOLD=(--threshold "${2:?--threshold needs a percentage}"); shift 2 ;;
     --accept) ACCEPT=${2:?--accept needs a run number}; shift 2 ;;
+    --banner) BANNER=${2:?--banner needs a text}; shift 2 ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) CHECK_ARGS+=("$1"); shift ;;
   esac
@@ -106,7 +111,7 @@ if [ -n "$FROM" ]; then
   fi
   RESULTS=$(cd "$FROM" && pwd)
   find_bench
-  BANNER="Recorded results from $RESULTS, not measured by this job (CI without a GPU: synthetic runs)"
+  BANNER=${BANNER:-"Recorded results from $RESULTS, not measured by this job"}
   say "recorded results from $RESULTS: nothing measured"
 else
   BUILD=${KGEN_BUILD_DIR:-/tmp/kgen-device-build}
@@ -131,7 +136,6 @@ else
     say "the device check wrote no kgen.json (exit $rc)" >&2
     exit 1
   fi
-  BANNER=
 fi
 
 # The night's files: the run itself first (compared and charted).

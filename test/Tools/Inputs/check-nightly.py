@@ -15,7 +15,8 @@ history and the last good run) and one report folder:
     exactly that cause, the Markdown names it, the HTML marks it, and the
     last good run stays the noise night's);
   - 20 more noise-only nights (exit 0, nothing regressed).
-Every night gets the ceilings and rates add-rates.py adds. Prints a line
+Every night gets the ceilings and rates add-rates.py adds, and its reports
+a banner saying the runs are synthetic. Prints a line
 per night and a closing count; exits 1 on any failure.
 """
 import copy
@@ -52,7 +53,9 @@ def nightly(script, bench, work, night, index):
     p = subprocess.run(["bash", script, "--from-results", night, "--bench", bench,
                         "--state", os.path.join(work, "state"),
                         "--out", os.path.join(work, "out"),
-                        "--label", f"synthetic night {index}"],
+                        "--label", f"synthetic night {index}",
+                        "--banner", "SYNTHETIC runs (make-perf-runs.py), "
+                        "recorded, not measured"],
                        capture_output=True, text=True, timeout=120)
     return p.returncode, p.stdout + p.stderr
 
@@ -90,8 +93,8 @@ def main():
         code, log = nightly(script, bench, work, night, index)
         verdict, named, verdicts = report_causes(work)
         md, html = read(work, "report.md"), read(work, "report.html")
-        ok = code == want_exit and "Recorded results" in md and \
-            "Recorded results" in html
+        ok = code == want_exit and "SYNTHETIC runs" in md and \
+            "SYNTHETIC runs" in html
         if want_causes is not None:
             ok = ok and verdict == "regressed" and named == want_causes and \
                 all(f"cause? {w}" in md.replace("\\", "") for w in want_causes) and \
