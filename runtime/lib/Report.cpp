@@ -26,7 +26,11 @@ std::string num(double v, int precision) {
   if (!std::isfinite(v))
     return "-";
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
+  // Fixed point for what a measurement gives; a file's extremes in short.
+  if (std::fabs(v) >= 1e15)
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.*f", precision, v);
   return buf;
 }
 
@@ -116,7 +120,8 @@ std::string kernelKey(const std::string &implementation, const std::string &name
 std::optional<double> intensity(const KernelResult &r) {
   if (r.status != RunStatus::Ok || !(r.tflops > 0) || !(r.gbps > 0))
     return std::nullopt;
-  return r.tflops * 1000 / r.gbps;
+  const double ai = r.tflops * 1000 / r.gbps;
+  return std::isfinite(ai) && ai > 0 ? std::optional<double>(ai) : std::nullopt;
 }
 
 /// The attainable rate (TFLOP/s) at intensity `ai` under the ceilings.
@@ -484,18 +489,24 @@ void htmlRoofline(const ReportRun &run, const std::vector<Row> &rows, std::strin
     xHi = std::max(xHi, *p->ai);
     yLo = std::min(yLo, p->result->tflops);
   }
-  xLo = std::pow(10, std::floor(std::log10(xLo / 2)));
-  xHi = std::pow(10, std::ceil(std::log10(xHi * 2)));
-  yLo = std::pow(10, std::floor(std::log10(std::min(yLo, roof(c, xLo)) / 1.5)));
-  const double yHi = std::pow(10, std::ceil(std::log10(c.matmulTflops * 1.5)));
+  // Decades around the points and the ridge, at most 12 a side (a file's
+  // extreme values are drawn at the border, not followed).
+  auto decade = [](double v, bool up) {
+    const double e = std::log10(v);
+    return std::pow(10, std::clamp(up ? std::ceil(e) : std::floor(e), -12.0, 12.0));
+  };
+  xLo = decade(xLo / 2, false);
+  xHi = std::max(decade(xHi * 2, true), xLo * 10);
+  yLo = decade(std::min(yLo, roof(c, xLo)) / 1.5, false);
+  const double yHi = std::max(decade(c.matmulTflops * 1.5, true), yLo * 10);
   const double W = 640, H = 400, L = 60, R = 20, T = 20, B = 50;
   auto X = [&](double v) {
-    return L + (std::log10(v) - std::log10(xLo)) / (std::log10(xHi) - std::log10(xLo)) *
-                   (W - L - R);
+    return L + (std::log10(std::clamp(v, xLo, xHi)) - std::log10(xLo)) /
+                   (std::log10(xHi) - std::log10(xLo)) * (W - L - R);
   };
   auto Y = [&](double v) {
-    return H - B - (std::log10(v) - std::log10(yLo)) / (std::log10(yHi) - std::log10(yLo)) *
-                       (H - T - B);
+    return H - B - (std::log10(std::clamp(v, yLo, yHi)) - std::log10(yLo)) /
+                       (std::log10(yHi) - std::log10(yLo)) * (H - T - B);
   };
   out += "<svg class=\"roofline\" width=\"640\" height=\"400\" viewBox=\"0 0 640 400\" "
          "role=\"img\" aria-label=\"roofline of " + escapeHtml(run.label) +

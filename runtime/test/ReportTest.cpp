@@ -208,3 +208,21 @@ TEST(Series, UntimedPointsAreSkippedAndWithoutBaselinesRawTimes) {
   EXPECT_FALSE(a.normalized);
   EXPECT_TRUE(a.changes.empty());
 }
+
+TEST(Report, ExtremeValuesKeepTheChartBounded) {
+  // What a results file may hold (finite, >= 0) but no GPU measures: the
+  // chart's decades stay within 1e-12..1e12, points at the border.
+  ReportInput in = oneRun({timed("tiny", "kgen", 5e-324, 1e308),
+                           timed("huge", "kgen", 1e308, 5e-324),
+                           timed("fine", "kgen", 400, 1000)});
+  in.runs[0].file.ceilings = Ceilings{1e308, 5e-324, "extreme"};
+  const std::string html = formatReportHtml(in);
+  size_t grid = 0;
+  for (size_t at = html.find("class=\"grid\""); at != std::string::npos;
+       at = html.find("class=\"grid\"", at + 1))
+    ++grid;
+  EXPECT_GT(grid, 0u);
+  EXPECT_LE(grid, 50u);
+  EXPECT_EQ(html.find("nan"), std::string::npos);
+  EXPECT_EQ(html.find("inf\""), std::string::npos);
+}
