@@ -10,7 +10,8 @@ type, an extreme or negative number, a huge or empty list or string, a
 NaN-like string) or deleted, its samples made huge, empty or all equal, a
 result duplicated, or a result's baseline pointed at another result or
 itself. Each is run
-as `compare BASE MUTANT`, `compare MUTANT BASE` and `history add MUTANT`.
+as `compare BASE MUTANT`, `compare MUTANT BASE`, `history add MUTANT` and
+`report MUTANT --compare BASE --html --markdown --csv`.
 Prints one line per failure and a summary; exits 1 on any failure. Exit
 codes 0, 1 (something regressed, or a history refused) and 2 (refused
 input) are fine.
@@ -91,8 +92,10 @@ def main():
         with open(mutant, "w") as f:
             json.dump(mutate(doc, rng), f)
         db = os.path.join(work, f"mutant-{i}.sqlite")
+        report = [tool, "report", mutant, "--compare", base, "--html", mutant + ".html",
+                  "--markdown", mutant + ".md", "--csv", mutant + ".csv"]
         for cmd in ([tool, "compare", base, mutant], [tool, "compare", mutant, base],
-                    [tool, "history", "add", mutant, "--db", db]):
+                    [tool, "history", "add", mutant, "--db", db], report):
             problem = run(cmd)
             if problem:
                 failures += 1
