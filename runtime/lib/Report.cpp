@@ -616,6 +616,13 @@ void htmlSeries(const ReportSeries &s, std::string &out) {
            attrNum(Y(value(i))) + "\" r=\"2.5\" fill=\"#1f77b4\"><title>run " +
            std::to_string(a.points[i].runId) + " (" + escapeHtml(a.points[i].createdAt) +
            "): " + num(*a.points[i].medianMs, 4) + " ms</title></circle>\n";
+  // Runs without a time (failed, wrong, skipped): a cross on the axis.
+  for (size_t i = 0; i < a.points.size(); ++i)
+    if (std::find(a.timed.begin(), a.timed.end(), i) == a.timed.end())
+      out += "<text class=\"untimed\" x=\"" + attrNum(X(static_cast<double>(i)) - 4) +
+             "\" y=\"" + attrNum(H - B - 2) + "\" fill=\"#b00020\">&#215;<title>run " +
+             std::to_string(a.points[i].runId) + ": " + escapeHtml(a.points[i].status) +
+             "</title></text>\n";
   for (const SeriesChange &c : a.changes) {
     const double x = X(static_cast<double>(c.point) - 0.5);
     out += std::string("<line class=\"change") + (c.ack ? " acked" : "") + "\" data-run=\"" +

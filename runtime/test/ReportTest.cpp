@@ -226,3 +226,30 @@ TEST(Report, ExtremeValuesKeepTheChartBounded) {
   EXPECT_EQ(html.find("nan"), std::string::npos);
   EXPECT_EQ(html.find("inf\""), std::string::npos);
 }
+
+TEST(Report, HistoryChartMarksChangesAndUntimedRuns) {
+  ReportInput in = oneRun({timed("g", "kgen", 400, 1000)});
+  std::vector<SeriesPoint> points;
+  for (int i = 0; i < 16; ++i) {
+    SeriesPoint p;
+    p.runId = i + 1;
+    p.status = "ok";
+    if (i == 4)
+      p.status = "faulted<b>"; // no time, and a status from the file
+    else
+      p.medianMs = (i >= 9 ? 1.2 : 1.0) * (1 + 0.001 * (i % 3));
+    points.push_back(p);
+  }
+  ReportSeries s;
+  s.implementation = "kgen";
+  s.name = "g";
+  s.analysis = analyzeSeries(points, {});
+  in.series.push_back(s);
+  const std::string html = formatReportHtml(in);
+  EXPECT_NE(html.find("data-runs=\"16\" data-changes=\"1\""), std::string::npos);
+  EXPECT_NE(html.find("class=\"change\" data-run=\"10\""), std::string::npos);
+  EXPECT_NE(html.find("run 5: faulted&lt;b&gt;</title>"), std::string::npos);
+  EXPECT_NE(html.find("change at run 10: +20.0%, not acknowledged"), std::string::npos);
+  EXPECT_NE(formatReportMarkdown(in).find("- kgen g: run 10 +20.0% **not acknowledged**"),
+            std::string::npos);
+}

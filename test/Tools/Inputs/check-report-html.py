@@ -6,8 +6,9 @@ usage: check-report-html.py CHROMIUM REPORT.html RESULTS.json
        check-report-html.py --make-evil IN.json OUT.json
 
 Runs `chromium --headless --dump-dom` on the page (a fresh profile in the
-report's folder, console messages logged to stderr) and prints, for
-FileCheck: every console message (the page must log none: no script error,
+report's folder, console messages logged to stderr) and `--screenshot`,
+and prints, for FileCheck: whether the screenshot shows a drawn page,
+every console message (the page must log none: no script error,
 no load the Content-Security-Policy refused), whether the page's script
 ran, how many script, img and on* attributes the DOM holds (one script,
 none of the others: names from the files stay text), the title and banner,
@@ -26,8 +27,10 @@ import json
 import math
 import os
 import re
+import struct
 import subprocess
 import sys
+import zlib
 
 
 class Dom(html.parser.HTMLParser):
@@ -59,6 +62,25 @@ class Dom(html.parser.HTMLParser):
 
 def text(el):
     return re.sub(r"\s+", " ", "".join(el[2])).strip()
+
+
+def png_facts(path):
+    """Width, height and the number of distinct byte values of a PNG's
+    pixel data (a blank page has a handful: white and the row filters)."""
+    try:
+        data = open(path, "rb").read()
+    except OSError:
+        return 0, 0, 0
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return 0, 0, 0
+    width, height = struct.unpack(">II", data[16:24])
+    idat, at = b"", 8
+    while at + 8 <= len(data):
+        size, kind = struct.unpack(">I4s", data[at:at + 8])
+        if kind == b"IDAT":
+            idat += data[at + 8:at + 8 + size]
+        at += 12 + size
+    return width, height, len(set(zlib.decompress(idat)))
 
 
 def make_evil(src, dst):
@@ -94,6 +116,15 @@ def main():
         print("console:", line)
     failures += len(console)
     print(f"chromium exit {p.returncode}, {len(console)} console messages")
+    shot = page + ".png"
+    subprocess.run([chromium, "--headless", "--disable-gpu", "--no-sandbox",
+                    "--no-first-run", "--user-data-dir=" + profile,
+                    "--hide-scrollbars", "--window-size=1200,900",
+                    "--screenshot=" + shot, "file://" + page],
+                   capture_output=True, text=True, timeout=120)
+    width, height, colours = png_facts(shot)
+    print(f"screenshot {width}x{height}, {'drawn' if colours > 16 else 'blank'}")
+    failures += colours <= 16
     dom = Dom()
     dom.feed(p.stdout)
     els = dom.elements
