@@ -16,6 +16,10 @@
 // with its element path) on any target. Every choice is checked against the
 // family's legality (dialect/GemmLegality.h); a gemm no family lowers (an
 // f16 accumulator) gets an error naming the rule.
+// Narrow outputs (N below the tile's N: a MoE router's N = 8 experts) take
+// the narrowest tile N the family's legality allows that covers N (16 per
+// warp along N, so that split-K stays open; MN-major wgmma B needs
+// multiples of 64), rather than MMAs on columns that do not exist.
 // Split-K fills the machine when the output has too few tiles: up to the
 // SMs' worth of blocks, keeping at least 4 K tiles per split.
 //
@@ -56,6 +60,24 @@ Tile chooseTile(Type elem, int64_t m, Target target) {
   return {InstructionFamily::mma_sync, 128, 128, 32, 2, 2, 4, false, false, 1};
 }
 
+/// The tile Ns to try for an output N columns wide, narrowest first, the
+/// tile's own last: for the tensor-core families, when N is below the
+/// tile's, N rounded up to 16 per warp along N (the split-K reduction's and
+/// ldmatrix's granule; wgmma alone would take 8), then to 64 (MN-major wgmma
+/// operands), each only if narrower than the tile. The legality has the
+/// last word: a refused width falls through to the next.
+SmallVector<int64_t, 3> narrowTileNs(const Tile &t, int64_t n) {
+  SmallVector<int64_t, 3> bns;
+  if (t.instruction != InstructionFamily::simt && n < t.bn)
+    for (int64_t granule : {16 * t.warpsN, int64_t(64)}) {
+      int64_t bn = llvm::alignTo(n, granule);
+      if (bn < t.bn && (bns.empty() || bns.back() != bn))
+        bns.push_back(bn);
+    }
+  bns.push_back(t.bn);
+  return bns;
+}
+
 /// Power-of-two split of K that brings the block count towards the SM count.
 int64_t chooseSplitK(int64_t tiles, int64_t k, int64_t bk, int smCount) {
   int64_t split = 1;
@@ -79,7 +101,10 @@ FailureOr<GemmConfigAttr> mlir::kgen::defaultGemmConfig(GemmOp op,
   GemmOperands operands = GemmOperands::of(op);
   const TargetInfo &info = getTargetInfo(target);
   std::optional<GemmLegalityError> firstError;
-  for (const Tile &t : preferred) {
+  for (const Tile &preferredTile : preferred) {
+   for (int64_t bn : narrowTileNs(preferredTile, op.getN())) {
+    Tile t = preferredTile;
+    t.bn = bn;
     int64_t tiles = op.getBatch() * llvm::divideCeil(op.getM(), t.bm) *
                     llvm::divideCeil(op.getN(), t.bn);
     GemmConfigFields f;
@@ -114,6 +139,7 @@ FailureOr<GemmConfigAttr> mlir::kgen::defaultGemmConfig(GemmOp op,
       if (!firstError)
         firstError = e;
     }
+   }
   }
   return op.emitOpError() << "no kernel family lowers this gemm on "
                           << stringifyTarget(target) << ": "

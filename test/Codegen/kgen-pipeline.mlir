@@ -8,7 +8,7 @@
 // RUN: rm -rf %t.sm90a && kgen-opt %s --kgen-pipeline="target=sm_90a output-dir=%t.sm90a" -o /dev/null
 // RUN: FileCheck %s --check-prefix=TMA < %t.sm90a/kgen_gemm_bf16_m100_n200_k64/manifest.json
 // RUN: kgen-bench compile %t.sm90a/kgen_gemm_bf16_m100_n200_k64 --cache %t.cache | FileCheck %s --check-prefix=SM90A
-// TMA: "dynamic_smem_bytes": 197696,
+// TMA: "dynamic_smem_bytes": 173120,
 // TMA: "box": [
 // TMA-NEXT: 128,
 // TMA-NEXT: 64
@@ -17,12 +17,12 @@
 // TMA-NEXT: "swizzle_bytes": 128,
 // TMA-NEXT: "tensor": "A"
 // TMA: "box": [
-// TMA-NEXT: 256,
+// TMA-NEXT: 208,
 // TMA-NEXT: 64
 // TMA: "name": "tma_B",
 // TMA: "tensor": "B"
 // TMA: "target": "sm_90a",
-// SM90A: kgen_gemm_bf16_m100_n200_k64 sm_90a {{[0-9]+}} 0+197696 0 0/0
+// SM90A: kgen_gemm_bf16_m100_n200_k64 sm_90a {{[0-9]+}} 0+173120 0 0/0
 // MANIFEST: "config": {
 // MANIFEST: "instruction": "mma_sync",
 // MANIFEST: "source": "default",

@@ -28,6 +28,31 @@ func.func @decode_bf16(%a: tensor<1x4096xbf16>, %b: tensor<4096x4096xbf16>) -> t
 
 // -----
 
+// A MoE router (N = 8 experts): the narrowest tile N the legality takes
+// that covers N, not MMAs on 248 columns that do not exist; 16 per warp
+// keeps split-K open (16 tiles of 128 rows fill the SMs split 8 ways).
+// With B MN-major (N contiguous) wgmma needs tile Ns that are multiples of
+// 64. A wide N keeps the family's tile.
+// SM90-LABEL: func.func @router
+// SM90: instruction = wgmma, block_m = 128, block_n = 16, block_k = 64, {{.*}} split_k = 8,
+// SM80-LABEL: func.func @router
+// SM80: instruction = mma_sync, block_m = 128, block_n = 32, block_k = 32, {{.*}} split_k = 4,
+func.func @router(%a: tensor<2048x4096xbf16>, %b: tensor<8x4096xbf16>) -> tensor<2048x8xbf16> {
+  %d = kgen.gemm %a, %b {transpose_b} : tensor<2048x4096xbf16>, tensor<8x4096xbf16> -> tensor<2048x8xbf16>
+  return %d : tensor<2048x8xbf16>
+}
+
+// -----
+
+// SM90-LABEL: func.func @router_mn_major_b
+// SM90: instruction = wgmma, block_m = 128, block_n = 64, block_k = 64, {{.*}} split_k = 8,
+func.func @router_mn_major_b(%a: tensor<2048x4096xbf16>, %b: tensor<4096x8xbf16>) -> tensor<2048x8xbf16> {
+  %d = kgen.gemm %a, %b : tensor<2048x4096xbf16>, tensor<4096x8xbf16> -> tensor<2048x8xbf16>
+  return %d : tensor<2048x8xbf16>
+}
+
+// -----
+
 // f32 keeps full precision (SIMT); f32 output stores 4 elements per vector.
 // SM90-LABEL: func.func @f32
 // SM90: instruction = simt, block_m = 64, block_n = 64, block_k = 16, warps_m = 2, warps_n = 4, stages = 2, {{.*}} split_k = 2, raster_group = 8, epilogue_vector = 4,
