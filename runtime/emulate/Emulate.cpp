@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -99,8 +100,10 @@ struct WorkDir {
   std::string path;
   bool keep = false;
   ~WorkDir() {
-    if (!path.empty() && !keep)
-      std::system(("rm -rf " + shellQuote(path)).c_str());
+    if (!path.empty() && !keep) {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
   }
 };
 
