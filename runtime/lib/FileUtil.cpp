@@ -183,6 +183,42 @@ void freeSlot(int slot) {
 // Signal handlers
 //===----------------------------------------------------------------------===//
 
+/// How deep a temporary folder's removal from a signal handler goes.
+constexpr int kMaxRemovalDepth = 16;
+
+/// Removes `name` in the folder `parent`: a file, or a folder with
+/// everything in it to `depth` more levels. Async-signal-safe (openat,
+/// getdents64, unlinkat). True when nothing is left.
+bool removeTreeAt(int parent, const char *name, int depth) {
+  if (::unlinkat(parent, name, 0) == 0 || errno == ENOENT)
+    return true;
+  if (depth == 0)
+    return false;
+  const int fd =
+      ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  // Entries removed while the folder is read may shift what later reads
+  // return: read again until a pass removes nothing.
+  alignas(8) char buffer[1024];
+  for (bool removed = true; removed;) {
+    removed = false;
+    ::lseek(fd, 0, SEEK_SET);
+    ssize_t n;
+    while ((n = ::getdents64(fd, buffer, sizeof buffer)) > 0)
+      for (ssize_t at = 0; at < n;) {
+        const auto *entry = reinterpret_cast<const struct dirent64 *>(buffer + at);
+        at += entry->d_reclen;
+        if (std::strcmp(entry->d_name, ".") == 0 ||
+            std::strcmp(entry->d_name, "..") == 0)
+          continue;
+        removed = removeTreeAt(fd, entry->d_name, depth - 1) || removed;
+      }
+  }
+  ::close(fd);
+  return ::unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT;
+}
+
 constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
 struct sigaction gPrevious[sizeof kCleanupSignals / sizeof kCleanupSignals[0]];
 
@@ -330,14 +366,15 @@ void installTemporaryCleanup() {
 
 void removeLiveTemporaries() {
   const pid_t self = ::getpid();
-  // Files first, then the folders they were in.
+  // Files first, then the folders they were in (with whatever else is in
+  // them: files a tool wrote there without adopting them).
   for (bool directories : {false, true})
     for (Slot &s : gSlots) {
       if (s.state.load(std::memory_order_acquire) != kLive ||
           s.owner != self || s.isDirectory != directories)
         continue;
       if (directories)
-        ::rmdir(s.path);
+        (void)removeTreeAt(AT_FDCWD, s.path, kMaxRemovalDepth);
       else
         ::unlink(s.path);
     }

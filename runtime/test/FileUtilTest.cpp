@@ -228,6 +228,10 @@ TEST_F(FileUtilTest, SignalsRemoveLiveTemporaries) {
       std::ofstream(inside) << "partial";
       if (!folder->adoptFile(inside))
         _exit(12);
+      // Not adopted, one level down (a package folder's files): the
+      // folder goes with everything in it.
+      fs::create_directories(folder->path() + "/gemm0/pkg");
+      std::ofstream(folder->path() + "/gemm0/pkg/manifest.json") << "partial";
     });
     ASSERT_TRUE(WIFSIGNALED(status)) << "signal " << sig << " status " << status;
     EXPECT_EQ(WTERMSIG(status), sig); // the default action still happens

@@ -4,11 +4,9 @@
 // replaces DIR/gemm<i> whole once its packages are built: a run leaves its
 // own packages and nothing of an earlier run, and a failed or interrupted
 // run leaves the earlier DIR/gemm<i> as it was. The folder is a
-// kgen::rt::Temporary (FileUtil.h): removed on failure, and what a killed
-// run left is removed by the next run's sweep of DIR. On SIGINT, SIGTERM
-// and SIGHUP the folder is removed with everything in it (FileUtil's
-// handler only removes registered files and empty folders), with
-// async-signal-safe calls, before the signal goes on to FileUtil's handler.
+// kgen::rt::Temporary (FileUtil.h): removed on failure, on SIGINT, SIGTERM
+// and SIGHUP (FileUtil's handler, with everything in it), and what a
+// killed run left is removed by the next run's sweep of DIR.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KGEN_TOOLS_KGEN_TUNE_STAGING_H
@@ -20,14 +18,14 @@
 
 namespace kgen::tune {
 
-/// The staging folder of one gemm's packages. One at a time per process.
+/// The staging folder of one gemm's packages.
 class PackageStaging {
 public:
   PackageStaging() = default;
   PackageStaging(const PackageStaging &) = delete;
   PackageStaging &operator=(const PackageStaging &) = delete;
-  /// Removes the folder (with everything in it) unless commit() succeeded.
-  ~PackageStaging();
+  // Destruction removes the folder (with everything in it) unless commit()
+  // succeeded: the Temporary's.
 
   /// Creates the temporary folder for `target` (DIR/gemm<i>), first
   /// removing what dead runs left beside it.
@@ -41,11 +39,6 @@ public:
 private:
   kgen::rt::Temporary folder;
 };
-
-/// Removes `path`, a file or a folder with everything in it (to a depth of
-/// 16), with async-signal-safe calls only (openat, getdents64, unlinkat).
-/// True when nothing is left at `path`.
-bool removeTreeSignalSafe(const char *path);
 
 } // namespace kgen::tune
 

@@ -127,8 +127,8 @@ private:
 void installTemporaryCleanup();
 
 /// Removes the live temporaries this process registered, as the signal
-/// handler does (async-signal-safe). For tests and for tools that end the
-/// process some other way.
+/// handler does (async-signal-safe): files, then folders with everything
+/// in them. For tests and for tools that end the process some other way.
 void removeLiveTemporaries();
 
 /// Removes, in `folder`, the temporaries (files or folders named as
