@@ -54,20 +54,7 @@ esac
 # clang 22 and its libFuzzer runtime (Debian's clang-22, libclang-rt-22-dev),
 # plus what the main build needs.
 deps() {
-  "$ROOT/scripts/dev.sh" deps
-  local missing=()
-  for p in clang-22 libclang-rt-22-dev; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
-      || missing+=("$p")
-  done
-  if ((${#missing[@]})); then
-    echo "fuzz: installing ${missing[*]}"
-    local sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo=sudo
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-      "${missing[@]}" >/dev/null
-  fi
+  "$ROOT/scripts/dev.sh" deps clang-22 libclang-rt-22-dev
 }
 
 # Everything in the folder is instrumented (CMAKE_CXX_FLAGS); -O1 with

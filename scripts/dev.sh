@@ -5,7 +5,8 @@
 #   scripts/dev.sh test     every test (GoogleTest units via ctest, lit suite),
 #                           then the fuzzers for a bounded time (fuzz/README.md)
 #   scripts/dev.sh build    install + build only
-#   scripts/dev.sh deps     install only
+#   scripts/dev.sh deps [PKG...]  install only (the build's packages, and
+#                           PKG..., e.g. the fuzzers' compiler)
 # Environment: BUILD_DIR (default build), JOBS (default: all cores),
 # KGEN_FUZZ_SECONDS (test: fuzzing time per target, default 45; 0 skips).
 set -euo pipefail
@@ -21,9 +22,10 @@ PACKAGES=(cmake ninja-build g++ lld llvm-22-dev llvm-22-tools libmlir-22-dev
           mlir-22-tools nlohmann-json3-dev libgtest-dev libsqlite3-dev python3
           python3-numpy chromium)
 
+# Installs the missing ones of PACKAGES and of the arguments.
 deps() {
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "${PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
       || missing+=("$p")
   done
@@ -91,9 +93,9 @@ run_tests() {
 }
 
 case "${1:-}" in
-  deps) deps ;;
+  deps) shift; deps "$@" ;;
   build) build ;;
   demo) build && "$ROOT/examples/main-job.sh" "$BUILD_DIR" ;;
   test) run_tests ;;
-  *) sed -n '2,9p' "$0"; exit 2 ;;
+  *) sed -n '2,11p' "$0"; exit 2 ;;
 esac
