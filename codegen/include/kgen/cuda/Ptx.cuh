@@ -728,6 +728,21 @@ template <int R> KGEN_DEVICE void warpgroup_reg_dealloc() {
   X(248, 124, 124, 125, 126, 127, 128) \
   X(256, 128, 128, 129, 130, 131, 132)
 
+// The asm of one m64nNk16 shape for the 16-bit operand type TY ("bf16",
+// "f16"): what wgmma_bf16 and wgmma_f16 expand for every N of the table.
+#define KGEN_WGMMA_K16(TY, kN, kR, kA, kB, kS, kTA, kTB)                      \
+  if constexpr (N == kN)                                                       \
+    asm volatile("{\n"                                                         \
+                 ".reg .pred p;\n"                                             \
+                 "setp.ne.b32 p, %" #kS ", 0;\n"                               \
+                 "wgmma.mma_async.sync.aligned.m64n" #kN "k16.f32." TY "." TY \
+                 " {" KGEN_WGMMA_R##kR "}, %" #kA ", %" #kB ", p, 1, 1, %" #kTA \
+                 ", %" #kTB ";\n"                                              \
+                 "}\n"                                                         \
+                 : KGEN_WGMMA_O##kR(d)                                         \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(int(TransA)),   \
+                   "n"(int(TransB)));
+
 /// d[0 .. N/2) (+)= A(64 x 16, bf16) * B(16 x N, bf16), f32 accumulate.
 /// wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 d, a-desc, b-desc,
 ///     scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b
@@ -738,18 +753,7 @@ KGEN_DEVICE void wgmma_bf16(float (&d)[N / 2], unsigned long long desc_a,
                 "wgmma_bf16: N is a multiple of 8 in [8, 256] (m64nNk16)");
   KGEN_REQUIRE_SM90A(N, "kgen::cuda::wgmma_bf16");
 #if KGEN_SM90A
-#define KGEN_WGMMA_BF16(kN, kR, kA, kB, kS, kTA, kTB)                          \
-  if constexpr (N == kN)                                                       \
-    asm volatile("{\n"                                                         \
-                 ".reg .pred p;\n"                                             \
-                 "setp.ne.b32 p, %" #kS ", 0;\n"                               \
-                 "wgmma.mma_async.sync.aligned.m64n" #kN "k16.f32.bf16.bf16 "  \
-                 "{" KGEN_WGMMA_R##kR "}, %" #kA ", %" #kB ", p, 1, 1, %" #kTA \
-                 ", %" #kTB ";\n"                                              \
-                 "}\n"                                                         \
-                 : KGEN_WGMMA_O##kR(d)                                         \
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(int(TransA)),   \
-                   "n"(int(TransB)));
+#define KGEN_WGMMA_BF16(...) KGEN_WGMMA_K16("bf16", __VA_ARGS__)
   KGEN_WGMMA_SHAPES(KGEN_WGMMA_BF16)
 #undef KGEN_WGMMA_BF16
 #endif
@@ -765,18 +769,7 @@ KGEN_DEVICE void wgmma_f16(float (&d)[N / 2], unsigned long long desc_a,
                 "wgmma_f16: N is a multiple of 8 in [8, 256] (m64nNk16)");
   KGEN_REQUIRE_SM90A(N, "kgen::cuda::wgmma_f16");
 #if KGEN_SM90A
-#define KGEN_WGMMA_F16(kN, kR, kA, kB, kS, kTA, kTB)                           \
-  if constexpr (N == kN)                                                       \
-    asm volatile("{\n"                                                         \
-                 ".reg .pred p;\n"                                             \
-                 "setp.ne.b32 p, %" #kS ", 0;\n"                               \
-                 "wgmma.mma_async.sync.aligned.m64n" #kN "k16.f32.f16.f16 "    \
-                 "{" KGEN_WGMMA_R##kR "}, %" #kA ", %" #kB ", p, 1, 1, %" #kTA \
-                 ", %" #kTB ";\n"                                              \
-                 "}\n"                                                         \
-                 : KGEN_WGMMA_O##kR(d)                                         \
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(int(TransA)),   \
-                   "n"(int(TransB)));
+#define KGEN_WGMMA_F16(...) KGEN_WGMMA_K16("f16", __VA_ARGS__)
   KGEN_WGMMA_SHAPES(KGEN_WGMMA_F16)
 #undef KGEN_WGMMA_F16
 #endif
@@ -812,6 +805,7 @@ KGEN_DEVICE void wgmma_e4m3(float (&d)[N / 2], unsigned long long desc_a,
 #undef KGEN_REQUIRE_SM90A
 // The operand lists and the shape table are this header's alone.
 #undef KGEN_WGMMA_SHAPES
+#undef KGEN_WGMMA_K16
 #undef KGEN_WGMMA_F4
 #undef KGEN_WGMMA_R4
 #undef KGEN_WGMMA_R8
