@@ -96,15 +96,18 @@ FailureOr<GemmConfigAttr> mlir::kgen::defaultGemmConfig(GemmOp op,
   // element path for any pitch) where the family's legality refuses it:
   // TMA rows that are not a multiple of 16 bytes, fp8 operands that are not
   // both K-major.
-  Tile preferred[] = {chooseTile(elem, op.getM(), target),
-                      chooseTile(elem, op.getM(), Target::sm_80)};
+  // Each tiling with its narrower tile Ns first (narrowTileNs).
+  SmallVector<Tile, 6> candidates;
+  for (const Tile &tiling : {chooseTile(elem, op.getM(), target),
+                             chooseTile(elem, op.getM(), Target::sm_80)})
+    for (int64_t bn : narrowTileNs(tiling, op.getN())) {
+      candidates.push_back(tiling);
+      candidates.back().bn = bn;
+    }
   GemmOperands operands = GemmOperands::of(op);
   const TargetInfo &info = getTargetInfo(target);
   std::optional<GemmLegalityError> firstError;
-  for (const Tile &preferredTile : preferred) {
-   for (int64_t bn : narrowTileNs(preferredTile, op.getN())) {
-    Tile t = preferredTile;
-    t.bn = bn;
+  for (const Tile &t : candidates) {
     int64_t tiles = op.getBatch() * llvm::divideCeil(op.getM(), t.bm) *
                     llvm::divideCeil(op.getN(), t.bn);
     GemmConfigFields f;
@@ -139,7 +142,6 @@ FailureOr<GemmConfigAttr> mlir::kgen::defaultGemmConfig(GemmOp op,
       if (!firstError)
         firstError = e;
     }
-   }
   }
   return op.emitOpError() << "no kernel family lowers this gemm on "
                           << stringifyTarget(target) << ": "
