@@ -374,6 +374,10 @@ bool checkedNumElements(const std::vector<int64_t> &shape, int64_t maxElements,
 }
 
 int64_t HostTensor::numElements() const {
+  // An empty tensor first: its other dimensions may multiply past int64_t
+  // (checkedNumElements accepts any shape with a 0 in it).
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end())
+    return 0;
   int64_t n = 1;
   for (int64_t dim : shape)
     n *= dim;

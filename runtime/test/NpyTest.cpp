@@ -308,6 +308,22 @@ TEST_F(NpyTest, RejectsBadShapesBeforeAllocating) {
             std::string::npos);
 }
 
+TEST_F(NpyTest, EmptyTensorsWithHugeOtherDimensions) {
+  // Found by the npy fuzzer: a 0 among dimensions whose product overflows
+  // int64 is an empty tensor (0 elements, 0 bytes of data), not an
+  // overflow in numElements.
+  const std::string path = writeRaw(
+      "empty.npy",
+      npyFile(dictFor("<i2", "(1, 40000000000, 35078037097, 3019661, 0)"), ""));
+  HostTensor out;
+  std::string err;
+  ASSERT_TRUE(readNpy(path, out, err)) << err;
+  EXPECT_EQ(out.numElements(), 0);
+  EXPECT_EQ(out.data.size(), 0u);
+  EXPECT_EQ(out.shape,
+            (std::vector<int64_t>{1, 40000000000, 35078037097, 3019661, 0}));
+}
+
 TEST_F(NpyTest, RejectsDataOfTheWrongSize) {
   EXPECT_NE(expectRejected(writeRaw("short.npy",
                                     npyFile(dictFor("<f4", "(4,)"),
