@@ -8,6 +8,7 @@
 #include "kgen/runtime/Package.h"
 
 #include "JsonRead.h"
+#include "kgen/runtime/Attention.h"
 #include "kgen/runtime/FileUtil.h"
 #include "kgen/runtime/JsonLimits.h"
 #include "kgen/runtime/Names.h"
@@ -78,20 +79,6 @@ const char *kindName(ParamKind kind) {
     return "scalar";
   case ParamKind::TmaDescriptor:
     return "tma_descriptor";
-  }
-  return "?";
-}
-
-const char *roleName(ParamRole role) {
-  switch (role) {
-  case ParamRole::Input:
-    return "input";
-  case ParamRole::Output:
-    return "output";
-  case ParamRole::InOut:
-    return "inout";
-  case ParamRole::Workspace:
-    return "workspace";
   }
   return "?";
 }
@@ -472,6 +459,22 @@ bool checkGemm(const KernelPackage &pkg, const json &op, std::string &err) {
   return g.dtypeC.empty() || checkOperand(pkg, "C", g.dtypeC, d, err);
 }
 
+/// Reads the attention signature (Attention.h) and checks the tensor
+/// parameters against it: "op: 'head_dim' is 100; ..." or "params: ...".
+bool checkAttention(const KernelPackage &pkg, const json &op,
+                    std::string &err) {
+  AttentionSpec spec;
+  if (!parseAttentionOp(op, spec, err)) {
+    const std::string prefix = "attention op: ";
+    if (err.rfind(prefix, 0) == 0)
+      err = "op: " + err.substr(prefix.size());
+    return false;
+  }
+  if (!checkAttentionParams(pkg, spec, err))
+    return fieldError("params", err, err);
+  return true;
+}
+
 bool readOp(const json &manifest, KernelPackage &pkg, std::string &err) {
   const json *op = require(manifest, "", "op", err);
   if (!op)
@@ -482,8 +485,10 @@ bool readOp(const json &manifest, KernelPackage &pkg, std::string &err) {
   const char *const kinds[] = {"gemm", "attention", "moe"};
   if (!readNameField(*op, "op", "kind", kinds, kind, err))
     return false;
-  // attention and moe signatures are not defined yet; they stay opaque.
+  // The moe signature is not defined yet; it stays opaque.
   if (kind == "gemm" && !checkGemm(pkg, *op, err))
+    return false;
+  if (kind == "attention" && !checkAttention(pkg, *op, err))
     return false;
   pkg.op = *op;
   return true;
@@ -666,7 +671,7 @@ json paramToJson(const KernelParam &p) {
   case ParamKind::Tensor:
     j["dtype"] = elemTypeName(p.dtype);
     j["shape"] = p.shape;
-    j["role"] = roleName(p.role);
+    j["role"] = paramRoleName(p.role);
     break;
   case ParamKind::Scalar:
     j["dtype"] = elemTypeName(p.dtype);
@@ -738,6 +743,20 @@ bool isTargetName(const std::string &s) {
          std::all_of(s.begin() + 3, s.begin() + end, [](char c) {
            return c >= '0' && c <= '9';
          });
+}
+
+const char *paramRoleName(ParamRole role) {
+  switch (role) {
+  case ParamRole::Input:
+    return "input";
+  case ParamRole::Output:
+    return "output";
+  case ParamRole::InOut:
+    return "inout";
+  case ParamRole::Workspace:
+    return "workspace";
+  }
+  return "?";
 }
 
 std::optional<size_t> KernelPackage::findParam(const std::string &name) const {

@@ -504,11 +504,11 @@ TEST_F(PackageTest, AcceptsOptionalAndOpaqueFields) {
   EXPECT_FALSE(pkg.kernels[0].resources.has_value());
   EXPECT_TRUE(pkg.config.is_null());
 
-  // Opaque op kinds are kept as they are.
+  // Opaque op kinds (moe) are kept as they are.
   manifest = docExampleManifest();
-  manifest["op"] = {{"kind", "attention"}, {"heads", 16}};
-  ASSERT_TRUE(loadPackage(writeRawPackage("attn", manifest), pkg, err)) << err;
-  EXPECT_EQ(pkg.op["heads"], 16);
+  manifest["op"] = {{"kind", "moe"}, {"experts", 16}};
+  ASSERT_TRUE(loadPackage(writeRawPackage("moe", manifest), pkg, err)) << err;
+  EXPECT_EQ(pkg.op["experts"], 16);
 }
 
 /// A split-K gemm as a package: partial sums into a workspace, then a

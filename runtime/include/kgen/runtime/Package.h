@@ -56,6 +56,9 @@ enum class ParamKind { Tensor, Scalar, TmaDescriptor };
 /// neither fills nor compares them.
 enum class ParamRole { Input, Output, InOut, Workspace };
 
+/// "input", "output", "inout", "workspace": the manifest's spelling.
+const char *paramRoleName(ParamRole role);
+
 struct KernelParam {
   std::string name;
   ParamKind kind = ParamKind::Tensor;

@@ -1,0 +1,170 @@
+//===- Attention.h - the attention op: signature, tolerances, host mirror -===//
+//
+// Host-only logic for `op.kind = "attention"` packages (docs/kernel-package.md,
+// docs/attention.md; kgen.attention in dialect/KgenOps.td is the authority):
+//
+//   out[b, h, i, :] = sum_j softmax_j(t[j]) V[b, h / G, j, :]
+//   t[j] = visible(j) ? softcap(scale * Q[b, h, i, :] . K[b, h / G, j, :]) : -inf
+//
+// with Q and out [B, Hq, Sq, D], K and V [B, Hkv, Skv, D], G = Hq / Hkv,
+// softcap(s) = c tanh(s / c) (identity without a softcap), and key j visible
+// from query i when j < L (L = clamp(kv_lens[b], 0, Skv), Skv without
+// kv_lens), and with `causal` j <= p for the bottom-right position
+// p = i + L - Sq, and with `sliding_window = W` also j > p - W. A row with
+// no visible key is 0, its log-sum-exp -inf; otherwise
+// lse = log(sum_j exp(t[j])) (natural log).
+//
+// The kernels see q, out and lse through the packed-GQA view [B, Hkv, G * Sq,
+// D] ([B, Hkv, G * Sq] for lse): the same bytes, since query head h = hk * G
+// + g is stored head-major. Everything here indexes them as [B, Hq, Sq, D].
+//
+//===----------------------------------------------------------------------===//
+#ifndef KGEN_RUNTIME_ATTENTION_H
+#define KGEN_RUNTIME_ATTENTION_H
+
+#include "kgen/runtime/HostTensor.h"
+#include "kgen/runtime/Package.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kgen::rt {
+
+struct AttentionSpec {
+  int64_t batch = 1, qHeads = 1, kvHeads = 1, seqQ = 1, seqKv = 1,
+          headDim = 128;
+  ElemType dtype = ElemType::BF16; // q, k, v
+  ElemType out = ElemType::BF16;   // out
+  bool kvLens = false;             // an i32 [B] input of valid key counts
+  bool lse = false;                // an f32 [B, Hq, Sq] output
+  double scale = 0;                // an f32 value (rounded when parsed)
+  bool causal = false;
+  std::optional<int64_t> window;   // sliding_window, >= 1, only with causal
+  std::optional<double> softcap;   // an f32 value, > 0
+};
+
+/// Reads an op object of kind "attention" (the manifest's "op"):
+///
+///   {"kind": "attention", "batch": B, "q_heads": Hq, "kv_heads": Hkv,
+///    "seq_q": Sq, "seq_kv": Skv, "head_dim": D, "dtype": "bf16",
+///    "dtype_out": "bf16", "kv_lens": false, "lse": false, "scale": 0.088,
+///    "causal": true, "sliding_window": null, "softcap": null}
+///
+/// Required: the six sizes (integers in [1, 2^31]) and dtype (bf16, f16 or
+/// f32). Optional: dtype_out (dtype's; bf16 f16 f32), kv_lens, lse, causal
+/// (false), scale (1 / sqrt(D) as kgen.attention defaults it), sliding_window
+/// and softcap (null). Checked as the op's verifier checks them: D a
+/// multiple of 8 in [32, 256], Hq a multiple of Hkv, scale finite and
+/// non-zero and softcap finite and > 0 (both as f32, to which they are
+/// rounded), sliding_window >= 1 and only with causal. False with a message
+/// naming the field.
+bool parseAttentionOp(const nlohmann::json &op, AttentionSpec &spec,
+                      std::string &err);
+
+/// The op object for `spec`, every field written (null for no window or
+/// softcap). parseAttentionOp(attentionOpJson(s)) gives s back.
+nlohmann::json attentionOpJson(const AttentionSpec &spec);
+
+/// Hq / Hkv: the query heads that read one key/value head.
+int64_t attentionGroup(const AttentionSpec &spec);
+
+/// Shapes in the op's layout: q and out [B, Hq, Sq, D], k and v
+/// [B, Hkv, Skv, D], lse [B, Hq, Sq], kv_lens [B].
+std::vector<int64_t> attentionShapeQ(const AttentionSpec &spec);
+std::vector<int64_t> attentionShapeKv(const AttentionSpec &spec);
+std::vector<int64_t> attentionShapeLse(const AttentionSpec &spec);
+std::vector<int64_t> attentionShapeKvLens(const AttentionSpec &spec);
+/// The packed-GQA views of q/out, [B, Hkv, G * Sq, D], and of lse,
+/// [B, Hkv, G * Sq] (docs/attention.md, "Rows").
+std::vector<int64_t> attentionPackedShapeQ(const AttentionSpec &spec);
+std::vector<int64_t> attentionPackedShapeLse(const AttentionSpec &spec);
+
+/// FlashAttention's count (benchmarks/benchmark_flash_attention.py: two
+/// matmuls of 2 flops per multiply-add): 4 * B * Hq * Sq * Skv * D, halved
+/// with `causal`. FlashAttention's benchmark has one sequence length; with
+/// Sq != Skv the product Sq * Skv takes its place, and causal still halves
+/// it, whatever Sq and Skv (so a causal decode step, Sq = 1, which sees every
+/// key, counts half its work). kv_lens, sliding_window and padding are not
+/// counted: the rule is the op's nominal work, the same for every kernel.
+double attentionFlops(const AttentionSpec &spec);
+
+/// Fewest bytes moved: q, k, v read once, out written once, lse (f32) and
+/// kv_lens (i32) once when the op has them. Workspaces are not counted.
+double attentionBytes(const AttentionSpec &spec);
+
+/// Largest relative Frobenius error of `out` that passes (shared/notes/
+/// perf-method.md): 1e-2 with bf16/f16 inputs or output (p is rounded to V's
+/// type before the PV product, and the output once), 1e-4 with f32 only.
+double attentionTolerance(const AttentionSpec &spec);
+
+/// Largest absolute error of `lse` that passes: 1e-3 with bf16/f16 inputs,
+/// 1e-4 with f32. The log-sum-exp does not see the rounding of p or of the
+/// output, only the f32 dot products and exp/log (about 1e-6 relative over
+/// logits of magnitude ~1 with random inputs). -inf must match exactly.
+double attentionLseTolerance(const AttentionSpec &spec);
+
+/// Checks that `pkg` has the tensor parameters of `spec` and no others:
+/// q, k, v (role input; q [B, Hq, Sq, D] or the packed view [B, Hkv, G * Sq,
+/// D], k and v [B, Hkv, Skv, D], all of dtype), kv_lens (input, i32 [B])
+/// exactly when the op has it, out (output, dtype_out, q's shapes), lse
+/// (output, f32, [B, Hq, Sq] or [B, Hkv, G * Sq]) exactly when the op has
+/// it, and the split-KV workspaces o_partial (f32 [S, B, Hkv, G * Sq, D])
+/// and lse_partial (f32 [S, B, Hkv, G * Sq]), both or neither, role
+/// workspace, the same S >= 1. False with a message naming the parameter.
+bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
+                          std::string &err);
+
+/// The key/value lengths of an attention package's kv_lens input ([B] i32),
+/// drawn from `seed` (packageInputSeed of the run and "kv_lens"), each
+/// independently: with probability 1/2 the full Skv; 3/8 uniform in
+/// [1, Skv]; 1/8 a short length uniform in [0, min(Skv, 8)] (0: every key
+/// masked, the row is zeros and its lse -inf). So most rows attend to many
+/// keys, a partial last key tile is likely, and short and empty rows occur
+/// in any batch of a few sequences. A timed kernel does the work of the
+/// lengths drawn (the same for a seed).
+HostTensor attentionKvLens(const AttentionSpec &spec, uint64_t seed);
+
+/// One query row of the op in double precision: out[b, h, i, 0..D) and its
+/// lse. `q` is read as [B, Hq, Sq, D], `k` and `v` as [B, Hkv, Skv, D] (any
+/// shapes with those element counts: the packed view is the same bytes),
+/// `kvLens` ([B], integer) may be null when the op has none. Not rounded.
+struct AttentionRow {
+  std::vector<double> out; // D values
+  double lse = 0;          // -inf when no key is visible
+};
+AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
+                          const HostTensor &k, const HostTensor &v,
+                          const HostTensor *kvLens, int64_t b, int64_t h,
+                          int64_t i);
+
+/// The reference at `rows` (flat indices of [B, Hq, Sq], e.g. from
+/// sampleIndices): out [rows, D] rounded to dtype_out, lse [rows] f32.
+struct AttentionExpected {
+  HostTensor out;
+  HostTensor lse;
+};
+AttentionExpected attentionExpected(const AttentionSpec &spec,
+                                    const HostTensor &q, const HostTensor &k,
+                                    const HostTensor &v,
+                                    const HostTensor *kvLens,
+                                    const std::vector<int64_t> &rows);
+
+/// Rows `rows` of `t` read as [numElements / rowElements, rowElements]: a
+/// tensor [rows.size(), rowElements] of t's type.
+HostTensor gatherRows(const HostTensor &t, const std::vector<int64_t> &rows,
+                      int64_t rowElements);
+
+/// Compares a log-sum-exp with its reference, element by element: passes
+/// when every element is within `tolerance` of the reference, -inf only
+/// where the reference is -inf, and none is NaN. Sets `maxAbsErr` (over the
+/// finite pairs) and, on failure, `why` (one line).
+bool checkLse(const HostTensor &got, const HostTensor &expected,
+              double tolerance, double &maxAbsErr, std::string &why);
+
+} // namespace kgen::rt
+
+#endif // KGEN_RUNTIME_ATTENTION_H

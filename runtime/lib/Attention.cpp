@@ -1,0 +1,509 @@
+//===- Attention.cpp - the attention op: signature, tolerances, host mirror ===//
+
+#include "kgen/runtime/Attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+namespace kgen::rt {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int64_t kMaxDim = int64_t{1} << 31;
+constexpr double kTolF32 = 1e-4;
+constexpr double kTol16Bit = 1e-2;
+constexpr double kLseTolF32 = 1e-4;
+constexpr double kLseTol16Bit = 1e-3;
+
+bool fail(std::string &err, const std::string &message) {
+  err = "attention op: " + message;
+  return false;
+}
+
+bool present(const json &op, const char *key) {
+  return op.contains(key) && !op[key].is_null();
+}
+
+/// An integer in [lo, kMaxDim] (the parser holds non-negative integers as
+/// unsigned).
+bool readInt(const json &op, const char *key, int64_t lo, int64_t &out,
+             std::string &err) {
+  const std::string range = "[" + std::to_string(lo) + ", " +
+                            std::to_string(kMaxDim) + "]";
+  if (!present(op, key))
+    return fail(err, std::string("missing '") + key + "' (an integer in " +
+                         range + ")");
+  const json &v = op[key];
+  bool ok = false;
+  if (v.is_number_unsigned())
+    ok = v.get<uint64_t>() <= static_cast<uint64_t>(kMaxDim) &&
+         static_cast<int64_t>(v.get<uint64_t>()) >= lo;
+  else if (v.is_number_integer())
+    ok = v.get<int64_t>() >= lo && v.get<int64_t>() <= kMaxDim;
+  if (!ok)
+    return fail(err, std::string("'") + key + "' must be an integer in " +
+                         range + ", got " + v.dump());
+  out = v.get<int64_t>();
+  return true;
+}
+
+bool readBool(const json &op, const char *key, bool &out, std::string &err) {
+  out = false;
+  if (!present(op, key))
+    return true;
+  if (!op[key].is_boolean())
+    return fail(err, std::string("'") + key + "' must be true or false, got " +
+                         op[key].dump());
+  out = op[key].get<bool>();
+  return true;
+}
+
+/// A number, rounded to f32 (what the op's attribute holds).
+bool readF32(const json &op, const char *key, double &out, std::string &err) {
+  if (!op[key].is_number())
+    return fail(err, std::string("'") + key + "' must be a number, got " +
+                         op[key].dump());
+  out = static_cast<double>(static_cast<float>(op[key].get<double>()));
+  return true;
+}
+
+bool isAttentionType(ElemType t) {
+  return t == ElemType::BF16 || t == ElemType::F16 || t == ElemType::F32;
+}
+
+bool readType(const json &op, const char *key, std::optional<ElemType> &out,
+              std::string &err) {
+  out.reset();
+  if (!present(op, key))
+    return true;
+  const std::optional<ElemType> t =
+      op[key].is_string() ? parseElemType(op[key].get<std::string>())
+                          : std::nullopt;
+  if (!t || !isAttentionType(*t))
+    return fail(err, std::string("'") + key +
+                         "' must be \"bf16\", \"f16\" or \"f32\", got " +
+                         op[key].dump());
+  out = t;
+  return true;
+}
+
+bool readSizes(const json &op, AttentionSpec &spec, std::string &err) {
+  if (!readInt(op, "batch", 1, spec.batch, err) ||
+      !readInt(op, "q_heads", 1, spec.qHeads, err) ||
+      !readInt(op, "kv_heads", 1, spec.kvHeads, err) ||
+      !readInt(op, "seq_q", 1, spec.seqQ, err) ||
+      !readInt(op, "seq_kv", 1, spec.seqKv, err) ||
+      !readInt(op, "head_dim", 1, spec.headDim, err))
+    return false;
+  if (spec.headDim < 32 || spec.headDim > 256 || spec.headDim % 8 != 0)
+    return fail(err, "'head_dim' is " + std::to_string(spec.headDim) +
+                         "; expected a multiple of 8 in [32, 256]");
+  if (spec.qHeads % spec.kvHeads != 0)
+    return fail(err, "'q_heads' (" + std::to_string(spec.qHeads) +
+                         ") must be a multiple of 'kv_heads' (" +
+                         std::to_string(spec.kvHeads) + ")");
+  return true;
+}
+
+bool readTypes(const json &op, AttentionSpec &spec, std::string &err) {
+  std::optional<ElemType> dtype, out;
+  if (!present(op, "dtype"))
+    return fail(err, "missing 'dtype' (\"bf16\", \"f16\" or \"f32\")");
+  if (!readType(op, "dtype", dtype, err) || !readType(op, "dtype_out", out, err))
+    return false;
+  spec.dtype = *dtype;
+  spec.out = out.value_or(*dtype);
+  return true;
+}
+
+bool readMask(const json &op, AttentionSpec &spec, std::string &err) {
+  spec.scale = static_cast<double>(
+      1.0f / std::sqrt(static_cast<float>(spec.headDim)));
+  if (present(op, "scale")) {
+    if (!readF32(op, "scale", spec.scale, err))
+      return false;
+    if (!std::isfinite(spec.scale) || spec.scale == 0)
+      return fail(err, "'scale' must be finite and non-zero as an f32, got " +
+                           op["scale"].dump());
+  }
+  if (!readBool(op, "causal", spec.causal, err) ||
+      !readBool(op, "kv_lens", spec.kvLens, err) ||
+      !readBool(op, "lse", spec.lse, err))
+    return false;
+  spec.window.reset();
+  if (present(op, "sliding_window")) {
+    int64_t w = 0;
+    if (!readInt(op, "sliding_window", 1, w, err))
+      return false;
+    if (!spec.causal)
+      return fail(err, "'sliding_window' needs 'causal'");
+    spec.window = w;
+  }
+  spec.softcap.reset();
+  if (present(op, "softcap")) {
+    double cap = 0;
+    if (!readF32(op, "softcap", cap, err))
+      return false;
+    if (!std::isfinite(cap) || !(cap > 0))
+      return fail(err, "'softcap' must be finite and > 0 as an f32, got " +
+                           op["softcap"].dump());
+    spec.softcap = cap;
+  }
+  return true;
+}
+
+double count(const std::vector<int64_t> &shape) {
+  double n = 1;
+  for (int64_t d : shape)
+    n *= static_cast<double>(d);
+  return n;
+}
+
+bool is16Bit(ElemType t) { return t == ElemType::BF16 || t == ElemType::F16; }
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+std::string shapesText(const std::vector<std::vector<int64_t>> &shapes) {
+  std::string text;
+  for (const std::vector<int64_t> &s : shapes)
+    text += (text.empty() ? "" : " or ") + formatShape(s);
+  return text;
+}
+
+/// The tensor parameter `name`, of `type`, `role` and one of `shapes`.
+const KernelParam *checkTensor(const KernelPackage &pkg, const char *name,
+                               ElemType type, ParamRole role,
+                               const std::vector<std::vector<int64_t>> &shapes,
+                               std::string &err) {
+  const std::optional<size_t> index = pkg.findParam(name);
+  const std::string where = "package " + pkg.name + ": attention ";
+  if (!index || pkg.params[*index].kind != ParamKind::Tensor) {
+    err = where + "needs a tensor parameter '" + name + "'";
+    return nullptr;
+  }
+  const KernelParam &p = pkg.params[*index];
+  if (p.dtype != type ||
+      std::find(shapes.begin(), shapes.end(), p.shape) == shapes.end()) {
+    err = where + "parameter '" + name + "' is " + elemTypeName(p.dtype) + " " +
+          formatShape(p.shape) + ", the op says " + elemTypeName(type) + " " +
+          shapesText(shapes);
+    return nullptr;
+  }
+  if (p.role != role) {
+    err = where + "parameter '" + name + "' has role " + paramRoleName(p.role) +
+          ", expected " + paramRoleName(role);
+    return nullptr;
+  }
+  return &p;
+}
+
+bool hasTensor(const KernelPackage &pkg, const char *name) {
+  const std::optional<size_t> index = pkg.findParam(name);
+  return index && pkg.params[*index].kind == ParamKind::Tensor;
+}
+
+/// Split-KV workspaces: both or neither, with one split count.
+bool checkWorkspaces(const KernelPackage &pkg, const AttentionSpec &spec,
+                     std::string &err) {
+  const bool o = hasTensor(pkg, "o_partial"), l = hasTensor(pkg, "lse_partial");
+  if (!o && !l)
+    return true;
+  const std::string where = "package " + pkg.name + ": attention ";
+  if (o != l) {
+    err = where + "has '" + (o ? "o_partial" : "lse_partial") +
+          "' without '" + (o ? "lse_partial" : "o_partial") +
+          "' (split-KV needs both workspaces)";
+    return false;
+  }
+  const KernelParam &partial = pkg.params[*pkg.findParam("o_partial")];
+  const int64_t splits = partial.shape.empty() ? 0 : partial.shape.front();
+  const int64_t rows = attentionGroup(spec) * spec.seqQ;
+  std::vector<int64_t> oShape = {splits, spec.batch, spec.kvHeads, rows,
+                                 spec.headDim};
+  if (splits < 1)
+    oShape.front() = 1; // in the message: S >= 1
+  return checkTensor(pkg, "o_partial", ElemType::F32, ParamRole::Workspace,
+                     {oShape}, err) &&
+         checkTensor(pkg, "lse_partial", ElemType::F32, ParamRole::Workspace,
+                     {{splits, spec.batch, spec.kvHeads, rows}}, err);
+}
+
+} // namespace
+
+bool parseAttentionOp(const json &op, AttentionSpec &spec, std::string &err) {
+  if (!op.is_object() || !op.contains("kind") || op["kind"] != "attention") {
+    err = "op: not an object of kind \"attention\"";
+    return false;
+  }
+  AttentionSpec s;
+  if (!readSizes(op, s, err) || !readTypes(op, s, err) ||
+      !readMask(op, s, err))
+    return false;
+  spec = s;
+  return true;
+}
+
+json attentionOpJson(const AttentionSpec &spec) {
+  return json{
+      {"kind", "attention"},
+      {"batch", spec.batch},
+      {"q_heads", spec.qHeads},
+      {"kv_heads", spec.kvHeads},
+      {"seq_q", spec.seqQ},
+      {"seq_kv", spec.seqKv},
+      {"head_dim", spec.headDim},
+      {"dtype", elemTypeName(spec.dtype)},
+      {"dtype_out", elemTypeName(spec.out)},
+      {"kv_lens", spec.kvLens},
+      {"lse", spec.lse},
+      {"scale", spec.scale},
+      {"causal", spec.causal},
+      {"sliding_window", spec.window ? json(*spec.window) : json(nullptr)},
+      {"softcap", spec.softcap ? json(*spec.softcap) : json(nullptr)}};
+}
+
+int64_t attentionGroup(const AttentionSpec &spec) {
+  return spec.qHeads / spec.kvHeads;
+}
+
+std::vector<int64_t> attentionShapeQ(const AttentionSpec &spec) {
+  return {spec.batch, spec.qHeads, spec.seqQ, spec.headDim};
+}
+std::vector<int64_t> attentionShapeKv(const AttentionSpec &spec) {
+  return {spec.batch, spec.kvHeads, spec.seqKv, spec.headDim};
+}
+std::vector<int64_t> attentionShapeLse(const AttentionSpec &spec) {
+  return {spec.batch, spec.qHeads, spec.seqQ};
+}
+std::vector<int64_t> attentionShapeKvLens(const AttentionSpec &spec) {
+  return {spec.batch};
+}
+std::vector<int64_t> attentionPackedShapeQ(const AttentionSpec &spec) {
+  return {spec.batch, spec.kvHeads, attentionGroup(spec) * spec.seqQ,
+          spec.headDim};
+}
+std::vector<int64_t> attentionPackedShapeLse(const AttentionSpec &spec) {
+  return {spec.batch, spec.kvHeads, attentionGroup(spec) * spec.seqQ};
+}
+
+double attentionFlops(const AttentionSpec &spec) {
+  const double full = 4.0 * static_cast<double>(spec.batch) *
+                      static_cast<double>(spec.qHeads) *
+                      static_cast<double>(spec.seqQ) *
+                      static_cast<double>(spec.seqKv) *
+                      static_cast<double>(spec.headDim);
+  return spec.causal ? full / 2 : full;
+}
+
+double attentionBytes(const AttentionSpec &spec) {
+  const double in = static_cast<double>(elemTypeBytes(spec.dtype));
+  double bytes = count(attentionShapeQ(spec)) * in +
+                 2 * count(attentionShapeKv(spec)) * in +
+                 count(attentionShapeQ(spec)) *
+                     static_cast<double>(elemTypeBytes(spec.out));
+  if (spec.lse)
+    bytes += count(attentionShapeLse(spec)) * 4;
+  if (spec.kvLens)
+    bytes += count(attentionShapeKvLens(spec)) * 4;
+  return bytes;
+}
+
+double attentionTolerance(const AttentionSpec &spec) {
+  return is16Bit(spec.dtype) || is16Bit(spec.out) ? kTol16Bit : kTolF32;
+}
+
+double attentionLseTolerance(const AttentionSpec &spec) {
+  return is16Bit(spec.dtype) ? kLseTol16Bit : kLseTolF32;
+}
+
+bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
+                          std::string &err) {
+  const std::vector<std::vector<int64_t>> qShapes = {
+      attentionShapeQ(spec), attentionPackedShapeQ(spec)};
+  const std::vector<std::vector<int64_t>> lseShapes = {
+      attentionShapeLse(spec), attentionPackedShapeLse(spec)};
+  const std::string where = "package " + pkg.name + ": attention ";
+  if (!checkTensor(pkg, "q", spec.dtype, ParamRole::Input, qShapes, err) ||
+      !checkTensor(pkg, "k", spec.dtype, ParamRole::Input,
+                   {attentionShapeKv(spec)}, err) ||
+      !checkTensor(pkg, "v", spec.dtype, ParamRole::Input,
+                   {attentionShapeKv(spec)}, err) ||
+      !checkTensor(pkg, "out", spec.out, ParamRole::Output, qShapes, err))
+    return false;
+  if (spec.kvLens ? !checkTensor(pkg, "kv_lens", ElemType::I32,
+                                 ParamRole::Input,
+                                 {attentionShapeKvLens(spec)}, err)
+                  : hasTensor(pkg, "kv_lens")) {
+    if (!spec.kvLens)
+      err = where + "has a tensor parameter 'kv_lens' but the op has no "
+                    "kv_lens";
+    return false;
+  }
+  if (spec.lse ? !checkTensor(pkg, "lse", ElemType::F32, ParamRole::Output,
+                              lseShapes, err)
+               : hasTensor(pkg, "lse")) {
+    if (!spec.lse)
+      err = where + "has a tensor parameter 'lse' but the op has no lse";
+    return false;
+  }
+  if (!checkWorkspaces(pkg, spec, err))
+    return false;
+  for (const KernelParam &p : pkg.params) {
+    static const char *const kNames[] = {"q",   "k",   "v",         "kv_lens",
+                                         "out", "lse", "o_partial", "lse_partial"};
+    if (p.kind == ParamKind::Tensor &&
+        std::none_of(std::begin(kNames), std::end(kNames),
+                     [&](const char *n) { return p.name == n; })) {
+      err = where + "has a tensor parameter '" + p.name +
+            "', not one of q k v kv_lens out lse o_partial lse_partial";
+      return false;
+    }
+  }
+  return true;
+}
+
+HostTensor attentionKvLens(const AttentionSpec &spec, uint64_t seed) {
+  HostTensor lens = makeZeros(ElemType::I32, attentionShapeKvLens(spec));
+  uint64_t draws = 0;
+  auto next = [&] { return mixSeed(seed, draws++); };
+  const auto skv = static_cast<uint64_t>(spec.seqKv);
+  for (int64_t b = 0; b < spec.batch; ++b) {
+    const uint64_t kind = next() % 8;
+    uint64_t len = skv; // kinds 0-3: full
+    if (kind >= 4 && kind < 7)
+      len = 1 + next() % skv;
+    else if (kind == 7)
+      len = next() % (std::min<uint64_t>(skv, 8) + 1);
+    lens.setFromDouble(b, static_cast<double>(len));
+  }
+  return lens;
+}
+
+AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
+                          const HostTensor &k, const HostTensor &v,
+                          const HostTensor *kvLens, int64_t b, int64_t h,
+                          int64_t i) {
+  const int64_t D = spec.headDim, Skv = spec.seqKv;
+  const int64_t hk = h / attentionGroup(spec);
+  int64_t L = Skv;
+  if (kvLens != nullptr)
+    L = std::clamp<int64_t>(static_cast<int64_t>(kvLens->getAsDouble(b)), 0,
+                            Skv);
+  const int64_t p = i + L - spec.seqQ; // bottom-right position
+  int64_t end = L;                      // keys [begin, end) are visible
+  int64_t begin = 0;
+  if (spec.causal)
+    end = std::clamp<int64_t>(p + 1, 0, L);
+  if (spec.window)
+    begin = std::clamp<int64_t>(p - *spec.window + 1, 0, end);
+
+  AttentionRow row;
+  row.out.assign(static_cast<size_t>(D), 0.0);
+  row.lse = -std::numeric_limits<double>::infinity();
+  if (begin >= end)
+    return row;
+  std::vector<double> qRow(static_cast<size_t>(D));
+  const int64_t qBase = ((b * spec.qHeads + h) * spec.seqQ + i) * D;
+  for (int64_t d = 0; d < D; ++d)
+    qRow[d] = q.getAsDouble(qBase + d);
+  const int64_t kvBase = (b * spec.kvHeads + hk) * Skv * D;
+  std::vector<double> t(static_cast<size_t>(end - begin));
+  double mx = -std::numeric_limits<double>::infinity();
+  for (int64_t j = begin; j < end; ++j) {
+    double dot = 0;
+    for (int64_t d = 0; d < D; ++d)
+      dot += qRow[d] * k.getAsDouble(kvBase + j * D + d);
+    double s = spec.scale * dot;
+    if (spec.softcap)
+      s = *spec.softcap * std::tanh(s / *spec.softcap);
+    t[j - begin] = s;
+    mx = std::max(mx, s);
+  }
+  double sum = 0;
+  for (int64_t j = begin; j < end; ++j) {
+    const double w = std::exp(t[j - begin] - mx);
+    sum += w;
+    for (int64_t d = 0; d < D; ++d)
+      row.out[d] += w * v.getAsDouble(kvBase + j * D + d);
+  }
+  for (double &o : row.out)
+    o /= sum;
+  row.lse = mx + std::log(sum);
+  return row;
+}
+
+AttentionExpected attentionExpected(const AttentionSpec &spec,
+                                    const HostTensor &q, const HostTensor &k,
+                                    const HostTensor &v,
+                                    const HostTensor *kvLens,
+                                    const std::vector<int64_t> &rows) {
+  const auto n = static_cast<int64_t>(rows.size());
+  AttentionExpected e{makeZeros(spec.out, {n, spec.headDim}),
+                      makeZeros(ElemType::F32, {n})};
+  for (int64_t r = 0; r < n; ++r) {
+    const int64_t flat = rows[static_cast<size_t>(r)];
+    const int64_t i = flat % spec.seqQ;
+    const int64_t h = (flat / spec.seqQ) % spec.qHeads;
+    const int64_t b = flat / (spec.seqQ * spec.qHeads);
+    const AttentionRow row = attentionRow(spec, q, k, v, kvLens, b, h, i);
+    for (int64_t d = 0; d < spec.headDim; ++d)
+      e.out.setFromDouble(r * spec.headDim + d, row.out[d]);
+    e.lse.setFromDouble(r, row.lse);
+  }
+  return e;
+}
+
+HostTensor gatherRows(const HostTensor &t, const std::vector<int64_t> &rows,
+                      int64_t rowElements) {
+  HostTensor out =
+      makeZeros(t.type, {static_cast<int64_t>(rows.size()), rowElements});
+  const size_t rowBytes =
+      static_cast<size_t>(rowElements) * elemTypeBytes(t.type);
+  for (size_t r = 0; r < rows.size(); ++r)
+    std::memcpy(&out.data[r * rowBytes],
+                &t.data[static_cast<size_t>(rows[r]) * rowBytes], rowBytes);
+  return out;
+}
+
+bool checkLse(const HostTensor &got, const HostTensor &expected,
+              double tolerance, double &maxAbsErr, std::string &why) {
+  maxAbsErr = 0;
+  const int64_t n = std::min(got.numElements(), expected.numElements());
+  int64_t nans = 0, infMismatch = 0, over = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double g = got.getAsDouble(i), e = expected.getAsDouble(i);
+    if (std::isnan(g)) {
+      ++nans;
+    } else if (std::isinf(g) || std::isinf(e)) {
+      infMismatch += g != e;
+    } else {
+      const double err = std::fabs(g - e);
+      maxAbsErr = std::max(maxAbsErr, err);
+      over += err > tolerance;
+    }
+  }
+  if (nans == 0 && infMismatch == 0 && over == 0 &&
+      got.numElements() == expected.numElements())
+    return true;
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "lse: %lld of %lld rows NaN, %lld infinite where the reference "
+                "differs, %lld off by more than %.3g (max abs error %.3g)",
+                static_cast<long long>(nans), static_cast<long long>(n),
+                static_cast<long long>(infMismatch),
+                static_cast<long long>(over), tolerance, maxAbsErr);
+  why = text;
+  if (got.numElements() != expected.numElements())
+    why = "lse: " + std::to_string(got.numElements()) + " elements, the "
+          "reference has " + std::to_string(expected.numElements());
+  return false;
+}
+
+} // namespace kgen::rt

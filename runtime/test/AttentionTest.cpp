@@ -1,0 +1,666 @@
+//===- AttentionTest.cpp - the attention op's signature and host mirror ---===//
+
+#include "kgen/runtime/Attention.h"
+
+#include "kgen/runtime/Gemm.h"
+#include "kgen/runtime/Sha256.h"
+
+#include "TempDirTest.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+using namespace kgen::rt;
+using nlohmann::json;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+json llamaOp() {
+  return json::parse(R"({"kind": "attention", "batch": 2, "q_heads": 32,
+    "kv_heads": 8, "seq_q": 128, "seq_kv": 256, "head_dim": 128,
+    "dtype": "bf16", "dtype_out": "bf16", "kv_lens": true, "lse": true,
+    "scale": 0.08838834764831845, "causal": true, "sliding_window": 64,
+    "softcap": 30.0})");
+}
+
+AttentionSpec tinySpec() {
+  AttentionSpec s;
+  s.headDim = 32;
+  s.dtype = s.out = ElemType::F32;
+  s.scale = 1.0;
+  return s;
+}
+
+/// An f32 tensor of `shape` with every element `value`.
+HostTensor filled(std::vector<int64_t> shape, double value) {
+  HostTensor t = makeZeros(ElemType::F32, std::move(shape));
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    t.setFromDouble(i, value);
+  return t;
+}
+
+/// Sets row (b, h, j) of a [B, H, S, D] tensor to `values` (then zeros).
+void setRow(HostTensor &t, int64_t b, int64_t h, int64_t j,
+            std::vector<double> values) {
+  const int64_t H = t.shape[1], S = t.shape[2], D = t.shape[3];
+  const int64_t base = ((b * H + h) * S + j) * D;
+  for (int64_t d = 0; d < D; ++d)
+    t.setFromDouble(base + d, d < int64_t(values.size()) ? values[d] : 0.0);
+}
+
+/// v[b, h, j, d] = 100 j + d: a row says which key it is.
+HostTensor keyNumbered(const AttentionSpec &s) {
+  HostTensor v = makeZeros(ElemType::F32, attentionShapeKv(s));
+  for (int64_t i = 0; i < v.numElements(); ++i)
+    v.setFromDouble(i, 100.0 * ((i / s.headDim) % s.seqKv) + i % s.headDim);
+  return v;
+}
+
+/// The mean of v rows [lo, hi) (keys numbered as keyNumbered) at column d.
+double meanOfKeys(int64_t lo, int64_t hi, int64_t d) {
+  double sum = 0;
+  for (int64_t j = lo; j < hi; ++j)
+    sum += 100.0 * j + d;
+  return sum / double(hi - lo);
+}
+
+/// `x` rounded to `type`, as a tensor stores it.
+double roundTo(ElemType type, double x) {
+  HostTensor t = makeZeros(type, {1});
+  t.setFromDouble(0, x);
+  return t.getAsDouble(0);
+}
+
+HostTensor lensOf(std::vector<int> lens) {
+  HostTensor t = makeZeros(ElemType::I32, {int64_t(lens.size())});
+  for (size_t i = 0; i < lens.size(); ++i)
+    t.setFromDouble(int64_t(i), lens[i]);
+  return t;
+}
+
+} // namespace
+
+TEST(AttentionOpTest, ParsesTheManifestObjectAndRoundTrips) {
+  AttentionSpec s;
+  std::string err;
+  ASSERT_TRUE(parseAttentionOp(llamaOp(), s, err)) << err;
+  EXPECT_EQ(s.batch, 2);
+  EXPECT_EQ(s.qHeads, 32);
+  EXPECT_EQ(s.kvHeads, 8);
+  EXPECT_EQ(s.seqQ, 128);
+  EXPECT_EQ(s.seqKv, 256);
+  EXPECT_EQ(s.headDim, 128);
+  EXPECT_EQ(s.dtype, ElemType::BF16);
+  EXPECT_TRUE(s.kvLens && s.lse && s.causal);
+  EXPECT_EQ(s.window, 64);
+  EXPECT_EQ(s.softcap, 30.0);
+  // scale is the f32 value the op holds.
+  EXPECT_EQ(s.scale, double(float(0.08838834764831845)));
+  EXPECT_EQ(attentionGroup(s), 4);
+
+  AttentionSpec back;
+  ASSERT_TRUE(parseAttentionOp(attentionOpJson(s), back, err)) << err;
+  EXPECT_EQ(attentionOpJson(back), attentionOpJson(s));
+  for (const char *key : {"kind", "batch", "q_heads", "kv_heads", "seq_q",
+                          "seq_kv", "head_dim", "dtype", "dtype_out", "kv_lens",
+                          "lse", "scale", "causal", "sliding_window", "softcap"})
+    EXPECT_TRUE(attentionOpJson(s).contains(key)) << key;
+}
+
+TEST(AttentionOpTest, DefaultsAsTheOpDoes) {
+  json op = json::parse(R"({"kind": "attention", "batch": 1, "q_heads": 8,
+    "kv_heads": 8, "seq_q": 1, "seq_kv": 4096, "head_dim": 64, "dtype": "f16"})");
+  AttentionSpec s;
+  std::string err;
+  ASSERT_TRUE(parseAttentionOp(op, s, err)) << err;
+  EXPECT_EQ(s.out, ElemType::F16);
+  EXPECT_EQ(s.scale, double(1.0f / std::sqrt(64.0f)));
+  EXPECT_FALSE(s.kvLens || s.lse || s.causal || s.window || s.softcap);
+  op["sliding_window"] = nullptr;
+  op["softcap"] = nullptr;
+  EXPECT_TRUE(parseAttentionOp(op, s, err)) << err;
+  AttentionSpec back;
+  ASSERT_TRUE(parseAttentionOp(attentionOpJson(s), back, err)) << err;
+  EXPECT_EQ(attentionOpJson(back), attentionOpJson(s));
+}
+
+TEST(AttentionOpTest, RefusesBadFieldsNamingThem) {
+  struct Case {
+    const char *key;
+    json value;
+    const char *message;
+  };
+  const Case cases[] = {
+      {"kind", "gemm", "not an object of kind \"attention\""},
+      {"batch", 0, "'batch' must be an integer in [1, 2147483648]"},
+      {"q_heads", -4, "'q_heads' must be an integer"},
+      {"kv_heads", 1.5, "'kv_heads' must be an integer"},
+      {"seq_q", nullptr, "missing 'seq_q'"},
+      {"seq_kv", "256", "'seq_kv' must be an integer"},
+      {"seq_kv", uint64_t{1} << 40, "'seq_kv' must be an integer"},
+      {"head_dim", 100, "'head_dim' is 100; expected a multiple of 8 in [32, 256]"},
+      {"head_dim", 24, "'head_dim' is 24"},
+      {"head_dim", 264, "'head_dim' is 264"},
+      {"kv_heads", 12, "'q_heads' (32) must be a multiple of 'kv_heads' (12)"},
+      {"dtype", "f8E4M3FN", "'dtype' must be \"bf16\", \"f16\" or \"f32\""},
+      {"dtype", nullptr, "missing 'dtype'"},
+      {"dtype_out", "i32", "'dtype_out' must be"},
+      {"kv_lens", 1, "'kv_lens' must be true or false"},
+      {"lse", "yes", "'lse' must be true or false"},
+      {"causal", 0, "'causal' must be true or false"},
+      {"scale", 0.0, "'scale' must be finite and non-zero"},
+      {"scale", 1e-50, "'scale' must be finite and non-zero as an f32"},
+      {"scale", 1e300, "'scale' must be finite and non-zero"},
+      {"scale", "0.1", "'scale' must be a number"},
+      {"sliding_window", 0, "'sliding_window' must be an integer in [1,"},
+      {"sliding_window", true, "'sliding_window' must be an integer"},
+      {"softcap", 0.0, "'softcap' must be finite and > 0"},
+      {"softcap", -30.0, "'softcap' must be finite and > 0"},
+      {"softcap", 1e300, "'softcap' must be finite and > 0"},
+  };
+  for (const Case &c : cases) {
+    json op = llamaOp();
+    op[c.key] = c.value;
+    AttentionSpec s;
+    std::string err;
+    EXPECT_FALSE(parseAttentionOp(op, s, err)) << c.key << " " << c.value;
+    EXPECT_NE(err.find(c.message), std::string::npos)
+        << c.key << " = " << c.value << ": " << err;
+  }
+  json op = llamaOp();
+  op["causal"] = false;
+  AttentionSpec s;
+  std::string err;
+  EXPECT_FALSE(parseAttentionOp(op, s, err));
+  EXPECT_NE(err.find("'sliding_window' needs 'causal'"), std::string::npos) << err;
+  EXPECT_FALSE(parseAttentionOp(json::array(), s, err));
+}
+
+TEST(AttentionOpTest, CountsFlopsAsFlashAttention) {
+  AttentionSpec s;
+  s.batch = 2;
+  s.qHeads = 32;
+  s.kvHeads = 8;
+  s.seqQ = s.seqKv = 4096;
+  s.headDim = 128;
+  EXPECT_EQ(attentionFlops(s), 4.0 * 2 * 32 * 4096 * 4096 * 128);
+  s.causal = true;
+  EXPECT_EQ(attentionFlops(s), 2.0 * 2 * 32 * 4096 * 4096 * 128);
+  // Sq != Skv: the product, still halved with causal; kv heads, kv_lens,
+  // the window do not count.
+  s.seqQ = 1;
+  s.seqKv = 8192;
+  s.kvLens = true;
+  s.window = 128;
+  EXPECT_EQ(attentionFlops(s), 2.0 * 2 * 32 * 1 * 8192 * 128);
+  s.causal = false;
+  s.window.reset();
+  EXPECT_EQ(attentionFlops(s), 4.0 * 2 * 32 * 1 * 8192 * 128);
+}
+
+TEST(AttentionOpTest, CountsBytesOnce) {
+  AttentionSpec s;
+  s.batch = 2;
+  s.qHeads = 4;
+  s.kvHeads = 2;
+  s.seqQ = 3;
+  s.seqKv = 5;
+  s.headDim = 32;
+  s.out = ElemType::F32;
+  const double q = 2 * 4 * 3 * 32, kv = 2 * 2 * 5 * 32;
+  EXPECT_EQ(attentionBytes(s), q * 2 + 2 * kv * 2 + q * 4);
+  s.lse = s.kvLens = true;
+  EXPECT_EQ(attentionBytes(s), q * 2 + 2 * kv * 2 + q * 4 + 2 * 4 * 3 * 4 + 2 * 4);
+}
+
+TEST(AttentionOpTest, Tolerances) {
+  AttentionSpec s;
+  EXPECT_EQ(attentionTolerance(s), 1e-2);
+  EXPECT_EQ(attentionLseTolerance(s), 1e-3);
+  s.dtype = s.out = ElemType::F32;
+  EXPECT_EQ(attentionTolerance(s), 1e-4);
+  EXPECT_EQ(attentionLseTolerance(s), 1e-4);
+  s.out = ElemType::BF16; // the output's rounding dominates
+  EXPECT_EQ(attentionTolerance(s), 1e-2);
+}
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+KernelParam tensor(const std::string &name, ElemType type,
+                   std::vector<int64_t> shape, ParamRole role) {
+  KernelParam p;
+  p.name = name;
+  p.kind = ParamKind::Tensor;
+  p.dtype = type;
+  p.shape = std::move(shape);
+  p.role = role;
+  return p;
+}
+
+/// A package of `spec`'s parameters, q/out/lse in the op's layout or the
+/// packed view.
+KernelPackage packageOf(const AttentionSpec &s, bool packed) {
+  KernelPackage pkg;
+  pkg.name = "attn";
+  const auto qShape = packed ? attentionPackedShapeQ(s) : attentionShapeQ(s);
+  pkg.params.push_back(tensor("q", s.dtype, qShape, ParamRole::Input));
+  pkg.params.push_back(tensor("k", s.dtype, attentionShapeKv(s), ParamRole::Input));
+  pkg.params.push_back(tensor("v", s.dtype, attentionShapeKv(s), ParamRole::Input));
+  if (s.kvLens)
+    pkg.params.push_back(tensor("kv_lens", ElemType::I32, {s.batch}, ParamRole::Input));
+  pkg.params.push_back(tensor("out", s.out, qShape, ParamRole::Output));
+  if (s.lse)
+    pkg.params.push_back(tensor("lse", ElemType::F32,
+                                packed ? attentionPackedShapeLse(s)
+                                       : attentionShapeLse(s),
+                                ParamRole::Output));
+  KernelParam scale;
+  scale.name = "scale";
+  scale.kind = ParamKind::Scalar;
+  pkg.params.push_back(scale);
+  return pkg;
+}
+
+AttentionSpec gqaSpec() {
+  AttentionSpec s;
+  s.batch = 2;
+  s.qHeads = 8;
+  s.kvHeads = 2;
+  s.seqQ = 3;
+  s.seqKv = 40;
+  s.headDim = 64;
+  s.kvLens = s.lse = true;
+  s.scale = 0.125;
+  return s;
+}
+
+void expectRefused(const KernelPackage &pkg, const AttentionSpec &s,
+                   const std::string &message) {
+  std::string err;
+  EXPECT_FALSE(checkAttentionParams(pkg, s, err)) << message;
+  EXPECT_NE(err.find(message), std::string::npos) << err;
+}
+
+} // namespace
+
+TEST(AttentionParamsTest, AcceptsTheOpLayoutAndThePackedView) {
+  const AttentionSpec s = gqaSpec();
+  std::string err;
+  EXPECT_TRUE(checkAttentionParams(packageOf(s, false), s, err)) << err;
+  EXPECT_TRUE(checkAttentionParams(packageOf(s, true), s, err)) << err;
+  EXPECT_EQ(attentionPackedShapeQ(s), (std::vector<int64_t>{2, 2, 12, 64}));
+  EXPECT_EQ(attentionPackedShapeLse(s), (std::vector<int64_t>{2, 2, 12}));
+  // Split-KV workspaces.
+  KernelPackage pkg = packageOf(s, true);
+  pkg.params.push_back(tensor("o_partial", ElemType::F32, {4, 2, 2, 12, 64},
+                              ParamRole::Workspace));
+  pkg.params.push_back(tensor("lse_partial", ElemType::F32, {4, 2, 2, 12},
+                              ParamRole::Workspace));
+  EXPECT_TRUE(checkAttentionParams(pkg, s, err)) << err;
+}
+
+TEST(AttentionParamsTest, RefusesWhatTheOpDoesNotHave) {
+  AttentionSpec s = gqaSpec();
+  KernelPackage pkg = packageOf(s, false);
+  pkg.params.erase(pkg.params.begin() + *pkg.findParam("kv_lens"));
+  expectRefused(pkg, s, "attention needs a tensor parameter 'kv_lens'");
+
+  AttentionSpec noLens = s;
+  noLens.kvLens = false;
+  expectRefused(packageOf(s, false), noLens,
+                "has a tensor parameter 'kv_lens' but the op has no kv_lens");
+  AttentionSpec noLse = s;
+  noLse.lse = false;
+  expectRefused(packageOf(s, false), noLse,
+                "has a tensor parameter 'lse' but the op has no lse");
+
+  pkg = packageOf(s, false);
+  pkg.params[*pkg.findParam("k")].dtype = ElemType::F16;
+  expectRefused(pkg, s, "parameter 'k' is f16 2x2x40x64, the op says bf16 2x2x40x64");
+  pkg = packageOf(s, false);
+  pkg.params[*pkg.findParam("kv_lens")].dtype = ElemType::I64;
+  expectRefused(pkg, s, "parameter 'kv_lens' is i64");
+  pkg = packageOf(s, false);
+  pkg.params[*pkg.findParam("lse")].dtype = ElemType::BF16;
+  expectRefused(pkg, s, "parameter 'lse' is bf16");
+  pkg = packageOf(s, false);
+  pkg.params[*pkg.findParam("out")].shape = {2, 8, 40, 64};
+  expectRefused(pkg, s, "the op says bf16 2x8x3x64 or 2x2x12x64");
+  pkg = packageOf(s, false);
+  pkg.params[*pkg.findParam("q")].role = ParamRole::InOut;
+  expectRefused(pkg, s, "parameter 'q' has role inout, expected input");
+  pkg = packageOf(s, false);
+  pkg.params[*pkg.findParam("out")].role = ParamRole::Input;
+  expectRefused(pkg, s, "parameter 'out' has role input, expected output");
+  pkg = packageOf(s, false);
+  pkg.params.push_back(tensor("scratch", ElemType::F32, {16}, ParamRole::Workspace));
+  expectRefused(pkg, s, "has a tensor parameter 'scratch', not one of");
+
+  pkg = packageOf(s, false);
+  pkg.params.push_back(tensor("o_partial", ElemType::F32, {4, 2, 2, 12, 64},
+                              ParamRole::Workspace));
+  expectRefused(pkg, s, "has 'o_partial' without 'lse_partial'");
+  pkg.params.push_back(tensor("lse_partial", ElemType::F32, {3, 2, 2, 12},
+                              ParamRole::Workspace));
+  expectRefused(pkg, s, "parameter 'lse_partial' is f32 3x2x2x12, the op says f32 4x2x2x12");
+  pkg.params.back().shape = {4, 2, 2, 12};
+  pkg.params.back().role = ParamRole::Output;
+  expectRefused(pkg, s, "parameter 'lse_partial' has role output, expected workspace");
+}
+
+//===----------------------------------------------------------------------===//
+// The host reference, on cases computed by hand
+//===----------------------------------------------------------------------===//
+
+TEST(AttentionReferenceTest, OneKeyGivesItsValueRow) {
+  AttentionSpec s = tinySpec();
+  s.seqKv = 1;
+  HostTensor q = filled(attentionShapeQ(s), 0.5);
+  HostTensor k = filled(attentionShapeKv(s), 0.25);
+  HostTensor v = keyNumbered(s);
+  const AttentionRow row = attentionRow(s, q, k, v, nullptr, 0, 0, 0);
+  for (int64_t d = 0; d < 32; ++d)
+    EXPECT_EQ(row.out[d], double(d));
+  EXPECT_DOUBLE_EQ(row.lse, 32 * 0.5 * 0.25); // the one logit, scale 1
+}
+
+TEST(AttentionReferenceTest, NoVisibleKeyGivesZerosAndMinusInfinity) {
+  AttentionSpec s = tinySpec();
+  s.batch = 2;
+  s.seqKv = 4;
+  s.kvLens = true;
+  HostTensor q = filled(attentionShapeQ(s), 1), k = filled(attentionShapeKv(s), 1);
+  HostTensor v = keyNumbered(s);
+  const HostTensor lens = lensOf({0, -3});    // -3 clamps to 0
+  for (int64_t b = 0; b < 2; ++b) {
+    const AttentionRow row = attentionRow(s, q, k, v, &lens, b, 0, 0);
+    EXPECT_EQ(row.lse, -kInf);
+    for (double o : row.out)
+      EXPECT_EQ(o, 0.0);
+  }
+  // Causal with more queries than keys: the first Sq - L queries see none.
+  s.kvLens = false;
+  s.batch = 1;
+  s.seqQ = 6;
+  s.causal = true;
+  q = filled(attentionShapeQ(s), 0);
+  EXPECT_EQ(attentionRow(s, q, k, v, nullptr, 0, 0, 1).lse, -kInf);
+  EXPECT_EQ(attentionRow(s, q, k, v, nullptr, 0, 0, 2).out[5], 5.0); // key 0
+}
+
+TEST(AttentionReferenceTest, CausalIsBottomRight) {
+  // q = 0: every visible key has logit 0, so out is the mean of the visible
+  // value rows and lse = log(count).
+  AttentionSpec s = tinySpec();
+  s.seqQ = 2;
+  s.seqKv = 4;
+  s.causal = true;
+  HostTensor q = filled(attentionShapeQ(s), 0), k = filled(attentionShapeKv(s), 1);
+  HostTensor v = keyNumbered(s);
+  // Query 0 sits at p = 0 + 4 - 2 = 2: keys 0..2; query 1 at 3: keys 0..3.
+  AttentionRow r0 = attentionRow(s, q, k, v, nullptr, 0, 0, 0);
+  AttentionRow r1 = attentionRow(s, q, k, v, nullptr, 0, 0, 1);
+  EXPECT_DOUBLE_EQ(r0.out[7], meanOfKeys(0, 3, 7));
+  EXPECT_DOUBLE_EQ(r0.lse, std::log(3.0));
+  EXPECT_DOUBLE_EQ(r1.out[7], meanOfKeys(0, 4, 7));
+  EXPECT_DOUBLE_EQ(r1.lse, std::log(4.0));
+  // kv_lens moves the diagonal: L = 3 puts query 0 at p = 1 (keys 0, 1).
+  s.kvLens = true;
+  const HostTensor lens = lensOf({3});
+  r0 = attentionRow(s, q, k, v, &lens, 0, 0, 0);
+  r1 = attentionRow(s, q, k, v, &lens, 0, 0, 1);
+  EXPECT_DOUBLE_EQ(r0.out[0], meanOfKeys(0, 2, 0));
+  EXPECT_DOUBLE_EQ(r1.out[0], meanOfKeys(0, 3, 0));
+  // Without causal, kv_lens alone: keys 0..2 for every query.
+  s.causal = false;
+  EXPECT_DOUBLE_EQ(attentionRow(s, q, k, v, &lens, 0, 0, 0).out[3],
+                   meanOfKeys(0, 3, 3));
+}
+
+TEST(AttentionReferenceTest, WindowHidesKeysAtOrBeforePMinusW) {
+  AttentionSpec s = tinySpec();
+  s.seqQ = 2;
+  s.seqKv = 6;
+  s.causal = true;
+  s.window = 2;
+  HostTensor q = filled(attentionShapeQ(s), 0), k = filled(attentionShapeKv(s), 1);
+  HostTensor v = keyNumbered(s);
+  // Query 0 at p = 4: keys 3, 4 (j > 2); query 1 at p = 5: keys 4, 5.
+  AttentionRow r0 = attentionRow(s, q, k, v, nullptr, 0, 0, 0);
+  AttentionRow r1 = attentionRow(s, q, k, v, nullptr, 0, 0, 1);
+  EXPECT_DOUBLE_EQ(r0.out[1], meanOfKeys(3, 5, 1));
+  EXPECT_DOUBLE_EQ(r1.out[1], meanOfKeys(4, 6, 1));
+  EXPECT_DOUBLE_EQ(r1.lse, std::log(2.0));
+  s.window = 1; // the diagonal key only
+  EXPECT_DOUBLE_EQ(attentionRow(s, q, k, v, nullptr, 0, 0, 0).out[2],
+                   meanOfKeys(4, 5, 2));
+}
+
+TEST(AttentionReferenceTest, SoftcapBendsTheScaledLogitsBeforeTheSoftmax) {
+  AttentionSpec s = tinySpec();
+  s.seqKv = 2;
+  s.scale = 0.5;
+  s.softcap = 1.0;
+  HostTensor q = makeZeros(ElemType::F32, attentionShapeQ(s));
+  HostTensor k = makeZeros(ElemType::F32, attentionShapeKv(s));
+  HostTensor v = keyNumbered(s);
+  setRow(q, 0, 0, 0, {1.0});
+  setRow(k, 0, 0, 0, {4.0}); // logit 0.5 * 4 = 2, capped: tanh(2)
+  const double t0 = std::tanh(2.0);
+  const AttentionRow row = attentionRow(s, q, k, v, nullptr, 0, 0, 0);
+  const double w0 = std::exp(t0) / (std::exp(t0) + 1.0);
+  EXPECT_NEAR(row.out[0], w0 * 0 + (1 - w0) * 100, 1e-12);
+  EXPECT_NEAR(row.lse, std::log(std::exp(t0) + 1.0), 1e-12);
+  s.softcap.reset(); // uncapped: logit 2
+  EXPECT_NEAR(attentionRow(s, q, k, v, nullptr, 0, 0, 0).lse,
+              std::log(std::exp(2.0) + 1.0), 1e-12);
+}
+
+TEST(AttentionReferenceTest, QueryHeadsShareTheirGroupsKeyValueHead) {
+  AttentionSpec s = tinySpec();
+  s.qHeads = 4;
+  s.kvHeads = 2;
+  s.seqKv = 1;
+  HostTensor q = filled(attentionShapeQ(s), 0), k = filled(attentionShapeKv(s), 0);
+  HostTensor v = makeZeros(ElemType::F32, attentionShapeKv(s));
+  setRow(v, 0, 0, 0, {3.0});
+  setRow(v, 0, 1, 0, {7.0});
+  EXPECT_EQ(attentionRow(s, q, k, v, nullptr, 0, 0, 0).out[0], 3.0);
+  EXPECT_EQ(attentionRow(s, q, k, v, nullptr, 0, 1, 0).out[0], 3.0);
+  EXPECT_EQ(attentionRow(s, q, k, v, nullptr, 0, 2, 0).out[0], 7.0);
+  EXPECT_EQ(attentionRow(s, q, k, v, nullptr, 0, 3, 0).out[0], 7.0);
+}
+
+TEST(AttentionReferenceTest, ExpectedRowsAreRowsOfTheOpAndOfThePackedView) {
+  AttentionSpec s = tinySpec();
+  s.batch = 2;
+  s.qHeads = 4;
+  s.kvHeads = 2;
+  s.seqQ = 3;
+  s.seqKv = 5;
+  s.out = ElemType::BF16;
+  const HostTensor q = makeRandom(ElemType::F32, attentionShapeQ(s), 1);
+  const HostTensor k = makeRandom(ElemType::F32, attentionShapeKv(s), 2);
+  const HostTensor v = makeRandom(ElemType::F32, attentionShapeKv(s), 3);
+  const std::vector<int64_t> rows = sampleIndices(2 * 4 * 3, 8, 7);
+  ASSERT_EQ(rows.front(), 0);
+  ASSERT_EQ(rows.back(), 23);
+  const AttentionExpected e = attentionExpected(s, q, k, v, nullptr, rows);
+  ASSERT_EQ(e.out.shape, (std::vector<int64_t>{8, 32}));
+  EXPECT_EQ(e.out.type, ElemType::BF16);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    // Flat row = (b * Hq + h) * Sq + i; in the packed view
+    // (b * Hkv + hk) * (G * Sq) + g * Sq + i: the same number.
+    const int64_t i = rows[r] % 3, h = rows[r] / 3 % 4, b = rows[r] / 12;
+    const AttentionRow row = attentionRow(s, q, k, v, nullptr, b, h, i);
+    EXPECT_EQ(e.out.getAsDouble(int64_t(r) * 32 + 5), roundTo(ElemType::BF16, row.out[5]));
+    EXPECT_FLOAT_EQ(float(e.lse.getAsDouble(int64_t(r))), float(row.lse));
+  }
+  const HostTensor gathered = gatherRows(q, rows, 32);
+  EXPECT_EQ(gathered.shape, (std::vector<int64_t>{8, 32}));
+  EXPECT_EQ(gathered.getAsDouble(32 + 1), q.getAsDouble(rows[1] * 32 + 1));
+}
+
+TEST(AttentionReferenceTest, KvLensAreDrawnFromTheSeed) {
+  AttentionSpec s;
+  s.batch = 4000;
+  s.seqKv = 1000;
+  const HostTensor a = attentionKvLens(s, 42), b = attentionKvLens(s, 42);
+  EXPECT_EQ(a.data, b.data);
+  EXPECT_NE(attentionKvLens(s, 43).data, a.data);
+  int64_t full = 0, empty = 0, shortOnes = 0, partial = 0;
+  for (int64_t i = 0; i < s.batch; ++i) {
+    const double len = a.getAsDouble(i);
+    ASSERT_GE(len, 0);
+    ASSERT_LE(len, 1000);
+    full += len == 1000;
+    empty += len == 0;
+    shortOnes += len >= 1 && len <= 8;
+    partial += len > 8 && len < 1000;
+  }
+  EXPECT_NEAR(double(full) / s.batch, 0.5, 0.05);
+  EXPECT_GT(empty, 0);
+  EXPECT_NEAR(double(shortOnes + empty) / s.batch, 1.0 / 8, 0.03);
+  EXPECT_NEAR(double(partial) / s.batch, 3.0 / 8, 0.05);
+  s.seqKv = 1; // lengths 0 or 1 only
+  const HostTensor one = attentionKvLens(s, 5);
+  for (int64_t i = 0; i < s.batch; ++i)
+    ASSERT_LE(one.getAsDouble(i), 1);
+}
+
+TEST(AttentionReferenceTest, ChecksTheLogSumExp) {
+  HostTensor ref = makeZeros(ElemType::F32, {3});
+  ref.setFromDouble(0, 1.5);
+  ref.setFromDouble(1, -kInf);
+  ref.setFromDouble(2, 2.0);
+  HostTensor got = ref;
+  got.setFromDouble(2, 2.0005);
+  double maxErr = 0;
+  std::string why;
+  EXPECT_TRUE(checkLse(got, ref, 1e-3, maxErr, why)) << why;
+  EXPECT_NEAR(maxErr, 5e-4, 1e-6);
+  EXPECT_FALSE(checkLse(got, ref, 1e-4, maxErr, why));
+  EXPECT_NE(why.find("1 off by more than"), std::string::npos) << why;
+  got = ref;
+  got.setFromDouble(1, 0.0); // a row with no key must say -inf
+  EXPECT_FALSE(checkLse(got, ref, 1e-3, maxErr, why));
+  EXPECT_NE(why.find("1 infinite where the reference differs"), std::string::npos) << why;
+  got = ref;
+  got.setFromDouble(0, std::nan(""));
+  EXPECT_FALSE(checkLse(got, ref, 1e-3, maxErr, why));
+  EXPECT_NE(why.find("1 of 3 rows NaN"), std::string::npos) << why;
+}
+
+//===----------------------------------------------------------------------===//
+// Packages
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A decode-step attention package (packed GQA view, kv_lens, lse, split-KV
+/// workspaces) as the compiler writes it, without source_sha256.
+json attentionManifest() {
+  return json::parse(R"({
+    "schema": "kgen.kernel-package", "version": 2, "name": "attn_decode",
+    "source": "kernel.cu", "target": "sm_80",
+    "kernels": [
+      {"entry": "kgen_attn_split", "launch": {"grid": [1, 8, 8], "block": [128, 1, 1],
+       "cluster": [1, 1, 1], "dynamic_smem_bytes": 0},
+       "args": ["q", "k", "v", "kv_lens", "o_partial", "lse_partial"]},
+      {"entry": "kgen_attn_combine", "launch": {"grid": [1, 8, 1], "block": [128, 1, 1],
+       "cluster": [1, 1, 1], "dynamic_smem_bytes": 0},
+       "args": ["o_partial", "lse_partial", "out", "lse"]}],
+    "params": [
+      {"name": "q", "kind": "tensor", "dtype": "bf16", "shape": [4, 2, 4, 128], "role": "input"},
+      {"name": "k", "kind": "tensor", "dtype": "bf16", "shape": [4, 2, 1024, 128], "role": "input"},
+      {"name": "v", "kind": "tensor", "dtype": "bf16", "shape": [4, 2, 1024, 128], "role": "input"},
+      {"name": "kv_lens", "kind": "tensor", "dtype": "i32", "shape": [4], "role": "input"},
+      {"name": "out", "kind": "tensor", "dtype": "bf16", "shape": [4, 2, 4, 128], "role": "output"},
+      {"name": "lse", "kind": "tensor", "dtype": "f32", "shape": [4, 8, 1], "role": "output"},
+      {"name": "o_partial", "kind": "tensor", "dtype": "f32", "shape": [8, 4, 2, 4, 128], "role": "workspace"},
+      {"name": "lse_partial", "kind": "tensor", "dtype": "f32", "shape": [8, 4, 2, 4], "role": "workspace"}],
+    "op": {"kind": "attention", "batch": 4, "q_heads": 8, "kv_heads": 2,
+           "seq_q": 1, "seq_kv": 1024, "head_dim": 128, "dtype": "bf16",
+           "dtype_out": "bf16", "kv_lens": true, "lse": true,
+           "scale": 0.08838834764831845, "causal": false,
+           "sliding_window": null, "softcap": null},
+    "config": {"source": "default", "split_kv": 8},
+    "flops": 16777216, "bytes": 4210832})");
+}
+
+class AttentionPackageTest : public kgen::rt::test::TempDirTest {
+protected:
+  std::string write(const std::string &name, json manifest) {
+    const std::string source = "extern \"C\" __global__ void kgen_attn_split() {}\n"
+                               "extern \"C\" __global__ void kgen_attn_combine() {}\n";
+    const std::string pkgDir = dir + "/" + name;
+    std::filesystem::create_directories(pkgDir);
+    manifest["source_sha256"] = sha256Hex(source);
+    std::ofstream(pkgDir + "/manifest.json") << manifest.dump(2);
+    std::ofstream(pkgDir + "/kernel.cu", std::ios::binary) << source;
+    return pkgDir;
+  }
+};
+
+} // namespace
+
+TEST_F(AttentionPackageTest, LoadsAnAttentionPackage) {
+  KernelPackage pkg;
+  std::string err;
+  ASSERT_TRUE(loadPackage(write("ok", attentionManifest()), pkg, err)) << err;
+  AttentionSpec spec;
+  ASSERT_TRUE(parseAttentionOp(pkg.op, spec, err)) << err;
+  EXPECT_TRUE(checkAttentionParams(pkg, spec, err)) << err;
+  EXPECT_EQ(attentionFlops(spec), pkg.flops);
+  EXPECT_EQ(attentionBytes(spec), pkg.bytes);
+}
+
+TEST_F(AttentionPackageTest, RefusesACorruptAttentionOpWithAMessage) {
+  struct Case {
+    const char *pointer;
+    json value;
+    const char *message;
+  };
+  const Case cases[] = {
+      {"/op/head_dim", 100,
+       "manifest.json: op: 'head_dim' is 100; expected a multiple of 8 in [32, 256]"},
+      {"/op/kv_heads", 3, "manifest.json: op: 'q_heads' (8) must be a multiple of 'kv_heads' (3)"},
+      {"/op/sliding_window", 16, "manifest.json: op: 'sliding_window' needs 'causal'"},
+      {"/op/scale", 0.0, "manifest.json: op: 'scale' must be finite and non-zero"},
+      {"/op/kv_lens", false,
+       "manifest.json: params: package attn_decode: attention has a tensor "
+       "parameter 'kv_lens' but the op has no kv_lens"},
+      {"/op/seq_kv", 2048, "manifest.json: params: package attn_decode: attention "
+                           "parameter 'k' is bf16 4x2x1024x128, the op says bf16 4x2x2048x128"},
+      {"/params/5/dtype", "bf16", "parameter 'lse' is bf16"},
+      {"/params/6/role", "output", "parameter 'o_partial' has role output, expected workspace"},
+  };
+  for (const Case &c : cases) {
+    json manifest = attentionManifest();
+    manifest[json::json_pointer(c.pointer)] = c.value;
+    const std::string pkgDir = write("bad", manifest);
+    KernelPackage pkg;
+    std::string err;
+    EXPECT_FALSE(loadPackage(pkgDir, pkg, err)) << c.pointer;
+    EXPECT_EQ(err.rfind(pkgDir + "/manifest.json: ", 0), 0u) << err;
+    EXPECT_NE(err.find(c.message), std::string::npos) << c.pointer << ": " << err;
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  }
+  // The op without a required field.
+  json manifest = attentionManifest();
+  manifest["op"].erase("seq_q");
+  KernelPackage pkg;
+  std::string err;
+  EXPECT_FALSE(loadPackage(write("bad", manifest), pkg, err));
+  EXPECT_NE(err.find("op: missing 'seq_q'"), std::string::npos) << err;
+}
