@@ -202,7 +202,62 @@ TEST(EmulateIsa, SharedOutOfBoundsIsReported) {
   EXPECT_EQ(launch(smemBoundsKernel, 32, 64), 1);
 }
 
+float gShfl[32];
+int gShflMask[32];
+
+/// Lane l offers 100 + l and asks with its own lane mask (the ISA computes
+/// the source lane per thread: j = l ^ b[4:0]).
+void shflKernel() {
+  const int lane = int(threadIdx.x);
+  gShfl[lane] = cuda::shfl_xor(100.f + float(lane), gShflMask[lane]);
+}
+
+TEST(EmulateIsa, ShflSyncBflyExchangesAcrossTheMask) {
+  // shfl.sync.bfly with c = 0x1f (no segments, clamp 31): every j is in
+  // range, so lane l receives lane (l ^ b)'s value, for any b per lane.
+  for (int m : {1, 2, 16, 31}) {
+    for (int l = 0; l < 32; ++l)
+      gShflMask[l] = m;
+    ASSERT_EQ(launch(shflKernel, 32), 0);
+    for (int l = 0; l < 32; ++l)
+      EXPECT_EQ(gShfl[l], 100.f + float(l ^ m)) << "mask " << m << " lane " << l;
+  }
+  for (int l = 0; l < 32; ++l)
+    gShflMask[l] = l % 4 + 32; // b[4:0] only: bit 5 is ignored
+  ASSERT_EQ(launch(shflKernel, 32), 0);
+  for (int l = 0; l < 32; ++l)
+    EXPECT_EQ(gShfl[l], 100.f + float(l ^ (l % 4))) << "lane " << l;
+}
+
+/// Lanes 0..15 shuffle while 16..31 load a matrix: divergent .sync.aligned
+/// collectives; or lanes 16..31 exit before the shuffle.
+template <bool Exit> void shflDivergentKernel() {
+  const int lane = int(threadIdx.x);
+  if (lane >= 16) {
+    if (Exit)
+      return;
+    cuda::ldmatrix_x1(gRegs[lane][0], 0);
+  } else {
+    gShfl[lane] = cuda::shfl_xor(1.f, 1);
+  }
+}
+
+TEST(EmulateIsa, ShflSyncWithoutTheWholeWarpIsReported) {
+  EXPECT_EQ(launch(shflDivergentKernel<false>, 32, 64), 1);
+  EXPECT_EQ(launch(shflDivergentKernel<true>, 32, 64), 1);
+}
+
 TEST(EmulateIsa, Conversions) {
+  // cvt.rn.bf16x2.f32 / .f16x2.f32 d, a, b: a to the upper half; round to
+  // nearest even (1 + 2^-8 is halfway between two bf16 values: to 1.0;
+  // 1 + 3 * 2^-8 to 1 + 2^-6; 1 + 2^-11 is half an f16 ulp: to 1.0).
+  EXPECT_EQ(cuda::cvt_bf16x2(1.0f, -2.0f), (0x3f80u << 16) | 0xc000u);
+  EXPECT_EQ(cuda::cvt_bf16x2(1.00390625f, 1.01171875f),
+            (0x3f80u << 16) | 0x3f82u);
+  EXPECT_EQ(cuda::cvt_f16x2(1.0f, -2.0f), (0x3c00u << 16) | 0xc000u);
+  EXPECT_EQ(cuda::cvt_f16x2(1.00048828125f, 65536.f),
+            (0x3c00u << 16) | 0x7c00u);
+
   // cvt.rna.tf32: ties away from zero at 10 mantissa bits.
   EXPECT_EQ(cuda::f32_to_tf32(0x3f801000u), 0x3f802000u);
   EXPECT_EQ(cuda::f32_to_tf32(0x3f800fffu), 0x3f800000u);

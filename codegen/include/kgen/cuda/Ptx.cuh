@@ -23,6 +23,13 @@
 //                                   .e4m3.e4m3.f32 (sm_89+) [9.7.14.5.10]
 //   f32_to_tf32(bits)                cvt.rna.tf32.f32 [9.7.9.21]
 //   cvt_e4m3x2(hi, lo)               cvt.rn.satfinite.e4m3x2.f32 [9.7.9.21]
+//   cvt_bf16x2(hi, lo), cvt_f16x2(hi, lo)   cvt.rn.{bf16x2,f16x2}.f32: two
+//                                   f32 rounded to nearest even into one
+//                                   .b32, hi in the upper half [9.7.9.21]
+//   shfl_xor(v, lane_mask)           shfl.sync.bfly.b32 over the full warp
+//                                   (c = 0x1f, membermask 0xffffffff): lane
+//                                   i receives lane (i ^ lane_mask)'s v
+//                                   [9.7.9.6]
 //   ld_shared_b32(addr)              ld.shared.b32 [9.7.9.8]
 //   ld_shared(p) / st_shared(p, v)   a load / store of one T through a
 //                                   generic pointer into shared memory
@@ -237,6 +244,46 @@ KGEN_DEVICE unsigned short cvt_e4m3x2(float hi, float lo) {
   unsigned short r = 0;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
   asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;\n" : "=h"(r) : "f"(hi), "f"(lo));
+#endif
+  return r;
+}
+
+/// cvt.rn.bf16x2.f32 d, hi, lo: `hi` to d[31:16], `lo` to d[15:0] (the
+/// lower-indexed element of a packed pair is `lo`).
+template <int kDummy = 0> KGEN_DEVICE unsigned cvt_bf16x2(float hi, float lo) {
+  KGEN_PTX_ARCH_CHECK(800, kDummy, "cvt.rn.bf16x2.f32 needs sm_80+");
+  unsigned r = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+#endif
+  return r;
+}
+
+/// cvt.rn.f16x2.f32 d, hi, lo: as cvt_bf16x2, to f16.
+template <int kDummy = 0> KGEN_DEVICE unsigned cvt_f16x2(float hi, float lo) {
+  KGEN_PTX_ARCH_CHECK(800, kDummy, "cvt.rn.f16x2.f32 needs sm_80+");
+  unsigned r = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+#endif
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// Warp shuffle
+//===----------------------------------------------------------------------===//
+
+/// shfl.sync.bfly.b32 d, v, lane_mask, 0x1f, 0xffffffff: lane i receives
+/// lane (i ^ lane_mask[4:0])'s v. c = 0x1f (no sub-segments, clamp 31), so
+/// every source lane is in range. All 32 lanes must execute it together
+/// (membermask is the full warp). volatile: the compiler must not sink it
+/// into code that only some lanes run.
+KGEN_DEVICE float shfl_xor(float v, int lane_mask) {
+  float r = v;
+#if defined(__CUDA_ARCH__)
+  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;\n"
+      : "=f"(r)
+      : "f"(v), "r"(lane_mask));
 #endif
   return r;
 }

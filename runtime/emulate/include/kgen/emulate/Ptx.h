@@ -20,7 +20,11 @@
 //       kernel whose k loop is right equals the reference bit for bit.
 //   cp.async.cg 16 [9.7.9.25.3]: pending per thread until its group is
 //       waited for; then src-size bytes are read and the rest zero-filled.
-//   cvt.rna.tf32.f32, cvt.rn.satfinite.e4m3x2.f32 [9.7.9.21], ld.shared.b32.
+//   cvt.rna.tf32.f32, cvt.rn.satfinite.e4m3x2.f32, cvt.rn.{bf16x2,f16x2}.f32
+//       [9.7.9.21] (x2: the first source to the upper half), ld.shared.b32.
+//   shfl.sync.bfly.b32 [9.7.9.6]: a warp collective; lane i computes
+//       j = i ^ b[4:0] and, when j <= maxLane = (i & segmask) | (c[4:0] &
+//       ~segmask) (c[12:8] = segmask), receives lane j's a, else its own.
 //   The sm_90 / sm_90a instructions (mbarrier, TMA, bulk stores, clusters,
 //   named barriers, wgmma, setmaxnreg, fences): kgen/emulate/Sm90.h.
 //
@@ -169,6 +173,29 @@ inline void mma(float &d0, float &d1, float &d2, float &d3,
   rendezvous(op, &mmaExec<K>, args);
 }
 
+struct ShflLane {
+  float a;
+  unsigned b, c;
+  float *d;
+};
+
+/// shfl.sync.bfly.b32 d, a, b, c over the 32 lanes.
+inline void shflBflyExec(LaneArgs (&lanes)[32]) {
+  float src[32];
+  for (int l = 0; l < 32; ++l)
+    src[l] = static_cast<const ShflLane *>(lanes[l].in)->a;
+  for (int l = 0; l < 32; ++l) {
+    const ShflLane &m = *static_cast<const ShflLane *>(lanes[l].in);
+    const unsigned bval = m.b & 31u, cval = m.c & 31u,
+                   segmask = (m.c >> 8) & 31u;
+    const unsigned maxLane = (unsigned(l) & segmask) | (cval & ~segmask);
+    unsigned j = unsigned(l) ^ bval;
+    if (j > maxLane)
+      j = unsigned(l);
+    *m.d = src[j];
+  }
+}
+
 /// Lands every copy of the oldest committed group of the calling thread.
 inline void completeOldestGroup() {
   Fiber &f = self();
@@ -253,6 +280,25 @@ template <int kDummy = 0> inline unsigned f32_to_tf32(unsigned bits) {
 template <int kDummy = 0> inline unsigned short cvt_e4m3x2(float hi, float lo) {
   return (unsigned short)((unsigned(emu::f32ToE4m3(hi)) << 8) |
                           emu::f32ToE4m3(lo));
+}
+
+/// cvt.rn.bf16x2.f32 d, hi, lo: hi -> d[31:16], lo -> d[15:0].
+template <int kDummy = 0> inline unsigned cvt_bf16x2(float hi, float lo) {
+  return (unsigned(emu::f32ToBf16(hi)) << 16) | emu::f32ToBf16(lo);
+}
+/// cvt.rn.f16x2.f32 d, hi, lo: hi -> d[31:16], lo -> d[15:0].
+template <int kDummy = 0> inline unsigned cvt_f16x2(float hi, float lo) {
+  return (unsigned(emu::f32ToF16(hi)) << 16) | emu::f32ToF16(lo);
+}
+
+/// shfl.sync.bfly.b32 d, v, lane_mask, 0x1f, 0xffffffff.
+inline float shfl_xor(float v, int lane_mask) {
+  float d = v;
+  emu::isa::ShflLane lane{v, unsigned(lane_mask), 0x1fu, &d};
+  emu::LaneArgs args;
+  args.in = &lane;
+  emu::rendezvous("shfl.sync.bfly", &emu::isa::shflBflyExec, args);
+  return d;
 }
 
 inline unsigned ld_shared_b32(unsigned addr) {
