@@ -3,6 +3,7 @@
 #include "Emulate.h"
 
 #include "include/kgen/emulate/TensorMap.h"
+#include "kgen/runtime/Attention.h"
 #include "kgen/runtime/Gemm.h"
 #include "kgen/runtime/HostTensor.h"
 #include "kgen/runtime/Npy.h"
@@ -165,6 +166,118 @@ bool saveTensors(const rt::KernelPackage &pkg,
   return true;
 }
 
+/// The index of parameter `name` in `pkg`, or -1.
+int paramIndex(const rt::KernelPackage &pkg, const char *name) {
+  std::optional<size_t> i = pkg.findParam(name);
+  return i ? int(*i) : -1;
+}
+
+/// Tensor `index` as the kernels left it in emulated memory.
+rt::HostTensor computed(const std::vector<rt::HostTensor> &host,
+                        const std::vector<std::unique_ptr<Guarded>> &mem,
+                        int index) {
+  rt::HostTensor got = host[index];
+  std::memcpy(got.data.data(), mem[index]->data, got.data.size());
+  return got;
+}
+
+/// Compares D with the host reference (Gemm.h), every element.
+bool verifyGemm(const rt::KernelPackage &pkg, const rt::GemmSpec &spec,
+                const std::vector<rt::HostTensor> &host,
+                const std::vector<std::unique_ptr<Guarded>> &mem,
+                EmulateResult &result) {
+  std::string err;
+  auto find = [&](const char *name) { return paramIndex(pkg, name); };
+  const int iA = find("A"), iB = find("B"), iD = find("D"), iC = find("C"),
+            iBias = find("bias");
+  rt::HostTensor got = computed(host, mem, iD);
+  rt::HostView a{&host[iA], 0}, b{&host[iB], 0};
+  rt::HostView c{iC >= 0 ? &host[iC] : nullptr, 0};
+  rt::HostView bias{iBias >= 0 ? &host[iBias] : nullptr, 0};
+  std::vector<int64_t> all(size_t(got.numElements()));
+  for (size_t i = 0; i < all.size(); ++i)
+    all[i] = int64_t(i);
+  rt::HostTensor expected =
+      rt::gemmExpected(spec, a, b, spec.c ? &c : nullptr,
+                       spec.bias ? &bias : nullptr, all);
+  rt::HostTensor gotFlat = got;
+  gotFlat.shape = {got.numElements()};
+  rt::CompareStats stats;
+  if (!rt::compare(gotFlat, expected, stats, err))
+    return fail(result, err);
+  result.relError = stats.gotNaNs > 0 || stats.nonFiniteMismatches > 0
+                        ? INFINITY
+                        : stats.relFrobErr;
+  result.tolerance = rt::gemmTolerance(spec, rt::usesTf32(spec, pkg.config));
+  result.correct = result.relError <= result.tolerance;
+  if (!result.correct) {
+    std::ostringstream os;
+    os << "wrong result: relative error " << result.relError << " over "
+       << result.tolerance;
+    if (stats.gotNaNs > 0)
+      os << " (" << stats.gotNaNs << " NaN elements)";
+    return fail(result, os.str());
+  }
+  return true;
+}
+
+/// Compares out (and lse) with the host's double-precision reference
+/// (Attention.h) at every query row, or at kAttentionSampledRows rows drawn
+/// from the seed (the first and the last always) when there are more than
+/// kAttentionAllRows.
+bool verifyAttention(const rt::KernelPackage &pkg, const rt::AttentionSpec &spec,
+                     const std::vector<rt::HostTensor> &host,
+                     const std::vector<std::unique_ptr<Guarded>> &mem,
+                     uint64_t seed, EmulateResult &result) {
+  constexpr int64_t kAttentionAllRows = 4096;
+  constexpr int64_t kAttentionSampledRows = 1024;
+  constexpr uint64_t kRowSalt = 0x4154544e; // "ATTN"
+  const int64_t rowCount = spec.batch * spec.qHeads * spec.seqQ;
+  const std::vector<int64_t> rows = rt::sampleIndices(
+      rowCount, rowCount <= kAttentionAllRows ? rowCount : kAttentionSampledRows,
+      rt::mixSeed(seed, kRowSalt));
+  const int iLens = paramIndex(pkg, "kv_lens");
+  const rt::AttentionExpected expected = rt::attentionExpected(
+      spec, host[paramIndex(pkg, "q")], host[paramIndex(pkg, "k")],
+      host[paramIndex(pkg, "v")], iLens >= 0 ? &host[iLens] : nullptr, rows);
+  const rt::HostTensor got = rt::gatherRows(
+      computed(host, mem, paramIndex(pkg, "out")), rows, spec.headDim);
+  rt::CompareStats stats;
+  std::string err;
+  if (!rt::compare(got, expected.out, stats, err))
+    return fail(result, err);
+  result.relError = stats.gotNaNs > 0 || stats.nonFiniteMismatches > 0
+                        ? INFINITY
+                        : stats.relFrobErr;
+  result.tolerance = rt::attentionTolerance(spec);
+  std::string lseProblem;
+  if (spec.lse) {
+    const rt::HostTensor gotLse = rt::gatherRows(
+        computed(host, mem, paramIndex(pkg, "lse")), rows, 1);
+    rt::HostTensor expectedLse = expected.lse;
+    expectedLse.shape = gotLse.shape;
+    (void)rt::checkLse(gotLse, expectedLse, rt::attentionLseTolerance(spec),
+                       result.lseMaxAbsError, lseProblem);
+  }
+  result.correct = result.relError <= result.tolerance && lseProblem.empty();
+  if (!result.correct) {
+    std::ostringstream os;
+    os << "wrong result over " << rows.size() << " of " << rowCount
+       << " query rows: ";
+    if (result.relError > result.tolerance) {
+      os << "out: relative error " << result.relError << " over "
+         << result.tolerance;
+      if (stats.gotNaNs > 0)
+        os << " (" << stats.gotNaNs << " NaN elements)";
+      if (!lseProblem.empty())
+        os << "; ";
+    }
+    os << lseProblem;
+    return fail(result, os.str());
+  }
+  return true;
+}
+
 } // namespace
 
 bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
@@ -174,12 +287,20 @@ bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
   if (pkg.config.is_object() && pkg.config.contains("instruction") &&
       pkg.config["instruction"].is_string())
     result.family = pkg.config["instruction"].get<std::string>();
-  if (!pkg.op.is_object() || pkg.op.value("kind", "") != "gemm")
-    return fail(result, "only gemm packages are emulated so far");
+  const bool attention = pkg.op.is_object() && pkg.op.contains("kind") &&
+                         pkg.op["kind"] == "attention";
+  const bool gemm = pkg.op.is_object() && pkg.op.contains("kind") &&
+                    pkg.op["kind"] == "gemm";
+  if (!gemm && !attention)
+    return fail(result, "only gemm and attention packages are emulated so far");
   rt::GemmSpec spec;
+  rt::AttentionSpec attentionSpec;
   std::string err;
-  if (!rt::parseGemmOp(pkg.op, spec, err) ||
-      !rt::checkGemmParams(pkg, spec, err))
+  if (gemm && (!rt::parseGemmOp(pkg.op, spec, err) ||
+               !rt::checkGemmParams(pkg, spec, err)))
+    return fail(result, err);
+  if (attention && (!rt::parseAttentionOp(pkg.op, attentionSpec, err) ||
+                    !rt::checkAttentionParams(pkg, attentionSpec, err)))
     return fail(result, err);
 
   // Build.
@@ -261,8 +382,7 @@ bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
       continue;
     const bool input =
         p.role == rt::ParamRole::Input || p.role == rt::ParamRole::InOut;
-    host[i] = input ? rt::makeRandom(p.dtype, p.shape,
-                                         rt::packageInputSeed(opts.seed, p.name))
+    host[i] = input ? rt::makePackageInput(pkg, p, opts.seed)
                     : rt::makeZeros(p.dtype, p.shape);
     mem[i] = std::make_unique<Guarded>();
     if (!mem[i]->allocate(p.name, host[i].data.size()))
@@ -326,43 +446,9 @@ bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
   if (!opts.saveDir.empty() && !saveTensors(pkg, host, mem, opts.saveDir, err))
     return fail(result, err);
 
-  // Compare D with the host reference.
-  auto find = [&](const char *name) -> int {
-    std::optional<size_t> i = pkg.findParam(name);
-    return i ? int(*i) : -1;
-  };
-  const int iA = find("A"), iB = find("B"), iD = find("D"), iC = find("C"),
-            iBias = find("bias");
-  rt::HostTensor got = host[iD];
-  std::memcpy(got.data.data(), mem[iD]->data, got.data.size());
-  rt::HostView a{&host[iA], 0}, b{&host[iB], 0};
-  rt::HostView c{iC >= 0 ? &host[iC] : nullptr, 0};
-  rt::HostView bias{iBias >= 0 ? &host[iBias] : nullptr, 0};
-  std::vector<int64_t> all(size_t(got.numElements()));
-  for (size_t i = 0; i < all.size(); ++i)
-    all[i] = int64_t(i);
-  rt::HostTensor expected =
-      rt::gemmExpected(spec, a, b, spec.c ? &c : nullptr,
-                       spec.bias ? &bias : nullptr, all);
-  rt::HostTensor gotFlat = got;
-  gotFlat.shape = {got.numElements()};
-  rt::CompareStats stats;
-  if (!rt::compare(gotFlat, expected, stats, err))
-    return fail(result, err);
-  result.relError = stats.gotNaNs > 0 || stats.nonFiniteMismatches > 0
-                        ? INFINITY
-                        : stats.relFrobErr;
-  result.tolerance = rt::gemmTolerance(spec, rt::usesTf32(spec, pkg.config));
-  result.correct = result.relError <= result.tolerance;
-  if (!result.correct) {
-    std::ostringstream os;
-    os << "wrong result: relative error " << result.relError << " over "
-       << result.tolerance;
-    if (stats.gotNaNs > 0)
-      os << " (" << stats.gotNaNs << " NaN elements)";
-    return fail(result, os.str());
-  }
-  return true;
+  if (attention)
+    return verifyAttention(pkg, attentionSpec, host, mem, opts.seed, result);
+  return verifyGemm(pkg, spec, host, mem, result);
 }
 
 } // namespace kgen::emu

@@ -918,6 +918,18 @@ bool writePackage(const std::string &dir, const KernelPackage &pkg,
   return true;
 }
 
+HostTensor makePackageInput(const KernelPackage &pkg, const KernelParam &param,
+                            uint64_t runSeed) {
+  const uint64_t seed = packageInputSeed(runSeed, param.name);
+  AttentionSpec spec;
+  std::string err;
+  if (param.name == "kv_lens" && pkg.op.is_object() &&
+      pkg.op.contains("kind") && pkg.op["kind"] == "attention" &&
+      parseAttentionOp(pkg.op, spec, err))
+    return attentionKvLens(spec, seed);
+  return makeRandom(param.dtype, param.shape, seed);
+}
+
 ResourceUsage worstOf(const std::vector<ResourceUsage> &usages) {
   ResourceUsage w;
   for (const ResourceUsage &u : usages) {

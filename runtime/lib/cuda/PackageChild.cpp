@@ -176,8 +176,7 @@ bool GroupRun::allocate(std::string &err) {
       // All-ones bytes are NaN in every float type kgen writes.
       KGEN_CUDA_TRY(cudaMemset(t.arena.slot(0), 0xFF, t.arena.tensorBytes), err);
     } else {
-      t.host = makeRandom(param.dtype, param.shape,
-                          packageInputSeed(o_.seed, param.name));
+      t.host = makePackageInput(pkg, param, o_.seed);
       if (!upload(t.host, t.arena.slot(0), err))
         return false;
     }

@@ -480,3 +480,60 @@ TEST(BenchScripts, SummarizePrintsTables) {
 }
 
 } // namespace
+
+namespace {
+
+/// The naive attention package with its source edited (`from` replaced by
+/// `to`), written to `dir`/`name`.
+std::string mutatedAttention(const std::string &dir, const std::string &name,
+                             const std::string &from, const std::string &to) {
+  KernelPackage pkg;
+  std::string err;
+  EXPECT_TRUE(loadPackage(kData + "/packages/naive_attention_f32", pkg, err)) << err;
+  const size_t at = pkg.source.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  pkg.source.replace(at, from.size(), to);
+  pkg.name += "_" + name;
+  EXPECT_TRUE(writePackage(dir + "/" + name, pkg, err)) << err;
+  return dir + "/" + name;
+}
+
+} // namespace
+
+TEST(KgenBench, RunEmulateVerifiesAnAttentionPackage) {
+  const std::string dir = tempDir();
+  const std::string good = kData + "/packages/naive_attention_f32";
+  // Each seed draws other inputs and kv_lens; every one must pass.
+  for (const char *seed : {"1", "2", "3"}) {
+    const Command r = run(quoted(kBench) + " run --emulate " + quoted(good) +
+                          " --seed " + seed + " --out " + quoted(dir + "/ok.json"));
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    ResultsFile file;
+    std::string err;
+    ASSERT_TRUE(readResults(dir + "/ok.json", file, err)) << err;
+    ASSERT_EQ(file.results.size(), 1u);
+    EXPECT_EQ(file.results[0].status, RunStatus::Ok) << file.results[0].reason;
+    EXPECT_LT(file.results[0].relError, 1e-5);
+  }
+  // Causal aligned top-left instead of bottom-right, and an lse left
+  // unwritten: both wrong, the reason saying what.
+  const std::string topLeft = mutatedAttention(
+      dir, "top_left", "const int p = i + L - Sq;", "const int p = i;");
+  const std::string noLse = mutatedAttention(
+      dir, "no_lse", "  lse[row] = mx + logf(sum);\n", "");
+  for (const auto &[pkgDir, expected] :
+       {std::pair<std::string, std::string>{topLeft, "out: relative error"},
+        {noLse, "lse: 40 of 40 rows NaN"}}) {
+    const Command r = run(quoted(kBench) + " run --emulate " + quoted(pkgDir) +
+                          " --seed 1 --out " + quoted(dir + "/bad.json"));
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    ResultsFile file;
+    std::string err;
+    ASSERT_TRUE(readResults(dir + "/bad.json", file, err)) << err;
+    ASSERT_EQ(file.results.size(), 1u);
+    EXPECT_EQ(file.results[0].status, RunStatus::Wrong);
+    EXPECT_NE(file.results[0].reason.find(expected), std::string::npos)
+        << file.results[0].reason;
+  }
+  std::filesystem::remove_all(dir);
+}

@@ -131,6 +131,15 @@ bool loadPackage(const std::string &dir, KernelPackage &out, std::string &err,
 bool writePackage(const std::string &dir, const KernelPackage &pkg,
                   std::string &err);
 
+/// The values of input tensor `param` of `pkg` in a run seeded `runSeed`,
+/// the one rule of the GPU run and the emulated device:
+/// makeRandom(dtype, shape, packageInputSeed(runSeed, name)), except an
+/// attention package's kv_lens, whose lengths attentionKvLens (Attention.h)
+/// draws from that seed so that they lie in [0, Skv]. Precondition: `pkg`
+/// was loaded (its op checked) and `param` is one of its tensors.
+HostTensor makePackageInput(const KernelPackage &pkg, const KernelParam &param,
+                            uint64_t runSeed);
+
 /// The worst of several kernels' reports: the most registers, shared memory,
 /// stack and constant bytes, the sum of the spills. What a package costs
 /// when any of its kernels matters.
