@@ -229,7 +229,8 @@ int compileMode(const CliOptions &cli) {
   return resultsExitCode(file.results);
 }
 
-/// Compiles a gemm package for `device` and its reference epilogue. On
+/// Compiles a gemm or attention package for `device` and the reference
+/// epilogue. On
 /// failure marks `kernel` (compile_failed, or launch_failed for a target
 /// the device cannot run) and returns false.
 bool preparePackage(const KernelPackage &pkg, const DeviceInfo &device,
@@ -237,8 +238,14 @@ bool preparePackage(const KernelPackage &pkg, const DeviceInfo &device,
                     KernelResult &kernel) {
   prepared.pkg = pkg;
   std::string err;
-  (void)parseGemmOp(pkg.op, prepared.spec, err); // checked when loading
-  prepared.tf32 = usesTf32(prepared.spec, pkg.config);
+  if (pkg.op.value("kind", "") == "attention") {
+    AttentionSpec spec;
+    (void)parseAttentionOp(pkg.op, spec, err); // checked when loading
+    prepared.attention = spec;
+  } else {
+    (void)parseGemmOp(pkg.op, prepared.spec, err); // checked when loading
+    prepared.tf32 = usesTf32(prepared.spec, pkg.config);
+  }
   const std::optional<std::string> arch = runArch(pkg.target, device);
   if (!arch) {
     kernel.status = RunStatus::LaunchFailed;
@@ -259,7 +266,10 @@ bool preparePackage(const KernelPackage &pkg, const DeviceInfo &device,
     return false;
   }
   kernel.resources = prepared.kernel.resources;
-  if (!compileEpilogue(prepared.spec, deviceArch(device), cacheDir,
+  // An attention package's child needs only the epilogue cubin's
+  // kgen_count_differences: compiled for the default GemmSpec.
+  if (!compileEpilogue(prepared.attention ? GemmSpec{} : prepared.spec,
+                       deviceArch(device), cacheDir,
                        prepared.epilogue, err)) {
     kernel.status = RunStatus::CompileFailed;
     kernel.reason = "the reference epilogue did not compile: " + err;
@@ -309,6 +319,10 @@ runPreparedGroup(const std::vector<PreparedPackage> &prepared,
                               : "not run: children of its group die before "
                                 "reporting (" + report.child.error + ")";
     }
+    if (prepared[i].attention) { // no baseline
+      out.push_back(std::move(one));
+      continue;
+    }
     if (!one.baseline)
       one.baseline = missingResult(baselineNameFor(prepared[i]), "cublaslt",
                                    pkg.op, report.child);
@@ -338,7 +352,7 @@ std::vector<PackageOutcome> runPackages(const std::vector<const KernelPackage *>
     kernel.sourceSha256 = pkg->sourceSha256;
     const std::string kind = pkg->op.value("kind", "");
     PreparedPackage prepared;
-    if (kind != "gemm") {
+    if (kind != "gemm" && kind != "attention") {
       kernel.reason = "no reference for op kind '" + kind + "' yet: not run";
     } else if (preparePackage(*pkg, device, cacheDir, prepared, kernel)) {
       // A group shares inputs and a reference: one op, one tf32 use, the

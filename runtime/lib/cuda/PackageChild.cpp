@@ -1,5 +1,7 @@
 //===- PackageChild.cpp - verify and time gemm packages of one op ---------===//
 //
+// (Attention packages: AttentionChild.cpp, reached from packageGroupChild.)
+//
 // One child measures a group of packages of one op (the candidates of a
 // search): the CUDA context, the inputs and the reference are made once,
 // not per package. Order of work, so that whatever a faulting kernel
@@ -21,6 +23,7 @@
 #include "kgen/runtime/cuda/Device.h"
 #include "kgen/runtime/cuda/GemmLt.h"
 #include "kgen/runtime/cuda/Kernel.h"
+#include "kgen/runtime/cuda/PackageLaunch.h"
 #include "kgen/runtime/cuda/Reference.h"
 #include "kgen/runtime/cuda/Session.h"
 
@@ -338,66 +341,16 @@ KernelResult GroupRun::runKernel(const PreparedPackage &prepared) {
     markFailed(result, "resetting the outputs: " + err);
     return result;
   }
-  // The op's tensors by parameter; workspaces allocated for this package.
-  std::vector<Arena> workspaces;
-  std::vector<const Arena *> arenas(pkg.params.size(), nullptr);
-  workspaces.reserve(pkg.params.size());
-  for (size_t i = 0; i < pkg.params.size(); ++i) {
-    const KernelParam &param = pkg.params[i];
-    if (param.kind != ParamKind::Tensor)
-      continue;
-    if (param.role == ParamRole::Workspace) {
-      Arena &w = workspaces.emplace_back();
-      if (!allocateArena(tensorBytes(param), sets_, w, err)) {
-        markFailed(result, "allocating workspace " + param.name + ": " + err);
-        return result;
-      }
-      // NaN: a kernel reading a workspace element no kernel before it
-      // wrote shows.
-      const cudaError_t poisoned = cudaMemset(w.slot(0), 0xFF, w.tensorBytes);
-      if (poisoned != cudaSuccess)
-        err = cudaErrorText("cudaMemset", poisoned);
-      if (poisoned != cudaSuccess || !replicateSlotZero(w, err) || !settle(err)) {
-        markFailed(result, "poisoning workspace " + param.name + ": " + err);
-        return result;
-      }
-      arenas[i] = &w;
-      continue;
-    }
-    arenas[i] = &tensor(param.name)->arena;
-  }
-  // The package's kernels, launched in order on one stream: one timed
-  // launch is the whole sequence.
-  const size_t count = pkg.kernels.size();
-  std::vector<LoadedKernel> kernels(count);
-  for (size_t k = 0; k < count; ++k)
-    if (!kernels[k].load(prepared.kernel.cubin, pkg.kernels[k].entry,
-                         pkg.kernels[k].launch, err)) {
-      markFailed(result, "loading the cubin: " + err);
-      return result;
-    }
-  // args[set][k]: kernel k's arguments over copy `set` of the tensors.
-  std::vector<std::vector<KernelArgs>> args(static_cast<size_t>(sets_));
-  for (int set = 0; set < sets_; ++set) {
-    std::vector<void *> buffers(pkg.params.size(), nullptr);
-    for (size_t i = 0; i < pkg.params.size(); ++i)
-      if (arenas[i] != nullptr)
-        buffers[i] = arenas[i]->slot(set);
-    std::vector<KernelArgs> &setArgs = args[static_cast<size_t>(set)];
-    setArgs.resize(count);
-    for (size_t k = 0; k < count; ++k)
-      if (!setArgs[k].build(pkg, pkg.kernels[k], buffers, err)) {
-        markFailed(result, "kernel arguments of " + pkg.kernels[k].entry +
-                               ": " + err);
-        return result;
-      }
+  // The op's tensors by parameter; the package's own workspaces, kernels
+  // launched in order on one stream: one timed launch is the whole sequence.
+  PackageLaunch kernels;
+  const auto arenaOf = [&](const std::string &name) { return &tensor(name)->arena; };
+  if (!kernels.prepare(pkg, prepared.kernel.cubin, arenaOf, sets_, err)) {
+    markFailed(result, err);
+    return result;
   }
   const LaunchFn launch = [&](int set, cudaStream_t stream, std::string &e) {
-    std::vector<KernelArgs> &setArgs = args[static_cast<size_t>(set)];
-    for (size_t k = 0; k < count; ++k)
-      if (!kernels[k].launch(setArgs[k].data(), stream, e))
-        return false;
-    return true;
+    return kernels.launch(set, stream, e);
   };
   if (!launch(0, s_.stream(), err) || !s_.sync("the checked run", err)) {
     markFailed(result, err);
@@ -444,27 +397,12 @@ KernelResult GroupRun::runKernel(const PreparedPackage &prepared) {
 /// A kernel that wrote into one is wrong, and the packages after it would
 /// be judged on other inputs: false, and the child ends.
 bool GroupRun::inputsIntact(KernelResult &result) {
-  for (auto &[name, t] : tensors_) {
-    if (t.param.role != ParamRole::Input)
-      continue;
-    for (int set = 0; set < t.arena.sets; ++set) {
-      uint64_t changed = 0;
-      std::string err;
-      if (!countDifferences(differences_, t.arena.slot(set), t.pristine.get(),
-                            t.arena.tensorBytes,
-                            static_cast<unsigned long long *>(differenceCount_.get()),
-                            s_.stream(), changed, err)) {
-        markFailed(result, "checking the inputs after the run: " + err);
-        return false;
-      }
-      if (changed == 0)
-        continue;
-      markWrong(result, "wrote into its input " + name + " (" +
-                            std::to_string(changed) + " bytes of copy " +
-                            std::to_string(set) + " changed)");
+  for (auto &[name, t] : tensors_)
+    if (t.param.role == ParamRole::Input &&
+        !inputIntact(name, t.arena, t.pristine, differences_,
+                     static_cast<unsigned long long *>(differenceCount_.get()),
+                     s_.stream(), result))
       return false;
-    }
-  }
   return true;
 }
 
@@ -481,15 +419,7 @@ bool GroupRun::judgeOutput(const void *device, ElemType type,
   return judge(out, reference_, tolerance_, result);
 }
 
-void GroupRun::emit(const KernelResult &result) {
-  s_.refreshClocks();
-  std::fprintf(stderr, "kgen-bench:   %s %s: %s%s%s\n",
-               result.implementation.c_str(), result.name.c_str(),
-               runStatusName(result.status), result.reason.empty() ? "" : ": ",
-               result.reason.c_str());
-  if (!emitFragment(fd_, makeFragment(s_.device(), {result})))
-    std::fprintf(stderr, "kgen-bench: cannot write to the parent\n");
-}
+void GroupRun::emit(const KernelResult &result) { emitResult(s_, fd_, result); }
 
 int GroupRun::run() {
   std::string err;
@@ -530,8 +460,16 @@ int packageGroupChild(const std::vector<const PreparedPackage *> &group,
     return 0;
   CudaSession session;
   std::string err;
+  const bool attention = group.front()->attention.has_value();
   if (!session.open(err)) {
     for (const PreparedPackage *p : group) {
+      if (attention) {
+        KernelResult kernel = newResult(p->pkg.name, "kgen", p->pkg.op, p->pkg.config);
+        kernel.status = RunStatus::LaunchFailed;
+        kernel.reason = "opening the device: " + err;
+        emitFragment(fd, makeFragment(DeviceInfo{}, {kernel}));
+        continue;
+      }
       KernelResult baseline =
           newResult(baselineNameFor(*p), "cublaslt", p->pkg.op);
       baseline.status = RunStatus::LaunchFailed;
@@ -541,6 +479,8 @@ int packageGroupChild(const std::vector<const PreparedPackage *> &group,
     }
     return 1;
   }
+  if (attention)
+    return attentionGroupChild(group, options, session, fd);
   return GroupRun(group, options, session, fd).run();
 }
 
@@ -574,6 +514,8 @@ std::string baselineResultName(const std::string &packageName,
 }
 
 std::string baselineNameFor(const PreparedPackage &prepared) {
+  if (prepared.attention)
+    return "";
   std::string omitted;
   (void)baselineProblem(prepared.spec, prepared.tf32, omitted);
   return baselineResultName(prepared.pkg.name, omitted);

@@ -11,6 +11,7 @@
 #ifndef KGEN_RUNTIME_CUDA_BENCH_H
 #define KGEN_RUNTIME_CUDA_BENCH_H
 
+#include "kgen/runtime/Attention.h"
 #include "kgen/runtime/ChildReports.h"
 #include "kgen/runtime/Gemm.h"
 #include "kgen/runtime/Nvrtc.h"
@@ -40,15 +41,20 @@ struct BenchOptions {
   std::optional<Ceilings> ceilings; // for the fractions of ceiling
 };
 
-/// A gemm package ready for its child: loaded, op parsed and checked, its
-/// kernel and the reference epilogue compiled.
+/// A package ready for its child: loaded, op parsed and checked, its kernel
+/// and the reference epilogue compiled. An attention package has
+/// `attention` set (spec and tf32 unused; `epilogue` is compiled for a
+/// default GemmSpec, for the kgen_count_differences kernel in its cubin).
 struct PreparedPackage {
   KernelPackage pkg;
   GemmSpec spec;
   bool tf32 = false;
+  std::optional<AttentionSpec> attention;
   CompileResult kernel;
   CompileResult epilogue;
 };
+
+class CudaSession;
 
 // ---------------------------------------------------------------- children
 
@@ -68,6 +74,18 @@ int probeChild(int fd);
 int packageGroupChild(const std::vector<const PreparedPackage *> &group,
                       const BenchOptions &options, int fd);
 
+/// packageGroupChild's work for a group of attention packages, on an open
+/// session (cuda/AttentionChild.cpp): no vendor baseline; each package's
+/// kernels run once on NaN-poisoned outputs, out and lse are compared with
+/// the host's double-precision reference (Attention.h) at query rows drawn
+/// from the seed (the first and the last always; at most
+/// kSpotCheckElements, fewer for long keys), then timed when right, checked
+/// bit for bit against the checked run, and the inputs checked intact.
+/// Writes one result per package; returns as packageGroupChild does.
+int attentionGroupChild(const std::vector<const PreparedPackage *> &group,
+                        const BenchOptions &options, CudaSession &session,
+                        int fd);
+
 /// Whether two packages have the same tensor parameters (names, element
 /// types, shapes and roles; workspaces aside): what packageGroupChild needs
 /// of a group.
@@ -81,7 +99,8 @@ int packageChild(const PreparedPackage &prepared, const BenchOptions &options,
 /// " (without silu)" where the baseline leaves part of the epilogue out.
 std::string baselineResultName(const std::string &packageName,
                                const std::string &omitted);
-/// baselineResultName of `prepared`, what it leaves out found from its op.
+/// baselineResultName of `prepared`, what it leaves out found from its op;
+/// "" for an attention package (no baseline).
 std::string baselineNameFor(const PreparedPackage &prepared);
 
 /// Times cuBLASLt over `shapes` (plain GEMMs), one result line per shape.
