@@ -12,7 +12,7 @@ usage: make-seeds.py ROOT OUT
   cost-model     test/Passes/Inputs/*cost-model*.json
   manifest       runtime/test/data/packages/*/manifest.json, the source
                  renamed kernel.cu and its hash '@SHA@' (manifest.cpp)
-  gemm-suite     bench/suites/*.json
+  gemm-suite     bench/suites/*.json of schema kgen.gemm-suite
   results, npy, bench-cli   fuzz/corpus only
 """
 import glob
@@ -65,7 +65,9 @@ def main():
         manifest["source_sha256"] = "@SHA@"
         seeds["manifest"].append(json.dumps(manifest, indent=1))
     for path in files(root, "bench/suites/*.json"):
-        seeds["gemm-suite"].append(open(path, "rb").read())
+        text = open(path, "rb").read()
+        if b'"kgen.gemm-suite"' in text:
+            seeds["gemm-suite"].append(text)
 
     # Committed seeds: select-db shares tuning-db's.
     for target in seeds:

@@ -1,10 +1,11 @@
-//===- Suite.cpp - GEMM shape suites --------------------------------------===//
+//===- Suite.cpp - GEMM shape and attention suites ------------------------===//
 
 #include "kgen/runtime/Suite.h"
 
 #include "kgen/runtime/Results.h"
 
 #include <map>
+#include <set>
 
 namespace kgen::rt {
 
@@ -191,6 +192,62 @@ bool parseGemmSuite(const json &j, GemmSuite &suite, std::string &err) {
 bool loadGemmSuite(const std::string &path, GemmSuite &suite, std::string &err) {
   json j;
   if (!readJson(path, j, err) || !parseGemmSuite(j, suite, err)) {
+    if (err.rfind(path, 0) != 0)
+      err = path + ": " + err;
+    return false;
+  }
+  if (suite.name.empty())
+    suite.name = path;
+  return true;
+}
+
+bool parseAttentionSuite(const json &j, AttentionSuite &suite,
+                         std::string &err) {
+  if (!j.is_object() || !j.contains("schema") ||
+      j["schema"] != "kgen.attention-suite" || !j.contains("version") ||
+      j["version"] != 1) {
+    err = "suite: expected schema \"kgen.attention-suite\" version 1";
+    return false;
+  }
+  if (!j.contains("entries") || !j["entries"].is_array() ||
+      j["entries"].empty()) {
+    err = "suite: 'entries' must be a non-empty array";
+    return false;
+  }
+  if (j["entries"].size() > kMaxShapes) {
+    err = "suite: more than " + std::to_string(kMaxShapes) + " entries";
+    return false;
+  }
+  AttentionSuite out;
+  if (j.contains("name") && j["name"].is_string())
+    out.name = j["name"].get<std::string>();
+  std::set<std::string> names;
+  for (size_t i = 0; i < j["entries"].size(); ++i) {
+    const json &entry = j["entries"][i];
+    AttentionSuiteEntry e;
+    if (!nameOf(entry, "suite: entries[" + std::to_string(i) + "]", e.name, err))
+      return false;
+    const std::string where = "suite: entry " + e.name;
+    if (!names.insert(e.name).second) {
+      err = where + ": the name is used twice";
+      return false;
+    }
+    if (!entry.contains("op") ||
+        !parseAttentionOp(entry["op"], e.spec, err)) {
+      err = where + ": " + (entry.contains("op") ? err : "needs an 'op'");
+      return false;
+    }
+    e.group = e.name.substr(0, e.name.find('/'));
+    out.entries.push_back(std::move(e));
+  }
+  suite = std::move(out);
+  return true;
+}
+
+bool loadAttentionSuite(const std::string &path, AttentionSuite &suite,
+                        std::string &err) {
+  json j;
+  if (!readJson(path, j, err) || !parseAttentionSuite(j, suite, err)) {
     if (err.rfind(path, 0) != 0)
       err = path + ": " + err;
     return false;

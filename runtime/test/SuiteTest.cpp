@@ -1,4 +1,4 @@
-//===- SuiteTest.cpp - GEMM suites, and bench/suites/gemm.json itself -----===//
+//===- SuiteTest.cpp - suites, and bench/suites/gemm.json, attention.json -===//
 
 #include "kgen/runtime/Results.h"
 #include "kgen/runtime/Suite.h"
@@ -167,3 +167,104 @@ TEST(GemmSuite, RejectsSizesNoGemmHas) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Attention suites, and bench/suites/attention.json
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+const std::string kAttentionSuite =
+    std::string(KGEN_RUNTIME_TEST_DATA) + "/../../../bench/suites/attention.json";
+
+const AttentionSuiteEntry *entryNamed(const AttentionSuite &suite,
+                                      const std::string &name) {
+  for (const AttentionSuiteEntry &e : suite.entries)
+    if (e.name == name)
+      return &e;
+  return nullptr;
+}
+
+} // namespace
+
+TEST(AttentionSuiteFile, HasPrefillAndDecodeOfBothModels) {
+  AttentionSuite suite;
+  std::string err;
+  ASSERT_TRUE(loadAttentionSuite(kAttentionSuite, suite, err)) << err;
+  EXPECT_EQ(suite.name, "llm-attention-bf16");
+  for (const AttentionSuiteEntry &e : suite.entries) {
+    EXPECT_EQ(e.spec.dtype, ElemType::BF16) << e.name;
+    EXPECT_EQ(e.spec.scale, double(1.0f / std::sqrt(float(e.spec.headDim)))) << e.name;
+    if (e.spec.seqQ > 1) // prefill: about 16k tokens
+      EXPECT_EQ(e.spec.batch * e.spec.seqQ, 16384) << e.name;
+    else
+      EXPECT_TRUE(e.spec.kvLens) << e.name;
+  }
+  const AttentionSuiteEntry *e = entryNamed(suite, "llama3-70b/prefill 16k causal");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->group, "llama3-70b");
+  EXPECT_EQ(e->spec.qHeads, 64);
+  EXPECT_EQ(e->spec.kvHeads, 8);
+  EXPECT_EQ(e->spec.seqKv, 16384);
+  EXPECT_EQ(e->spec.batch, 1);
+  EXPECT_TRUE(e->spec.causal);
+  e = entryNamed(suite, "llama3-8b/prefill 1k");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->spec.batch, 16);
+  EXPECT_FALSE(e->spec.causal);
+  for (const char *name : {"hdim64/prefill 4k", "hdim256/prefill 4k causal"})
+    EXPECT_NE(entryNamed(suite, name), nullptr) << name;
+  e = entryNamed(suite, "llama3-8b/decode b=128 kv=32k");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->spec.seqQ, 1);
+  EXPECT_EQ(e->spec.seqKv, 32768);
+  EXPECT_NE(entryNamed(suite, "llama3-70b/decode b=1 kv=128k"), nullptr);
+  EXPECT_EQ(entryNamed(suite, "llama3-8b/decode b=128 kv=128k"), nullptr);
+  EXPECT_EQ(suite.entries.size(), 38u);
+}
+
+TEST(AttentionSuite, ParsesEntriesAndRefusesBadOnes) {
+  const json good = json::parse(R"({"schema": "kgen.attention-suite", "version": 1,
+    "entries": [{"name": "m/a", "op": {"kind": "attention", "batch": 1,
+      "q_heads": 4, "kv_heads": 2, "seq_q": 1, "seq_kv": 64, "head_dim": 64,
+      "dtype": "f16", "kv_lens": true}},
+      {"name": "solo", "op": {"kind": "attention", "batch": 2, "q_heads": 4,
+      "kv_heads": 4, "seq_q": 8, "seq_kv": 8, "head_dim": 32, "dtype": "f32"}}]})");
+  AttentionSuite suite;
+  std::string err;
+  ASSERT_TRUE(parseAttentionSuite(good, suite, err)) << err;
+  ASSERT_EQ(suite.entries.size(), 2u);
+  EXPECT_EQ(suite.entries[0].group, "m");
+  EXPECT_EQ(suite.entries[1].group, "solo");
+  EXPECT_TRUE(suite.entries[0].spec.kvLens);
+
+  const std::pair<std::string, std::string> cases[] = {
+      {"/schema", "expected schema \"kgen.attention-suite\" version 1"},
+      {"/entries", "'entries' must be a non-empty array"},
+      {"/entries/0/name", "suite: entries[0]: needs a non-empty string 'name'"},
+      {"/entries/1/name", "suite: entry m/a: the name is used twice"},
+      {"/entries/0/op", "suite: entry m/a: needs an 'op'"},
+      {"/entries/0/op/head_dim", "suite: entry m/a: attention op: 'head_dim' is 100"},
+  };
+  for (const auto &[pointer, message] : cases) {
+    json j = good;
+    const json::json_pointer ptr(pointer);
+    if (pointer == "/schema")
+      j[ptr] = "kgen.gemm-suite";
+    else if (pointer == "/entries")
+      j[ptr] = json::array();
+    else if (pointer == "/entries/0/name")
+      j[ptr] = "";
+    else if (pointer == "/entries/1/name")
+      j[ptr] = "m/a";
+    else if (pointer == "/entries/0/op")
+      j["entries"][0].erase("op");
+    else
+      j[ptr] = 100;
+    EXPECT_FALSE(parseAttentionSuite(j, suite, err)) << pointer;
+    EXPECT_NE(err.find(message), std::string::npos) << pointer << ": " << err;
+  }
+  // A gemm suite is not an attention suite, nor the reverse.
+  GemmSuite gemm;
+  EXPECT_FALSE(parseGemmSuite(good, gemm, err));
+}

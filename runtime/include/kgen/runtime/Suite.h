@@ -1,4 +1,4 @@
-//===- Suite.h - GEMM shape suites (bench/suites/*.json) --------*- C++ -*-===//
+//===- Suite.h - GEMM and attention suites (bench/suites/*.json) -*- C++ -*-===//
 //
 // A suite lists the GEMMs of some models' linear layers:
 //
@@ -15,6 +15,7 @@
 #ifndef KGEN_RUNTIME_SUITE_H
 #define KGEN_RUNTIME_SUITE_H
 
+#include "kgen/runtime/Attention.h"
 #include "kgen/runtime/Gemm.h"
 
 #include <nlohmann/json.hpp>
@@ -45,6 +46,35 @@ std::vector<SuiteShape> distinctShapes(const std::vector<SuiteShape> &shapes);
 
 /// Shapes grouped by SuiteShape::group, groups in order of first appearance.
 std::vector<std::vector<SuiteShape>> groupShapes(const std::vector<SuiteShape> &shapes);
+
+/// An attention suite (bench/suites/attention.json) lists attention ops,
+/// each an op object as a package's manifest holds it (Attention.h):
+///
+///   {"schema": "kgen.attention-suite", "version": 1, "name": "...",
+///    "entries": [{"name": "llama3-8b/prefill 4k causal",
+///                 "op": {"kind": "attention", "batch": 4, ...}}]}
+///
+/// An entry's group is its name up to the first '/' (the whole name
+/// without one). Nothing runs a suite's attention ops yet: packages come
+/// from the compiler, and there is no vendor attention baseline.
+struct AttentionSuiteEntry {
+  std::string group;  // "llama3-8b"
+  std::string name;   // "llama3-8b/prefill 4k causal"
+  AttentionSpec spec;
+};
+
+struct AttentionSuite {
+  std::string name;   // the file's "name", or its path
+  std::vector<AttentionSuiteEntry> entries; // in file order
+};
+
+/// Parses an attention suite: at least one entry, names non-empty and
+/// distinct, each op accepted by parseAttentionOp. False with a message
+/// naming the entry and the field.
+bool parseAttentionSuite(const nlohmann::json &j, AttentionSuite &suite,
+                         std::string &err);
+bool loadAttentionSuite(const std::string &path, AttentionSuite &suite,
+                        std::string &err);
 
 } // namespace kgen::rt
 
