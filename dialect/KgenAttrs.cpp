@@ -1,6 +1,7 @@
 //===- KgenAttrs.cpp - kgen attributes: verifiers and targets -------------===//
 
 #include "dialect/KgenDialect.h"
+#include "dialect/AttentionLegality.h"
 #include "dialect/GemmLegality.h"
 #include "dialect/KgenTarget.h"
 
@@ -51,6 +52,35 @@ GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   // The family's rules that hold for any operands; kgen.gemm's verifier
   // checks the rest (dialect/GemmLegality.h).
   if (std::optional<GemmLegalityError> e = checkGemmLegality(fields))
+    return emitError() << e->str();
+  return success();
+}
+
+int64_t AttentionConfigAttr::getThreads() const {
+  return AttentionConfigFields::of(*this).threads();
+}
+
+LogicalResult AttentionConfigAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, Target target,
+    InstructionFamily instruction, int64_t blockM, int64_t blockN,
+    int64_t warpsM, int64_t stages, int64_t consumerWarpgroups, bool pingPong,
+    bool overlapSoftmax, bool packGqa, int64_t splitKv, ConfigSource source,
+    StringRef entry) {
+  AttentionConfigFields fields;
+  fields.target = target;
+  fields.instruction = instruction;
+  fields.blockM = blockM;
+  fields.blockN = blockN;
+  fields.warpsM = warpsM;
+  fields.stages = stages;
+  fields.consumerWarpgroups = consumerWarpgroups;
+  fields.pingPong = pingPong;
+  fields.overlapSoftmax = overlapSoftmax;
+  fields.packGqa = packGqa;
+  fields.splitKv = splitKv;
+  // The family's rules that hold for any attention; kgen.attention's
+  // verifier checks the rest (dialect/AttentionLegality.h).
+  if (std::optional<AttentionLegalityError> e = checkAttentionLegality(fields))
     return emitError() << e->str();
   return success();
 }

@@ -120,4 +120,56 @@ def Kgen_GemmConfigAttr : AttrDef<Kgen_Dialect, "GemmConfig"> {
   }];
 }
 
+def Kgen_AttentionConfigAttr : AttrDef<Kgen_Dialect, "AttentionConfig"> {
+  let mnemonic = "attention_config";
+  let summary = "lowering strategy of a kgen.attention";
+  let description = [{
+    The only thing strategy selection writes and attention lowering reads
+    (docs/attention.md).
+
+    - `target`: `sm_80` or `sm_90a`;
+    - `instruction`: `mma_sync` (FlashAttention-2's schedule, sm_80 and
+      later) or `wgmma` (FlashAttention-3's, sm_90a);
+    - `block_m`: query rows per thread block; `block_n`: keys per step of
+      the key loop;
+    - `warps_m`: consumer warps, each owning `block_m / warps_m` rows;
+    - `stages`: K/V tiles in flight;
+    - `consumer_warpgroups`, `ping_pong`, `overlap_softmax`: the FA3
+      schedule (`wgmma` only; 1, false, false otherwise);
+    - `pack_gqa`: the query heads that share a K/V head are stacked along
+      M in one block;
+    - `split_kv`: the key range is split over this many blocks whose
+      partial outputs a second kernel combines (flash-decoding);
+    - `source`, `entry`: where the config came from, as for gemm_config.
+
+    ```mlir
+    #kgen.attention_config<target = sm_80, instruction = mma_sync,
+      block_m = 64, block_n = 64, warps_m = 4, stages = 2,
+      consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false,
+      pack_gqa = false, split_kv = 1, source = default>
+    ```
+
+    The attribute's verifier checks what holds for any attention; the
+    `kgen.attention` verifier checks the config against the op (head
+    dimension, element type, shared memory) through the same legality
+    (dialect/AttentionLegality.h).
+  }];
+  let parameters = (ins
+    "::mlir::kgen::Target":$target,
+    "::mlir::kgen::InstructionFamily":$instruction,
+    "int64_t":$block_m, "int64_t":$block_n, "int64_t":$warps_m,
+    "int64_t":$stages, "int64_t":$consumer_warpgroups,
+    "bool":$ping_pong, "bool":$overlap_softmax, "bool":$pack_gqa,
+    "int64_t":$split_kv,
+    "::mlir::kgen::ConfigSource":$source,
+    StringRefParameter<"tuning database entry", "\"\"">:$entry
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Threads per block: the consumer warps.
+    int64_t getThreads() const;
+  }];
+}
+
 #endif // KGEN_ATTRS_TD

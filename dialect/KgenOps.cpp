@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/KgenOps.h"
+#include "dialect/AttentionLegality.h"
 #include "dialect/GemmLegality.h"
 #include "dialect/KgenTarget.h"
 
@@ -358,6 +359,12 @@ LogicalResult AttentionOp::verify() {
                            << "; expected at least 1";
     if (!getCausal())
       return emitOpError("'sliding_window' needs 'causal'");
+  }
+  if (AttentionConfigAttr config = getConfigAttr()) {
+    AttentionOperands operands = AttentionOperands::of(*this);
+    if (std::optional<AttentionLegalityError> e = checkAttentionLegality(
+            AttentionConfigFields::of(config), &operands))
+      return emitOpError() << e->str();
   }
   return success();
 }

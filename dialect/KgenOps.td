@@ -111,6 +111,10 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure]> {
     The optional second result is the log-sum-exp of the masked, scaled
     logits in `f32`, `[B, Hq, Sq]` (natural log), as split-KV decoding needs.
 
+    The optional `config` (`#kgen.attention_config<...>`) is the lowering
+    strategy, which `kgen-select-strategy` writes; the verifier checks it
+    against the op (dialect/AttentionLegality.h).
+
     Example:
 
     ```mlir
@@ -127,7 +131,8 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure]> {
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$sliding_window,
-    OptionalAttr<F32Attr>:$softcap
+    OptionalAttr<F32Attr>:$softcap,
+    OptionalAttr<Kgen_AttentionConfigAttr>:$config
   );
   let results = (outs AnyRankedTensor:$out, Optional<AnyRankedTensor>:$lse);
   let assemblyFormat = [{

@@ -7,6 +7,8 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::kgen;
 
@@ -207,6 +209,139 @@ LogicalResult TilePipelineOp::verify() {
                       [](Type t) { return t.isIndex(); }))
       return emitOpError("each region takes two index arguments (k, stage)");
   }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Attention steps
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Running statistics: a static [2, rows] f32 memref.
+LogicalResult checkStats(Operation *op, MemRefType t, int64_t rows) {
+  if (t.getRank() != 2 || !t.hasStaticShape() || t.getDimSize(0) != 2 ||
+      !t.getElementType().isF32() || (rows >= 0 && t.getDimSize(1) != rows))
+    return op->emitOpError()
+           << "'stats' must be a [2, " << (rows >= 0 ? std::to_string(rows)
+                                                      : std::string("rows"))
+           << "] f32 buffer (row max, row sum); got " << t;
+  return success();
+}
+
+/// An LSE operand: f32 of the rank of `dst` less one, its leading shape.
+LogicalResult checkLse(Operation *op, Value lse, MemRefType dst) {
+  if (!lse)
+    return success();
+  MemRefType t = memrefOf(lse);
+  if (!t.getElementType().isF32() || t.getRank() != dst.getRank() - 1 ||
+      t.getShape() != dst.getShape().drop_back())
+    return op->emitOpError() << "'lse' must be f32 of shape "
+                             << "[dims of 'dst' but the last]; got " << t;
+  return success();
+}
+} // namespace
+
+LogicalResult TileSoftmaxInitOp::verify() {
+  return checkStats(*this, memrefOf(getStats()), -1);
+}
+
+LogicalResult TileQkOp::verify() {
+  MemRefType q = memrefOf(getQ()), k = memrefOf(getK()), s = memrefOf(getS());
+  if (failed(checkStageBuffer(*this, "q", q)) ||
+      failed(checkStageBuffer(*this, "k", k)) ||
+      failed(checkAccumulator(*this, "s", s)))
+    return failure();
+  if (q.getDimSize(0) != 1)
+    return emitOpError() << "'q' must be one tile [1, rows, head_dim]; got "
+                         << q;
+  if (q.getDimSize(2) != k.getDimSize(2))
+    return emitOpError() << "head dim of 'q' (" << q.getDimSize(2)
+                         << ") differs from head dim of 'k' ("
+                         << k.getDimSize(2) << ")";
+  if (q.getElementType() != k.getElementType())
+    return emitOpError("'q' and 'k' must have the same element type");
+  if (s.getShape() != ArrayRef<int64_t>{q.getDimSize(1), k.getDimSize(1)})
+    return emitOpError() << "'s' must be [" << q.getDimSize(1) << ", "
+                         << k.getDimSize(1) << "] for these tiles; got " << s;
+  return success();
+}
+
+LogicalResult TileOnlineSoftmaxOp::verify() {
+  MemRefType s = memrefOf(getS()), acc = memrefOf(getAcc());
+  if (failed(checkAccumulator(*this, "s", s)) ||
+      failed(checkAccumulator(*this, "acc", acc)) ||
+      failed(checkStats(*this, memrefOf(getStats()), s.getDimSize(0))))
+    return failure();
+  if (acc.getDimSize(0) != s.getDimSize(0))
+    return emitOpError() << "'acc' must have the " << s.getDimSize(0)
+                         << " rows of 's'; got " << acc;
+  int64_t seqQ = getSeqQ(); // stored signed
+  if (seqQ < 1)
+    return emitOpError() << "'seq_q' is " << seqQ << "; expected at least 1";
+  float scale = getScale().convertToFloat();
+  if (!std::isfinite(scale) || scale == 0.0f)
+    return emitOpError("'scale' must be finite and non-zero");
+  if (std::optional<int64_t> w = getWindow(); w && int64_t(*w) < 1)
+    return emitOpError() << "'window' is " << int64_t(*w)
+                         << "; expected at least 1";
+  if (std::optional<APFloat> cap = getSoftcap()) {
+    float c = cap->convertToFloat();
+    if (!std::isfinite(c) || c <= 0.0f)
+      return emitOpError("'softcap' must be finite and positive");
+  }
+  return success();
+}
+
+LogicalResult TilePvOp::verify() {
+  MemRefType p = memrefOf(getP()), v = memrefOf(getV()),
+             acc = memrefOf(getAcc());
+  if (failed(checkAccumulator(*this, "p", p)) ||
+      failed(checkStageBuffer(*this, "v", v)) ||
+      failed(checkAccumulator(*this, "acc", acc)))
+    return failure();
+  if (p.getDimSize(1) != v.getDimSize(1))
+    return emitOpError() << "'p' has " << p.getDimSize(1)
+                         << " columns but the 'v' stage " << v.getDimSize(1)
+                         << " rows";
+  if (acc.getShape() != ArrayRef<int64_t>{p.getDimSize(0), v.getDimSize(2)})
+    return emitOpError() << "'acc' must be [" << p.getDimSize(0) << ", "
+                         << v.getDimSize(2) << "] for these tiles; got "
+                         << acc;
+  return success();
+}
+
+LogicalResult TileAttentionStoreOp::verify() {
+  MemRefType acc = memrefOf(getAcc()), dst = memrefOf(getDst());
+  if (failed(checkAccumulator(*this, "acc", acc)) ||
+      failed(checkStats(*this, memrefOf(getStats()), acc.getDimSize(0))) ||
+      failed(checkGlobal(*this, "dst", dst, getIndices().size())))
+    return failure();
+  return checkLse(*this, getLse(), dst);
+}
+
+LogicalResult TileAttentionCombineOp::verify() {
+  MemRefType partial = memrefOf(getPartial()),
+             partialLse = memrefOf(getPartialLse()), dst = memrefOf(getDst());
+  if (failed(checkGlobal(*this, "dst", dst, getIndices().size())) ||
+      failed(checkLse(*this, getLse(), dst)))
+    return failure();
+  if (!partial.getElementType().isF32() ||
+      partial.getRank() != dst.getRank() + 1 ||
+      partial.getShape().drop_front() != dst.getShape())
+    return emitOpError() << "'partial' must be f32 [splits, dims of 'dst'...]; "
+                            "got "
+                         << partial;
+  if (!partialLse.getElementType().isF32() ||
+      partialLse.getRank() != dst.getRank() ||
+      partialLse.getDimSize(0) != partial.getDimSize(0) ||
+      partialLse.getShape().drop_front() != dst.getShape().drop_back())
+    return emitOpError() << "'partial_lse' must be f32 [splits, dims of 'dst' "
+                            "but the last]; got "
+                         << partialLse;
+  int64_t boxRows = getBoxRows(); // stored signed
+  if (boxRows < 1)
+    return emitOpError() << "'box_rows' is " << boxRows
+                         << "; expected at least 1";
   return success();
 }
 

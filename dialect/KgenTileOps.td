@@ -49,7 +49,8 @@ def Kgen_KernelOp : Kgen_Op<"kernel", [Symbol, IsolatedFromAbove, SingleBlock,
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, DenseI64ArrayAttr:$grid,
                        I64Attr:$threads, I64Attr:$smem_bytes,
-                       OptionalAttr<Kgen_GemmConfigAttr>:$config,
+                       OptionalAttr<AnyAttrOf<[Kgen_GemmConfigAttr,
+                                               Kgen_AttentionConfigAttr]>>:$config,
                        OptionalAttr<StrArrayAttr>:$param_names,
                        DefaultValuedAttr<I64Attr, "1">:$num_outputs,
                        OptionalAttr<DictionaryAttr>:$signature);
@@ -200,6 +201,127 @@ def Kgen_TilePipelineOp : Kgen_Op<"tile.pipeline", [NoTerminator]> {
   let assemblyFormat = [{
     $lower `to` $upper `stages` $stages attr-dict-with-keyword
     `load` $load `compute` $compute
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Attention steps (docs/attention.md)
+//
+// One block's rows of the online softmax: the query tile `q` [1, BM, D],
+// K and V stage buffers [S, BN, D], the scores `s` [BM, BN] f32, the
+// running statistics `stats` [2, BM] f32 (row max, row sum) and the output
+// accumulator `acc` [BM, D] f32, all of the block.
+//===----------------------------------------------------------------------===//
+
+def Kgen_TileSoftmaxInitOp : Kgen_Op<"tile.softmax_init"> {
+  let summary = "start the running row statistics of an online softmax";
+  let description = [{
+    `stats[0, m] = -inf` (the running max) and `stats[1, m] = 0` (the
+    running sum) for every row m.
+  }];
+  let arguments = (ins AnyMemRef:$stats);
+  let assemblyFormat = "$stats attr-dict `:` type($stats)";
+  let hasVerifier = 1;
+}
+
+def Kgen_TileQkOp : Kgen_Op<"tile.qk"> {
+  let summary = "the scores of a query tile against a key stage";
+  let description = [{
+    `s[m, n] = sum_d q[0, m, d] * k[stage, n, d]`, products and sums in
+    f32 in d order, overwriting `s`. On the GPU: ldmatrix and mma.sync
+    (Q as the K-major A operand, the K stage as the K-major B operand).
+  }];
+  let arguments = (ins AnyMemRef:$q, AnyMemRef:$k, Index:$stage, AnyMemRef:$s);
+  let assemblyFormat = [{
+    $q `,` $k `[` $stage `]` `into` $s attr-dict `:` type($q) `,` type($k) `,` type($s)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kgen_TileOnlineSoftmaxOp : Kgen_Op<"tile.online_softmax"> {
+  let summary = "mask the scores, update the row statistics, rescale the output";
+  let description = [{
+    For row m of the tile, packed row `r = row0 + m` is query
+    `i = r mod seq_q` at position `p = i + kv_len - seq_q` (bottom-right);
+    column n is key `j = col0 + n`, visible when `j < kv_len`, and
+    `j <= p` with `causal`, and `j > p - window` with `window`. With
+    `t = visible ? cap(scale * s[m, n]) : -inf` (`cap(x) = softcap *
+    tanh(x / softcap)` with `softcap`, else x), the old max `mo` and sum
+    `l`: `mn = max(mo, max_n t)`, `shift = mn == -inf ? 0 : mn`,
+    `alpha = mo == -inf ? 0 : exp(mo - shift)`, `p_n = exp(t_n - shift)`;
+    then `s[m, n] = p_n`, `acc[m, :] *= alpha`, `stats[1, m] = alpha * l +
+    sum_n p_n` (n in order) and `stats[0, m] = mn`. All in f32.
+  }];
+  let arguments = (ins AnyMemRef:$s, AnyMemRef:$stats, AnyMemRef:$acc,
+                       Index:$row0, Index:$col0, Index:$kv_len,
+                       I64Attr:$seq_q, F32Attr:$scale, UnitAttr:$causal,
+                       OptionalAttr<I64Attr>:$window,
+                       OptionalAttr<F32Attr>:$softcap);
+  let assemblyFormat = [{
+    $s `,` $stats `,` $acc `rows` `(` $row0 `)` `cols` `(` $col0 `)`
+    `kv_len` `(` $kv_len `)` attr-dict `:` type($s) `,` type($stats) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kgen_TilePvOp : Kgen_Op<"tile.pv"> {
+  let summary = "accumulate the probabilities times a value stage";
+  let description = [{
+    `acc[m, d] += sum_n r(p[m, n]) * v[stage, n, d]` where `r` rounds to
+    the element type of `v` (the tensor cores' operand type), products and
+    sums in f32 in n order. On the GPU the probabilities go from the score
+    fragments straight into the MMA's A fragments.
+  }];
+  let arguments = (ins AnyMemRef:$p, AnyMemRef:$v, Index:$stage, AnyMemRef:$acc);
+  let assemblyFormat = [{
+    $p `,` $v `[` $stage `]` `into` $acc attr-dict `:` type($p) `,` type($v) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kgen_TileAttentionStoreOp : Kgen_Op<"tile.attention_store",
+                                        [AttrSizedOperandSegments]> {
+  let summary = "normalise and store an attention output tile and its LSE";
+  let description = [{
+    For r, c inside the bounds, with `(y..., x) = (i..., i + r, j + c)` and
+    the row's max `mx = stats[0, r]` and sum `l = stats[1, r]`:
+    `dst[y..., x] = l > 0 ? acc[r, c] / l : 0`, rounded once to the element
+    type of `dst`; with `lse` (f32, the rank of `dst` less one, addressed by
+    the indices less the last), `lse[i..., i + r] = l > 0 ? (mx == -inf ? 0
+    : mx) + log(l) : -inf` for the rows inside the bounds.
+  }];
+  let arguments = (ins AnyMemRef:$acc, AnyMemRef:$stats, AnyMemRef:$dst,
+                       Variadic<Index>:$indices, Index:$rows, Index:$cols,
+                       Optional<AnyMemRef>:$lse);
+  let assemblyFormat = [{
+    $acc `,` $stats `into` $dst `[` $indices `]` `bounds` `(` $rows `,` $cols `)`
+    (`lse` `(` $lse^ `:` type($lse) `)`)?
+    attr-dict `:` type($acc) `,` type($stats) `,` type($dst)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kgen_TileAttentionCombineOp : Kgen_Op<"tile.attention_combine",
+                                          [AttrSizedOperandSegments]> {
+  let summary = "combine split-KV partial outputs by their log-sum-exps";
+  let description = [{
+    `partial` is `[S, dst dims...]` f32 and `partial_lse` `[S, lse dims...]`
+    f32, the normalised outputs and LSEs of S key splits. For the rows
+    `y = i + r`, r < `box_rows`, inside `rows`, and every column x < `cols`
+    (the indices' last, `j`, is the first column): `M = max_s lse_s`; when
+    `M = -inf` the row is 0 and its LSE -inf; else `w_s = exp(lse_s - M)`,
+    `dst[y, x] = sum_s w_s partial[s, y, x] / sum_s w_s` (s in order,
+    rounded once) and `lse[y] = M + log(sum_s w_s)`.
+  }];
+  let arguments = (ins AnyMemRef:$partial, AnyMemRef:$partial_lse,
+                       AnyMemRef:$dst, Variadic<Index>:$indices, Index:$rows,
+                       Index:$cols, Optional<AnyMemRef>:$lse,
+                       I64Attr:$box_rows);
+  let assemblyFormat = [{
+    $partial `,` $partial_lse `into` $dst `[` $indices `]` `bounds` `(` $rows `,` $cols `)`
+    (`lse` `(` $lse^ `:` type($lse) `)`)?
+    attr-dict `:` type($partial) `,` type($partial_lse) `,` type($dst)
   }];
   let hasVerifier = 1;
 }

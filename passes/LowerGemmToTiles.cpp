@@ -31,6 +31,7 @@
 #include "dialect/GemmLegality.h"
 
 #include "dialect/GemmJson.h"
+#include "passes/TileKernelBuilder.h"
 
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/SymbolTable.h"
@@ -43,11 +44,9 @@ namespace mlir::kgen {
 
 using namespace mlir;
 using namespace mlir::kgen;
+using namespace mlir::kgen::tiles;
 
 namespace {
-constexpr unsigned kSharedSpace = 3;   // NVVM shared memory
-constexpr unsigned kRegisterSpace = 5; // NVVM local: per-thread registers
-
 /// Shapes of one gemm and its config, read once.
 struct GemmPlan {
   GemmOp op;
@@ -76,22 +75,6 @@ struct GemmPlan {
   Type elemA() { return op.getA().getType().getElementType(); }
 };
 
-MemRefType memrefFor(Type tensorType) {
-  auto t = cast<RankedTensorType>(tensorType);
-  return MemRefType::get(t.getShape(), t.getElementType());
-}
-
-/// Index arithmetic at the builder's position.
-struct Ix {
-  ImplicitLocOpBuilder &b;
-  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
-  Value mul(Value x, int64_t y) { return arith::MulIOp::create(b, x, c(y)); }
-  Value div(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
-  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, x, y); }
-  Value min(Value x, Value y) { return arith::MinUIOp::create(b, x, y); }
-};
-
 /// Tile coordinates of linear block `bx`: tiles are visited in groups of
 /// `group` tile rows, column by column inside a group, so consecutive blocks
 /// share A and B tiles in L2. Returns (m0, n0).
@@ -104,27 +87,6 @@ std::pair<Value, Value> rasterise(Ix &ix, Value bx, GemmPlan &p) {
   Value tm = ix.add(firstM, ix.rem(inGroup, rows));
   Value tn = ix.div(inGroup, rows);
   return {ix.mul(tm, p.bm), ix.mul(tn, p.bn)};
-}
-
-/// Starts a kernel: the op, its entry block with (bx, by, bz, params...).
-std::pair<KernelOp, Block *> createKernel(OpBuilder &moduleBuilder,
-                                          SymbolTable &symbols, Location loc,
-                                          StringRef name,
-                                          ArrayRef<int64_t> grid,
-                                          int64_t threads, int64_t smem,
-                                          GemmConfigAttr config,
-                                          ArrayRef<Type> params) {
-  auto kernel = KernelOp::create(moduleBuilder, loc, name, grid, threads,
-                                 smem, config, /*param_names=*/nullptr,
-                                 /*num_outputs=*/1, /*signature=*/nullptr);
-  symbols.insert(kernel); // renames on a clash
-  Block *body = new Block();
-  kernel.getBody().push_back(body);
-  Type index = moduleBuilder.getIndexType();
-  body->addArguments({index, index, index}, {loc, loc, loc});
-  for (Type t : params)
-    body->addArgument(t, loc);
-  return {kernel, body};
 }
 
 /// The main kernel's body: tile loop and epilogue (or partial store).
@@ -156,9 +118,7 @@ void buildMainBody(ImplicitLocOpBuilder &b, GemmPlan &p, Block *body,
   Location loc = b.getLoc();
   Type index = b.getIndexType();
   {
-    Block *load = new Block();
-    pipeline.getLoad().push_back(load);
-    load->addArguments({index, index}, {loc, loc});
+    Block *load = addPipelineStep(pipeline.getLoad(), loc);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(load);
     Value k0 = ix.mul(load->getArgument(0), p.bk);
@@ -177,9 +137,7 @@ void buildMainBody(ImplicitLocOpBuilder &b, GemmPlan &p, Block *body,
                        stage);
   }
   {
-    Block *compute = new Block();
-    pipeline.getCompute().push_back(compute);
-    compute->addArguments({index, index}, {loc, loc});
+    Block *compute = addPipelineStep(pipeline.getCompute(), loc);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(compute);
     TileMmaOp::create(b, sA, sB, compute->getArgument(1), acc, ta, tb,

@@ -292,6 +292,215 @@ void lowerEpilogue(TileEpilogueOp op, RefBuilder &rb) {
               });
 }
 
+
+//===----------------------------------------------------------------------===//
+// Attention steps (docs/attention.md): the definitions of KgenTileOps.td
+//===----------------------------------------------------------------------===//
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+void lowerSoftmaxInit(TileSoftmaxInitOp op, RefBuilder &rb) {
+  Value stats = op.getStats();
+  rb.loop(dim(stats, 1), [&](Value m) {
+    memref::StoreOp::create(rb.b, rb.f32(kNegInf), stats,
+                            ValueRange{rb.idx(0), m});
+    memref::StoreOp::create(rb.b, rb.f32(0.0), stats, ValueRange{rb.idx(1), m});
+  });
+}
+
+void lowerQk(TileQkOp op, RefBuilder &rb) {
+  OpBuilder::InsertionGuard guard(rb.b);
+  auto ifOp = scf::IfOp::create(rb.b, validStage(rb, op.getStage(), op.getK()),
+                                /*withElseRegion=*/false);
+  rb.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  Value q = op.getQ(), k = op.getK(), s = op.getS(), st = op.getStage();
+  Value zero = rb.idx(0);
+  rb.loop(dim(s, 0), [&](Value m) {
+    rb.loop(dim(s, 1), [&](Value n) {
+      Value dot = rb.reduce(dim(q, 2), rb.f32(0.0), [&](Value d, Value sum) {
+        return rb.addf(sum, rb.mulf(rb.loadF32(q, {zero, m, d}),
+                                    rb.loadF32(k, {st, n, d})));
+      });
+      memref::StoreOp::create(rb.b, dot, s, ValueRange{m, n});
+    });
+  });
+}
+
+void lowerOnlineSoftmax(TileOnlineSoftmaxOp op, RefBuilder &rb) {
+  using P = arith::CmpIPredicate;
+  Value s = op.getS(), stats = op.getStats(), acc = op.getAcc();
+  Value len = op.getKvLen();
+  int64_t seqQ = op.getSeqQ();
+  float scale = op.getScale().convertToFloat();
+  std::optional<APFloat> cap = op.getSoftcap();
+  std::optional<uint64_t> window = op.getWindow();
+  Value c0 = rb.idx(0), c1 = rb.idx(1);
+  rb.loop(dim(s, 0), [&](Value m) {
+    Value i = arith::RemUIOp::create(rb.b, rb.addi(op.getRow0(), m),
+                                     rb.idx(seqQ));
+    Value pos = rb.subi(rb.addi(i, len), rb.idx(seqQ)); // bottom-right
+    Value old = memref::LoadOp::create(rb.b, stats, ValueRange{c0, m});
+    // t_n, into s, and their max.
+    Value mx = rb.reduce(dim(s, 1), rb.f32(kNegInf), [&](Value n, Value mx) {
+      Value j = rb.addi(op.getCol0(), n);
+      Value t = rb.mulf(rb.f32(scale),
+                        memref::LoadOp::create(rb.b, s, ValueRange{m, n}));
+      if (cap) {
+        Value c = rb.f32(cap->convertToFloat());
+        t = rb.mulf(c, math::TanhOp::create(rb.b, rb.divf(t, c)));
+      }
+      Value visible = rb.cmpi(P::slt, j, len);
+      if (op.getCausal())
+        visible = rb.andi(visible, rb.cmpi(P::sle, j, pos));
+      if (window)
+        visible = rb.andi(visible, rb.cmpi(P::sgt, j,
+                                           rb.subi(pos, rb.idx(*window))));
+      t = rb.select(visible, t, rb.f32(kNegInf));
+      memref::StoreOp::create(rb.b, t, s, ValueRange{m, n});
+      return rb.maxf(mx, t);
+    });
+    auto finite = [&](Value x) {
+      return rb.cmpf(arith::CmpFPredicate::OGT, x, rb.f32(kNegInf));
+    };
+    Value mn = rb.maxf(old, mx);
+    Value shift = rb.select(finite(mn), mn, rb.f32(0.0));
+    Value alpha =
+        rb.select(finite(old), rb.exp(rb.subf(old, shift)), rb.f32(0.0));
+    Value sum = rb.reduce(dim(s, 1), rb.f32(0.0), [&](Value n, Value sum) {
+      Value p = rb.exp(
+          rb.subf(memref::LoadOp::create(rb.b, s, ValueRange{m, n}), shift));
+      memref::StoreOp::create(rb.b, p, s, ValueRange{m, n});
+      return rb.addf(sum, p);
+    });
+    rb.loop(dim(acc, 1), [&](Value c) {
+      Value a = memref::LoadOp::create(rb.b, acc, ValueRange{m, c});
+      memref::StoreOp::create(rb.b, rb.mulf(alpha, a), acc, ValueRange{m, c});
+    });
+    Value l = memref::LoadOp::create(rb.b, stats, ValueRange{c1, m});
+    memref::StoreOp::create(rb.b, mn, stats, ValueRange{c0, m});
+    memref::StoreOp::create(rb.b, rb.addf(rb.mulf(alpha, l), sum), stats,
+                            ValueRange{c1, m});
+  });
+}
+
+void lowerPv(TilePvOp op, RefBuilder &rb) {
+  OpBuilder::InsertionGuard guard(rb.b);
+  auto ifOp = scf::IfOp::create(rb.b, validStage(rb, op.getStage(), op.getV()),
+                                /*withElseRegion=*/false);
+  rb.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  Value p = op.getP(), v = op.getV(), acc = op.getAcc(), st = op.getStage();
+  Type elem = cast<MemRefType>(v.getType()).getElementType();
+  rb.loop(dim(acc, 0), [&](Value m) {
+    rb.loop(dim(acc, 1), [&](Value d) {
+      Value cur = memref::LoadOp::create(rb.b, acc, ValueRange{m, d});
+      Value sum = rb.reduce(dim(p, 1), cur, [&](Value n, Value sum) {
+        Value pv = memref::LoadOp::create(rb.b, p, ValueRange{m, n});
+        if (!elem.isF32()) // the operand the tensor cores take
+          pv = arith::ExtFOp::create(
+              rb.b, rb.b.getF32Type(),
+              Value(arith::TruncFOp::create(rb.b, elem, pv)));
+        return rb.addf(sum, rb.mulf(pv, rb.loadF32(v, {st, n, d})));
+      });
+      memref::StoreOp::create(rb.b, sum, acc, ValueRange{m, d});
+    });
+  });
+}
+
+/// lse[leading..., y] for the rows y = indices[rank - 2] + r inside the
+/// bounds of the box `box` (of `rows` rows).
+void forEachRow(Box &box, int64_t rows,
+                function_ref<void(Value r, SmallVector<Value> lseAt)> body) {
+  RefBuilder &rb = box.rb;
+  rb.loop(rows, [&](Value r) {
+    auto [y, x] = box.at(r, rb.idx(0));
+    (void)x;
+    Value in = box.inside(y, box.indices.back());
+    rb.when(in, [&] {
+      SmallVector<Value> at = box.address(y, rb.idx(0));
+      at.pop_back(); // the lse has no column
+      body(r, at);
+    });
+  });
+}
+
+void lowerAttentionStore(TileAttentionStoreOp op, RefBuilder &rb) {
+  Box box{rb, op.getDst(), op.getIndices(), op.getRows(), op.getCols()};
+  Value acc = op.getAcc(), stats = op.getStats();
+  Value c0 = rb.idx(0), c1 = rb.idx(1);
+  box.forEach(dim(acc, 0), dim(acc, 1),
+              [&](Value r, Value c, Value in, SmallVector<Value> addr, Value) {
+                rb.when(in, [&] {
+                  Value l = memref::LoadOp::create(rb.b, stats, ValueRange{c1, r});
+                  Value a = memref::LoadOp::create(rb.b, acc, ValueRange{r, c});
+                  Value any = rb.cmpf(arith::CmpFPredicate::OGT, l, rb.f32(0.0));
+                  rb.storeF32(rb.select(any, rb.divf(a, l), rb.f32(0.0)),
+                              op.getDst(), addr);
+                });
+              });
+  Value lse = op.getLse();
+  if (!lse)
+    return;
+  forEachRow(box, dim(acc, 0), [&](Value r, SmallVector<Value> at) {
+    Value mx = memref::LoadOp::create(rb.b, stats, ValueRange{c0, r});
+    Value l = memref::LoadOp::create(rb.b, stats, ValueRange{c1, r});
+    Value finite = rb.cmpf(arith::CmpFPredicate::OGT, mx, rb.f32(kNegInf));
+    Value shift = rb.select(finite, mx, rb.f32(0.0));
+    Value any = rb.cmpf(arith::CmpFPredicate::OGT, l, rb.f32(0.0));
+    Value v = rb.addf(shift, math::LogOp::create(rb.b, l));
+    memref::StoreOp::create(rb.b, rb.select(any, v, rb.f32(kNegInf)), lse, at);
+  });
+}
+
+void lowerAttentionCombine(TileAttentionCombineOp op, RefBuilder &rb) {
+  Box box{rb, op.getDst(), op.getIndices(), op.getRows(), op.getCols()};
+  Value partial = op.getPartial(), partialLse = op.getPartialLse();
+  int64_t splits = dim(partial, 0);
+  int64_t cols = dim(op.getDst(), cast<MemRefType>(op.getDst().getType())
+                                      .getRank() - 1);
+  auto prepend = [](Value s, ArrayRef<Value> at) {
+    SmallVector<Value> full = {s};
+    full.append(at.begin(), at.end());
+    return full;
+  };
+  forEachRow(box, op.getBoxRows(), [&](Value r, SmallVector<Value> at) {
+    Value mx = rb.reduce(splits, rb.f32(kNegInf), [&](Value s, Value mx) {
+      return rb.maxf(mx, memref::LoadOp::create(rb.b, partialLse,
+                                                prepend(s, at)));
+    });
+    Value any = rb.cmpf(arith::CmpFPredicate::OGT, mx, rb.f32(kNegInf));
+    Value shift = rb.select(any, mx, rb.f32(0.0));
+    auto weight = [&](Value s) {
+      return rb.exp(rb.subf(
+          memref::LoadOp::create(rb.b, partialLse, prepend(s, at)), shift));
+    };
+    Value total = rb.reduce(splits, rb.f32(0.0), [&](Value s, Value sum) {
+      return rb.addf(sum, weight(s));
+    });
+    rb.loop(cols, [&](Value c) {
+      Value x = rb.addi(op.getIndices().back(), c);
+      rb.when(rb.cmpi(arith::CmpIPredicate::slt, x,
+                      arith::MinSIOp::create(rb.b, op.getCols(),
+                                             rb.idx(cols))),
+              [&] {
+                SmallVector<Value> o = at;
+                o.push_back(x);
+                Value sum = rb.reduce(splits, rb.f32(0.0), [&](Value s, Value sum) {
+                  return rb.addf(sum, rb.mulf(weight(s),
+                                              memref::LoadOp::create(
+                                                  rb.b, partial, prepend(s, o))));
+                });
+                rb.storeF32(rb.select(any, rb.divf(sum, total), rb.f32(0.0)),
+                            op.getDst(), o);
+              });
+    });
+    if (Value lse = op.getLse()) {
+      Value v = rb.addf(shift, math::LogOp::create(rb.b, total));
+      memref::StoreOp::create(rb.b, rb.select(any, v, rb.f32(kNegInf)), lse,
+                              at);
+    }
+  });
+}
+
 /// Copies the ops of `region`'s block with its (k, stage) arguments bound.
 void inlineStep(ImplicitLocOpBuilder &b, Region &region, Value k,
                 Value stage) {
@@ -352,7 +561,9 @@ struct KgenLowerTilesToLoopsPass
     SmallVector<Operation *> tileOps;
     module.walk([&](Operation *op) {
       if (isa<TileZeroOp, TileLoadOp, TileMmaOp, TileAccumulateOp,
-              TileStoreOp, TileEpilogueOp>(op))
+              TileStoreOp, TileEpilogueOp, TileSoftmaxInitOp, TileQkOp,
+              TileOnlineSoftmaxOp, TilePvOp, TileAttentionStoreOp,
+              TileAttentionCombineOp>(op))
         tileOps.push_back(op);
     });
     for (Operation *op : tileOps) {
@@ -367,7 +578,15 @@ struct KgenLowerTilesToLoopsPass
           .Case([&](TileMmaOp o) { lowerMma(o, rb); })
           .Case([&](TileAccumulateOp o) { lowerAccumulate(o, rb); })
           .Case([&](TileStoreOp o) { lowerStore(o, rb); })
-          .Case([&](TileEpilogueOp o) { lowerEpilogue(o, rb); });
+          .Case([&](TileEpilogueOp o) { lowerEpilogue(o, rb); })
+          .Case([&](TileSoftmaxInitOp o) { lowerSoftmaxInit(o, rb); })
+          .Case([&](TileQkOp o) { lowerQk(o, rb); })
+          .Case([&](TileOnlineSoftmaxOp o) { lowerOnlineSoftmax(o, rb); })
+          .Case([&](TilePvOp o) { lowerPv(o, rb); })
+          .Case([&](TileAttentionStoreOp o) { lowerAttentionStore(o, rb); })
+          .Case([&](TileAttentionCombineOp o) {
+            lowerAttentionCombine(o, rb);
+          });
       op->erase();
     }
   }

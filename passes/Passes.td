@@ -98,6 +98,28 @@ def KgenLowerGemmToTiles : Pass<"kgen-lower-gemm-to-tiles", "::mlir::ModuleOp"> 
                            "::mlir::scf::SCFDialect"];
 }
 
+def KgenLowerAttentionToTiles : Pass<"kgen-lower-attention-to-tiles", "::mlir::ModuleOp"> {
+  let summary = "Lower each configured kgen.attention to tile-level kgen.kernels";
+  let description = [{
+    Precondition: every kgen.attention to lower carries a
+    `#kgen.attention_config` (run `kgen-select-strategy` first); one without
+    stays (the reference semantics still run it on the CPU). Each becomes a
+    `kgen.kernel` whose blocks own `block_m` rows of the packed-GQA view
+    `[B, Hkv, G * Sq, D]` of Q and O (docs/attention.md): the Q tile, then
+    a `kgen.tile.pipeline` over the block's key tiles (those the causal
+    mask and window leave visible, then its split) of masked K and V loads,
+    `kgen.tile.qk`, `kgen.tile.online_softmax` and `kgen.tile.pv`, then
+    `kgen.tile.attention_store`. With `split_kv > 1` the blocks store f32
+    partial outputs and LSEs and a second kernel combines them
+    (`kgen.tile.attention_combine`), in split order: deterministic.
+  }];
+  let dependentDialects = ["::mlir::kgen::KgenDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def KgenLowerTilesToLoops : Pass<"kgen-lower-tiles-to-loops", "::mlir::ModuleOp"> {
   let summary = "Run tile-level kernels on the CPU: blocks in turn, tile ops by their definitions";
   let description = [{

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/emit/KernelPrinter.h"
-#include "dialect/GemmJson.h"
+#include "dialect/AttentionJson.h"
 
 #include "kgen/runtime/Package.h"
 #if KGEN_HAVE_NVRTC
@@ -91,12 +91,16 @@ FailureOr<rt::KernelPackage>
 mlir::kgen::assemblePackage(ArrayRef<KernelOp> kernels) {
   assert(!kernels.empty() && "a package has at least one kernel");
   KernelOp first = kernels.front();
-  GemmConfigAttr config = first.getConfigAttr();
-  if (!config)
+  auto gemmConfig = dyn_cast_or_null<GemmConfigAttr>(first.getConfigAttr());
+  auto attentionConfig =
+      dyn_cast_or_null<AttentionConfigAttr>(first.getConfigAttr());
+  if (!gemmConfig && !attentionConfig)
     return first.emitOpError("has no config: the emitter needs the family");
   rt::KernelPackage pkg;
   pkg.name = first.getSymName().str();
-  pkg.target = stringifyTarget(config.getTarget()).str();
+  pkg.target = stringifyTarget(gemmConfig ? gemmConfig.getTarget()
+                                          : attentionConfig.getTarget())
+                   .str();
   pkg.sourceFile = "kernel.cu";
   std::string emitted;
   llvm::raw_string_ostream os(emitted);
@@ -175,7 +179,7 @@ mlir::kgen::assemblePackage(ArrayRef<KernelOp> kernels) {
   nlohmann::json op =
       signature ? toJson(signature) : nlohmann::json::object();
   pkg.op = op;
-  pkg.config = toJson(config);
+  pkg.config = gemmConfig ? toJson(gemmConfig) : toJson(attentionConfig);
   if (op.contains("m"))
     pkg.flops = 2.0 * op.value("batch", int64_t(1)) * op["m"].get<int64_t>() *
                 op["n"].get<int64_t>() * op["k"].get<int64_t>();

@@ -35,7 +35,11 @@ bool hasPipelineIn(KernelOp kernel);
 class KernelPrinter {
 public:
   KernelPrinter(KernelOp kernel, llvm::raw_ostream &os, EmittedKernel &info)
-      : kernel(kernel), config(kernel.getConfigAttr()), os(os), info(info) {}
+      : kernel(kernel),
+        config(dyn_cast_or_null<GemmConfigAttr>(kernel.getConfigAttr())),
+        attention(dyn_cast_or_null<AttentionConfigAttr>(
+            kernel.getConfigAttr())),
+        os(os), info(info) {}
 
   LogicalResult print();
 
@@ -50,7 +54,8 @@ private:
   /// The wgmma family's warp-specialised mainloop applies to kernels with a
   /// pipeline; a split-K reduction kernel of a wgmma gemm has none.
   bool usesWgmma() {
-    return config.getInstruction() == InstructionFamily::wgmma && hasPipeline;
+    return config && config.getInstruction() == InstructionFamily::wgmma &&
+           hasPipeline;
   }
   /// Prefix of statements only the consumer warpgroups run.
   const char *consumerGuard() { return usesWgmma() ? "if (consumer) " : ""; }
@@ -77,7 +82,8 @@ private:
   std::string matrixBase(Value mem, ValueRange indices);
 
   KernelOp kernel;
-  GemmConfigAttr config;
+  GemmConfigAttr config;          // a gemm's kernels
+  AttentionConfigAttr attention;  // an attention's kernels
   llvm::raw_ostream &os;
   EmittedKernel &info;
   bool hasPipeline = false;

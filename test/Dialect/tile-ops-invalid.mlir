@@ -738,3 +738,197 @@ kgen.kernel @param_twice grid [1, 1, 1] threads 32 smem 0 attributes {param_name
 kgen.kernel @kernel_with_a_very_long_name_01234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890 grid [1, 1, 1] threads 32 smem 0 attributes {param_names = ["A", "D"]} {
 ^bb0(%bx: index, %by: index, %bz: index, %a: memref<4x4xf32>, %d: memref<4x4xf32>):
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Attention steps
+//===----------------------------------------------------------------------===//
+
+// softmax_init: stats not [2, rows]
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %st: memref<3x16xf32>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'stats' must be a [2, rows] f32 buffer (row max, row sum); got 'memref<3x16xf32>'}}
+  kgen.tile.softmax_init %st : memref<3x16xf32>
+}
+
+// -----
+
+// qk: q with two stages
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %q: memref<2x16x32xbf16>, %k: memref<2x16x32xbf16>, %s: memref<16x16xf32>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'q' must be one tile [1, rows, head_dim]; got 'memref<2x16x32xbf16>'}}
+  kgen.tile.qk %q, %k[%c0] into %s : memref<2x16x32xbf16>, memref<2x16x32xbf16>, memref<16x16xf32>
+}
+
+// -----
+
+// qk: head dims differ
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %q: memref<1x16x32xbf16>, %k: memref<2x16x48xbf16>, %s: memref<16x16xf32>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{head dim of 'q' (32) differs from head dim of 'k' (48)}}
+  kgen.tile.qk %q, %k[%c0] into %s : memref<1x16x32xbf16>, memref<2x16x48xbf16>, memref<16x16xf32>
+}
+
+// -----
+
+// qk: element types differ
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %q: memref<1x16x32xbf16>, %k: memref<2x16x32xf16>, %s: memref<16x16xf32>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'q' and 'k' must have the same element type}}
+  kgen.tile.qk %q, %k[%c0] into %s : memref<1x16x32xbf16>, memref<2x16x32xf16>, memref<16x16xf32>
+}
+
+// -----
+
+// qk: scores shape
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %q: memref<1x16x32xbf16>, %k: memref<2x32x32xbf16>, %s: memref<16x16xf32>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'s' must be [16, 32] for these tiles; got 'memref<16x16xf32>'}}
+  kgen.tile.qk %q, %k[%c0] into %s : memref<1x16x32xbf16>, memref<2x32x32xbf16>, memref<16x16xf32>
+}
+
+// -----
+
+// qk: scores not f32
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %q: memref<1x16x32xbf16>, %k: memref<2x16x32xbf16>, %s: memref<16x16xbf16>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'s' must be a static [rows, cols] f32 buffer; got 'memref<16x16xbf16>'}}
+  kgen.tile.qk %q, %k[%c0] into %s : memref<1x16x32xbf16>, memref<2x16x32xbf16>, memref<16x16xbf16>
+}
+
+// -----
+
+// online_softmax: stats rows
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %s: memref<16x16xf32>, %st: memref<2x32xf32>, %acc: memref<16x32xf32>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'stats' must be a [2, 16] f32 buffer (row max, row sum); got 'memref<2x32xf32>'}}
+  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) {scale = 1.0 : f32, seq_q = 4} : memref<16x16xf32>, memref<2x32xf32>, memref<16x32xf32>
+}
+
+// -----
+
+// online_softmax: acc rows
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %s: memref<16x16xf32>, %st: memref<2x16xf32>, %acc: memref<32x32xf32>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'acc' must have the 16 rows of 's'; got 'memref<32x32xf32>'}}
+  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) {scale = 1.0 : f32, seq_q = 4} : memref<16x16xf32>, memref<2x16xf32>, memref<32x32xf32>
+}
+
+// -----
+
+// online_softmax: seq_q
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %s: memref<16x16xf32>, %st: memref<2x16xf32>, %acc: memref<16x32xf32>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'seq_q' is 0; expected at least 1}}
+  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) {scale = 1.0 : f32, seq_q = 0} : memref<16x16xf32>, memref<2x16xf32>, memref<16x32xf32>
+}
+
+// -----
+
+// online_softmax: scale
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %s: memref<16x16xf32>, %st: memref<2x16xf32>, %acc: memref<16x32xf32>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'scale' must be finite and non-zero}}
+  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) {scale = 0.0 : f32, seq_q = 4} : memref<16x16xf32>, memref<2x16xf32>, memref<16x32xf32>
+}
+
+// -----
+
+// online_softmax: window
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %s: memref<16x16xf32>, %st: memref<2x16xf32>, %acc: memref<16x32xf32>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'window' is 0; expected at least 1}}
+  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) {scale = 1.0 : f32, seq_q = 4, window = 0} : memref<16x16xf32>, memref<2x16xf32>, memref<16x32xf32>
+}
+
+// -----
+
+// online_softmax: softcap
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %s: memref<16x16xf32>, %st: memref<2x16xf32>, %acc: memref<16x32xf32>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'softcap' must be finite and positive}}
+  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) {scale = 1.0 : f32, seq_q = 4, softcap = -1.0 : f32} : memref<16x16xf32>, memref<2x16xf32>, memref<16x32xf32>
+}
+
+// -----
+
+// pv: key counts differ
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %p: memref<16x16xf32>, %v: memref<2x32x32xbf16>, %acc: memref<16x32xf32>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'p' has 16 columns but the 'v' stage 32 rows}}
+  kgen.tile.pv %p, %v[%c0] into %acc : memref<16x16xf32>, memref<2x32x32xbf16>, memref<16x32xf32>
+}
+
+// -----
+
+// pv: acc shape
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %p: memref<16x16xf32>, %v: memref<2x16x32xbf16>, %acc: memref<16x48xf32>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'acc' must be [16, 32] for these tiles; got 'memref<16x48xf32>'}}
+  kgen.tile.pv %p, %v[%c0] into %acc : memref<16x16xf32>, memref<2x16x32xbf16>, memref<16x48xf32>
+}
+
+// -----
+
+// attention_store: lse shape
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %acc: memref<16x32xf32>, %st: memref<2x16xf32>, %o: memref<1x2x9x32xbf16>, %l: memref<1x2x8xf32>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'lse' must be f32 of shape [dims of 'dst' but the last]; got 'memref<1x2x8xf32>'}}
+  kgen.tile.attention_store %acc, %st into %o[%c0, %c0, %c0, %c0] bounds(%c0, %c0) lse(%l : memref<1x2x8xf32>) : memref<16x32xf32>, memref<2x16xf32>, memref<1x2x9x32xbf16>
+}
+
+// -----
+
+// attention_store: indices
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %acc: memref<16x32xf32>, %st: memref<2x16xf32>, %o: memref<1x2x9x32xbf16>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'dst' has rank 4 but 3 indices}}
+  kgen.tile.attention_store %acc, %st into %o[%c0, %c0, %c0] bounds(%c0, %c0) : memref<16x32xf32>, memref<2x16xf32>, memref<1x2x9x32xbf16>
+}
+
+// -----
+
+// attention_combine: partial shape
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %p: memref<3x1x2x9x16xf32>, %pl: memref<3x1x2x9xf32>, %o: memref<1x2x9x32xbf16>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'partial' must be f32 [splits, dims of 'dst'...]; got 'memref<3x1x2x9x16xf32>'}}
+  kgen.tile.attention_combine %p, %pl into %o[%c0, %c0, %c0, %c0] bounds(%c0, %c0) {box_rows = 16} : memref<3x1x2x9x16xf32>, memref<3x1x2x9xf32>, memref<1x2x9x32xbf16>
+}
+
+// -----
+
+// attention_combine: partial lse splits
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %p: memref<3x1x2x9x32xf32>, %pl: memref<2x1x2x9xf32>, %o: memref<1x2x9x32xbf16>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'partial_lse' must be f32 [splits, dims of 'dst' but the last]; got 'memref<2x1x2x9xf32>'}}
+  kgen.tile.attention_combine %p, %pl into %o[%c0, %c0, %c0, %c0] bounds(%c0, %c0) {box_rows = 16} : memref<3x1x2x9x32xf32>, memref<2x1x2x9xf32>, memref<1x2x9x32xbf16>
+}
+
+// -----
+
+// attention_combine: box rows
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %p: memref<3x1x2x9x32xf32>, %pl: memref<3x1x2x9xf32>, %o: memref<1x2x9x32xbf16>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'box_rows' is 0; expected at least 1}}
+  kgen.tile.attention_combine %p, %pl into %o[%c0, %c0, %c0, %c0] bounds(%c0, %c0) {box_rows = 0} : memref<3x1x2x9x32xf32>, memref<3x1x2x9xf32>, memref<1x2x9x32xbf16>
+}

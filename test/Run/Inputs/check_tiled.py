@@ -1,6 +1,7 @@
 """Runs every public function of a module twice on the CPU and compares.
 
 usage: check_tiled.py MODULE.mlir WORKDIR [--pipeline=PASSES] [--tolerance=T]
+                     [--int-range=LO:HI]
 
 1. the reference: `kgen-run MODULE --entry=F` (kgen ops by their definitions);
 2. the schedule:  `kgen-opt MODULE --PASSES` (default: lower each configured
@@ -24,11 +25,14 @@ def main():
     module, workdir = sys.argv[1], sys.argv[2]
     passes = "--kgen-lower-gemm-to-tiles"
     tolerance = "0"
+    int_range = "0:16"  # kgen-run's default: random integer inputs
     for arg in sys.argv[3:]:
         if arg.startswith("--pipeline="):
             passes = arg[len("--pipeline="):]
         elif arg.startswith("--tolerance="):
             tolerance = arg[len("--tolerance="):]
+        elif arg.startswith("--int-range="):
+            int_range = arg[len("--int-range="):]
     os.makedirs(workdir, exist_ok=True)
     scheduled = os.path.join(workdir, "scheduled.mlir")
     code, out = run(["kgen-opt", module, *passes.split(), "-o", scheduled])
@@ -41,7 +45,7 @@ def main():
     for f in functions:
         ref = os.path.join(workdir, f)
         code, out = run(["kgen-run", module, f"--entry={f}", "--seed=11",
-                         f"--output-dir={ref}"])
+                         f"--int-range={int_range}", f"--output-dir={ref}"])
         if code:
             print(f"{f}: reference run failed\n{out}")
             failed += 1
@@ -49,7 +53,8 @@ def main():
         compares = [f"--compare-file={i}:{os.path.join(ref, name)}"
                     for i, name in enumerate(sorted(os.listdir(ref)))]
         code, out = run(["kgen-run", scheduled, f"--entry={f}", "--seed=11",
-                         f"--tolerance={tolerance}", *compares])
+                         f"--int-range={int_range}", f"--tolerance={tolerance}",
+                         *compares])
         lines = [l for l in out.splitlines() if l.startswith("compare")]
         status = "OK" if code == 0 and lines else "MISMATCH"
         failed += status != "OK"

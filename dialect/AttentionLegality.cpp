@@ -1,0 +1,184 @@
+//===- AttentionLegality.cpp - what each attention kernel family lowers ---===//
+//
+// The rules every config obeys, then one function per family. Each rule
+// cites the block-layer header whose static_assert states the same limit
+// (kgen/block/Attention.cuh for mma_sync).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/AttentionLegality.h"
+#include "dialect/KgenOps.h"
+#include "dialect/KgenTarget.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::kgen;
+
+AttentionConfigFields AttentionConfigFields::of(AttentionConfigAttr c) {
+  AttentionConfigFields f;
+  f.target = c.getTarget();
+  f.instruction = c.getInstruction();
+  f.blockM = c.getBlockM();
+  f.blockN = c.getBlockN();
+  f.warpsM = c.getWarpsM();
+  f.stages = c.getStages();
+  f.consumerWarpgroups = c.getConsumerWarpgroups();
+  f.pingPong = c.getPingPong();
+  f.overlapSoftmax = c.getOverlapSoftmax();
+  f.packGqa = c.getPackGqa();
+  f.splitKv = c.getSplitKv();
+  return f;
+}
+
+AttentionOperands AttentionOperands::of(AttentionOp op) {
+  AttentionOperands o;
+  o.elem = op.getQ().getType().getElementType();
+  o.headDim = op.getHeadDim();
+  o.groups = op.getQueryHeads() / std::max<int64_t>(1, op.getKvHeads());
+  o.seqQ = op.getSeqQ();
+  o.seqKv = op.getSeqKv();
+  return o;
+}
+
+int64_t AttentionOperands::elemBytes() const {
+  return std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+}
+
+std::string AttentionLegalityError::str() const {
+  return "attention_config '" + field + "': " + message;
+}
+
+int64_t mlir::kgen::attentionTileHeadDim(int64_t headDim) {
+  return llvm::alignTo(headDim, 16);
+}
+
+int64_t mlir::kgen::attentionSharedMemoryBytes(const AttentionConfigFields &c,
+                                               int64_t headDim,
+                                               int64_t elemBytes) {
+  int64_t dp = attentionTileHeadDim(headDim);
+  auto buffer = [&](int64_t stages, int64_t rows) {
+    return int64_t(llvm::alignTo(stages * rows * dp * elemBytes, 128));
+  };
+  return buffer(1, c.blockM) + 2 * buffer(c.stages, c.blockN);
+}
+
+namespace {
+using Error = std::optional<AttentionLegalityError>;
+
+Error fail(StringRef field, std::string message) {
+  return AttentionLegalityError{field.str(), std::move(message)};
+}
+
+/// Rules of every family, for any attention.
+Error checkCommon(const AttentionConfigFields &c) {
+  if (c.blockM < 16 || c.blockM > 256)
+    return fail("block_m", llvm::formatv("is {0}; expected 16 to 256 rows",
+                                         c.blockM));
+  if (c.blockN < 16 || c.blockN > 256 || c.blockN % 16 != 0)
+    return fail("block_n",
+                llvm::formatv("is {0}; expected a multiple of 16 (the MMA's "
+                              "k for P V) from 16 to 256",
+                              c.blockN));
+  if (c.stages < 1 || c.stages > 8)
+    return fail("stages", llvm::formatv("is {0}; expected 1 to 8", c.stages));
+  if (c.splitKv < 1 || c.splitKv > 128)
+    return fail("split_kv",
+                llvm::formatv("is {0}; expected 1 to 128", c.splitKv));
+  if (c.consumerWarpgroups < 1 || c.consumerWarpgroups > 3)
+    return fail("consumer_warpgroups",
+                llvm::formatv("is {0}; expected 1 to 3",
+                              c.consumerWarpgroups));
+  return std::nullopt;
+}
+
+/// FlashAttention-2's schedule (kgen/block/Attention.cuh): warps along M,
+/// 16 rows each, S and O in mma.sync m16n8 fragments.
+Error checkMmaSync(const AttentionConfigFields &c,
+                   const AttentionOperands *o) {
+  if (c.warpsM != 1 && c.warpsM != 2 && c.warpsM != 4 && c.warpsM != 8)
+    return fail("warps_m",
+                llvm::formatv("is {0}; expected 1, 2, 4 or 8", c.warpsM));
+  if (c.blockM != 16 * c.warpsM)
+    return fail("block_m",
+                llvm::formatv("is {0}; mma_sync attention gives each of the "
+                              "{1} warps 16 rows: expected {2}",
+                              c.blockM, c.warpsM, 16 * c.warpsM));
+  if (c.blockN > 128)
+    return fail("block_n",
+                llvm::formatv("is {0}; mma_sync attention keeps a warp's S "
+                              "row block in registers: at most 128",
+                              c.blockN));
+  if (c.stages > 4)
+    return fail("stages",
+                llvm::formatv("is {0}; mma_sync attention takes 1 to 4",
+                              c.stages));
+  if (c.consumerWarpgroups != 1 || c.pingPong || c.overlapSoftmax)
+    return fail(c.consumerWarpgroups != 1 ? "consumer_warpgroups"
+                : c.pingPong              ? "ping_pong"
+                                          : "overlap_softmax",
+                "is FlashAttention-3's schedule (wgmma): with mma_sync, "
+                "consumer_warpgroups = 1, ping_pong = false and "
+                "overlap_softmax = false");
+  if (!o)
+    return std::nullopt;
+  if (!o->elem.isBF16() && !o->elem.isF16())
+    return fail("instruction", "mma_sync attention takes bf16 or f16 "
+                               "operands (m16n8k16)");
+  int64_t dp = attentionTileHeadDim(o->headDim);
+  // Attention.cuh: a thread holds Dp / 2 output and block_n / 2 score
+  // accumulators; beyond 288 of both together ptxas spills.
+  if (dp + c.blockN > 288)
+    return fail("block_n",
+                llvm::formatv("is {0}; with head dim {1} (tiles of {2}) a "
+                              "thread would hold {3} f32 accumulators: "
+                              "block_n must be at most {4}",
+                              c.blockN, o->headDim, dp, (dp + c.blockN) / 2,
+                              288 - dp));
+  // Attention.cuh: each thread issues block_n * Dp / (256 * warps_m)
+  // 16-byte copies per K and per V tile, whose addresses stay live across
+  // the key loop; past 16 each, one warp at Dp 128 and block_n 64 spilled
+  // 428 bytes (ptxas, sm_80 and sm_90a).
+  if (c.blockN * dp > 4096 * c.warpsM)
+    return fail("block_n",
+                llvm::formatv("is {0}; with {1} warps and head dim {2} "
+                              "(tiles of {3}) a thread would issue {4} "
+                              "copies per K tile: block_n must be at most "
+                              "{5}",
+                              c.blockN, c.warpsM, o->headDim, dp,
+                              c.blockN * dp / (256 * c.warpsM),
+                              4096 * c.warpsM / dp / 16 * 16));
+  const TargetInfo &info = getTargetInfo(c.target);
+  int64_t smem = attentionSharedMemoryBytes(c, o->headDim, o->elemBytes());
+  if (smem > info.maxSharedBytesPerBlock)
+    return fail("stages",
+                llvm::formatv("is {0}; the Q tile and {0} K and V stages of "
+                              "{1} x {2} take {3} bytes of shared memory, "
+                              "more than the {4} of {5}",
+                              c.stages, c.blockN, dp, smem,
+                              info.maxSharedBytesPerBlock, info.name));
+  return std::nullopt;
+}
+} // namespace
+
+std::optional<AttentionLegalityError>
+mlir::kgen::checkAttentionLegality(const AttentionConfigFields &c,
+                                   const AttentionOperands *o) {
+  if (Error e = checkCommon(c))
+    return e;
+  switch (c.instruction) {
+  case InstructionFamily::mma_sync:
+    return checkMmaSync(c, o);
+  case InstructionFamily::wgmma:
+    if (c.target != Target::sm_90a)
+      return fail("instruction", "wgmma needs target sm_90a");
+    return fail("instruction",
+                "wgmma attention (FlashAttention-3's schedule) is not lowered "
+                "yet: use mma_sync, which runs on sm_90a too");
+  case InstructionFamily::simt:
+    return fail("instruction",
+                "attention runs on the tensor cores: mma_sync or wgmma");
+  }
+  return std::nullopt;
+}

@@ -1,0 +1,371 @@
+//===- LowerAttentionToTiles.cpp - kgen.attention + config -> tile kernels -===//
+//
+// Precondition: verified kgen.attention ops; those with an
+// #kgen.attention_config are lowered, the others left to the reference.
+// Postcondition: each lowered op became kgen.launch of one kernel
+// (split_kv == 1) or of a partial kernel and a combine kernel, on the
+// packed-GQA view of Q and O (docs/attention.md).
+//
+// Rows: plane (b, hk) of the view [B, Hkv, R = G * Sq, D] holds query head
+// hk * G + r / Sq's query r mod Sq in row r. The block program, for block
+// (bx, by, bz):
+//   pack_gqa:  (b, hk) = (by / Hkv, by % Hkv); rows [bx * BM, ..) < R
+//   otherwise: (b, h) = (by / Hq, by % Hq), hk = h / G, g = h % G;
+//              rows g * Sq + [bx * BM, ..) < (g + 1) * Sq
+//   L          = clamp(kv_lens[b], 0, Skv), or Skv
+//   key tiles  = [lo, hi): those holding a key some row of the block sees
+//                (j < L; j <= the last row's position with causal; j > the
+//                first row's position - W with a window), then split bz
+//                of split_kv equal parts
+//   Q tile -> sq; stats, acc = init
+//   pipeline over the key tiles, `stages` deep:
+//     load:    K, V boxes at (kt * BN, 0), bounds (L, D) -> sk, sv[stage]
+//     compute: s = qk(sq, sk[stage]); online_softmax; acc += pv(s, sv[stage])
+//   attention_store(acc) -> out (or, split: f32 o_partial[bz], lse_partial[bz])
+// The combine kernel: 16-row boxes of every plane, the splits combined in
+// order. Boxes are masked at every edge, so any shape works; the rows of a
+// block past its bound load zeros and are never stored.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialect/AttentionJson.h"
+#include "dialect/AttentionLegality.h"
+#include "passes/TileKernelBuilder.h"
+
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::kgen {
+#define GEN_PASS_DEF_KGENLOWERATTENTIONTOTILES
+#include "passes/Passes.h.inc"
+} // namespace mlir::kgen
+
+using namespace mlir;
+using namespace mlir::kgen;
+using namespace mlir::kgen::tiles;
+
+namespace {
+/// Shapes of one attention and its config, read once.
+struct AttentionPlan {
+  AttentionOp op;
+  AttentionConfigAttr config;
+  int64_t batch, hq, hkv, groups, sq, skv, d, dp, bm, bn, stages, split;
+  int64_t rows;   // R = G * Sq: rows of a (b, hk) plane
+  int64_t tilesM; // row tiles per plane (pack_gqa) or per query head
+  int64_t planes; // grid y: B * Hkv (pack_gqa) or B * Hq
+  bool pack;
+
+  explicit AttentionPlan(AttentionOp op)
+      : op(op), config(op.getConfigAttr()), batch(op.getBatch()),
+        hq(op.getQueryHeads()), hkv(op.getKvHeads()), groups(hq / hkv),
+        sq(op.getSeqQ()), skv(op.getSeqKv()), d(op.getHeadDim()),
+        dp(attentionTileHeadDim(d)), bm(config.getBlockM()),
+        bn(config.getBlockN()), stages(config.getStages()),
+        split(config.getSplitKv()), rows(groups * sq),
+        pack(config.getPackGqa()) {
+    tilesM = llvm::divideCeil(pack ? rows : sq, bm);
+    planes = batch * (pack ? hkv : hq);
+  }
+  Type elem() { return op.getQ().getType().getElementType(); }
+  Type outElem() { return op.getOut().getType().getElementType(); }
+};
+
+/// Names a kernel's parameters, its outputs and the op it computes.
+void describe(KernelOp kernel, ArrayRef<StringRef> names, int64_t outputs,
+              DictionaryAttr signature) {
+  Builder b(kernel.getContext());
+  kernel.setParamNamesAttr(b.getStrArrayAttr(names));
+  kernel.setNumOutputs(outputs);
+  kernel.setSignatureAttr(signature);
+}
+
+/// The block's plane and rows: (b, hk, r0, rhi).
+struct BlockRows {
+  Value b, hk, r0, rhi;
+};
+
+BlockRows blockRows(Ix &ix, AttentionPlan &p, Value bx, Value by) {
+  if (p.pack)
+    return {ix.div(by, p.hkv), ix.rem(by, p.hkv), ix.mul(bx, p.bm),
+            ix.c(p.rows)};
+  Value h = ix.rem(by, p.hq);
+  Value g = ix.rem(h, p.groups);
+  Value first = ix.mul(g, p.sq);
+  return {ix.div(by, p.hq), ix.div(h, p.groups),
+          ix.add(first, ix.mul(bx, p.bm)), ix.add(first, p.sq)};
+}
+
+/// The key tiles [lo, hi) some row of [r0, min(r0 + BM, rhi)) sees with
+/// `len` valid keys, before the split.
+std::pair<Value, Value> visibleKeyTiles(Ix &ix, AttentionPlan &p,
+                                        BlockRows &rows, Value len) {
+  Value zero = ix.c(0);
+  Value hi = ix.ceilDiv(len, p.bn);
+  Value lo = zero;
+  if (!p.op.getCausal())
+    return {lo, hi};
+  // The block's rows may span query heads (pack_gqa): then its queries
+  // cover every position. Last row and the heads between first and last.
+  Value last = ix.sub(ix.smin(ix.add(rows.r0, p.bm), rows.rhi), ix.c(1));
+  Value span = ix.sub(ix.div(last, p.sq), ix.div(rows.r0, p.sq));
+  Value spanRows = ix.mul(span, p.sq);
+  // Row i sees keys j <= i + len - Sq: the last query, up to maxI.
+  Value maxI = ix.smin(ix.c(p.sq - 1), ix.add(ix.rem(last, p.sq), spanRows));
+  Value seen = ix.smax(ix.sub(ix.add(maxI, ix.add(len, 1)), ix.c(p.sq)), zero);
+  hi = ix.smin(hi, ix.ceilDiv(seen, p.bn));
+  if (std::optional<int64_t> w = p.op.getSlidingWindow()) {
+    // ... and keys j > i + len - Sq - W: the first query, from minI.
+    Value minI = ix.smax(ix.sub(ix.rem(rows.r0, p.sq), spanRows), zero);
+    Value first =
+        ix.smax(ix.sub(ix.add(minI, ix.add(len, 1)), ix.c(p.sq + *w)), zero);
+    lo = ix.div(first, p.bn);
+  }
+  return {lo, hi};
+}
+
+/// The main kernel's body. Parameters after (bx, by, bz): q, k, v,
+/// [kv_lens], then out, [lse] (or o_partial, lse_partial with a split).
+void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
+  Ix ix{b};
+  Value bx = body->getArgument(0), by = body->getArgument(1),
+        bz = body->getArgument(2);
+  Value q = body->getArgument(3), k = body->getArgument(4),
+        v = body->getArgument(5);
+  size_t i = 6;
+  Value lens = p.op.getKvLens() ? body->getArgument(i++) : Value();
+  Value out = body->getArgument(i++);
+  Value lse = i < body->getNumArguments() ? body->getArgument(i) : Value();
+
+  BlockRows rows = blockRows(ix, p, bx, by);
+  Value len = ix.c(p.skv);
+  if (lens) {
+    Value stored = memref::LoadOp::create(b, lens, ValueRange{rows.b});
+    Value asIndex = arith::IndexCastOp::create(b, b.getIndexType(), stored);
+    len = ix.smin(ix.smax(asIndex, ix.c(0)), ix.c(p.skv));
+  }
+  auto [visibleLo, visibleHi] = visibleKeyTiles(ix, p, rows, len);
+  Value lo = visibleLo, hi = visibleHi;
+  if (p.split > 1) {
+    Value count = ix.smax(ix.sub(visibleHi, visibleLo), ix.c(0));
+    Value per = ix.ceilDiv(count, p.split);
+    lo = ix.add(visibleLo, arith::MulIOp::create(b, bz, per));
+    hi = ix.smin(ix.add(lo, per), visibleHi);
+  }
+
+  Type elem = p.elem(), f32 = b.getF32Type();
+  Value sq = tileBuffer(b, {1, p.bm, p.dp}, elem, kSharedSpace);
+  Value sk = tileBuffer(b, {p.stages, p.bn, p.dp}, elem, kSharedSpace);
+  Value sv = tileBuffer(b, {p.stages, p.bn, p.dp}, elem, kSharedSpace);
+  Value s = tileBuffer(b, {p.bm, p.bn}, f32, kRegisterSpace);
+  Value stats = tileBuffer(b, {2, p.bm}, f32, kRegisterSpace);
+  Value acc = tileBuffer(b, {p.bm, p.dp}, f32, kRegisterSpace);
+  Value zero = ix.c(0), dDim = ix.c(p.d);
+  TileLoadOp::create(b, q, ValueRange{rows.b, rows.hk, rows.r0, zero},
+                     rows.rhi, dDim, sq, zero);
+  TileZeroOp::create(b, acc);
+  TileSoftmaxInitOp::create(b, stats);
+
+  auto pipeline = TilePipelineOp::create(b, lo, hi, p.stages);
+  Location loc = b.getLoc();
+  {
+    Block *load = addPipelineStep(pipeline.getLoad(), loc);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(load);
+    Value j0 = ix.mul(load->getArgument(0), p.bn);
+    Value stage = load->getArgument(1);
+    ValueRange at{rows.b, rows.hk, j0, zero};
+    TileLoadOp::create(b, k, at, len, dDim, sk, stage);
+    TileLoadOp::create(b, v, at, len, dDim, sv, stage);
+  }
+  {
+    Block *compute = addPipelineStep(pipeline.getCompute(), loc);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(compute);
+    Value j0 = ix.mul(compute->getArgument(0), p.bn);
+    Value stage = compute->getArgument(1);
+    TileQkOp::create(b, sq, sk, stage, s);
+    std::optional<int64_t> window = p.op.getSlidingWindow();
+    std::optional<float> cap = p.op.getSoftcapValue();
+    TileOnlineSoftmaxOp::create(
+        b, s, stats, acc, rows.r0, j0, len, b.getI64IntegerAttr(p.sq),
+        b.getF32FloatAttr(p.op.getScaleValue()),
+        p.op.getCausal() ? b.getUnitAttr() : UnitAttr(),
+        window ? b.getI64IntegerAttr(*window) : IntegerAttr(),
+        cap ? b.getF32FloatAttr(*cap) : FloatAttr());
+    TilePvOp::create(b, s, sv, stage, acc);
+  }
+
+  SmallVector<Value> at;
+  if (p.split > 1)
+    at.push_back(bz);
+  at.append({rows.b, rows.hk, rows.r0, zero});
+  TileAttentionStoreOp::create(b, acc, stats, out, at, rows.rhi, dDim, lse);
+}
+
+/// The combine kernel's body: (o_partial, lse_partial) -> out, [lse].
+void buildCombineBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
+  Ix ix{b};
+  Value bx = body->getArgument(0), by = body->getArgument(1);
+  Value partial = body->getArgument(3), partialLse = body->getArgument(4);
+  Value out = body->getArgument(5);
+  Value lse = body->getNumArguments() > 6 ? body->getArgument(6) : Value();
+  Value r0 = ix.mul(bx, kAttentionCombineRows);
+  TileAttentionCombineOp::create(
+      b, partial, partialLse, out,
+      ValueRange{ix.div(by, p.hkv), ix.rem(by, p.hkv), r0, ix.c(0)},
+      ix.c(p.rows), ix.c(p.d), lse,
+      b.getI64IntegerAttr(kAttentionCombineRows));
+}
+
+std::string kernelName(AttentionPlan &p) {
+  std::string elem;
+  llvm::raw_string_ostream os(elem);
+  os << p.elem();
+  std::string name = "kgen_attention_" + elem;
+  if (p.batch > 1)
+    name += "_b" + std::to_string(p.batch);
+  name += "_h" + std::to_string(p.hq) + "x" + std::to_string(p.hkv) + "_q" +
+          std::to_string(p.sq) + "_kv" + std::to_string(p.skv) + "_d" +
+          std::to_string(p.d);
+  if (p.op.getCausal())
+    name += "_causal";
+  return name;
+}
+
+/// `t` ([B, Hq, Sq, ...]) as the packed view `toShape` ([B, Hkv, G * Sq,
+/// ...], the same memory), or back: dimensions 1 and 2 collapsed, then
+/// expanded to those of `toShape`.
+Value reshapeHeads(OpBuilder &b, Location loc, Value t,
+                   ArrayRef<int64_t> toShape) {
+  auto type = cast<RankedTensorType>(t.getType());
+  SmallVector<ReassociationIndices> assoc = {{0}, {1, 2}};
+  SmallVector<int64_t> flat = {type.getDimSize(0),
+                               type.getDimSize(1) * type.getDimSize(2)};
+  for (int64_t i = 3; i < type.getRank(); ++i) {
+    assoc.push_back({i});
+    flat.push_back(type.getDimSize(i));
+  }
+  Value collapsed = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get(flat, type.getElementType()), t, assoc);
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(toShape, type.getElementType()), collapsed,
+      assoc);
+}
+
+LogicalResult lowerAttention(AttentionOp op, SymbolTable &symbols,
+                             OpBuilder &top) {
+  AttentionPlan p(op);
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  Type f32 = Float32Type::get(ctx);
+  AttentionConfigFields fields = AttentionConfigFields::of(p.config);
+  int64_t smem = attentionSharedMemoryBytes(
+      fields, p.d, p.elem().getIntOrFloatBitWidth() / 8);
+  std::string name = kernelName(p);
+  DictionaryAttr signature = attentionSignature(op);
+
+  OpBuilder b(op);
+  // Q, O and the LSE as the packed view; K, V and kv_lens as they are.
+  SmallVector<int64_t> viewShape = {p.batch, p.hkv, p.rows, p.d};
+  SmallVector<int64_t> lseShape = {p.batch, p.hkv, p.rows};
+  auto outView = RankedTensorType::get(viewShape, p.outElem());
+  auto lseView = RankedTensorType::get(lseShape, f32);
+  SmallVector<Value> inputs = {reshapeHeads(b, loc, op.getQ(), viewShape),
+                               op.getK(), op.getV()};
+  SmallVector<StringRef> names = {"q", "k", "v"};
+  if (Value lens = op.getKvLens()) {
+    inputs.push_back(lens);
+    names.push_back("kv_lens");
+  }
+  SmallVector<Type> params;
+  for (Value v : inputs)
+    params.push_back(memrefFor(v.getType()));
+
+  SmallVector<Type> mainOuts;
+  if (p.split > 1) {
+    mainOuts = {RankedTensorType::get(
+                    {p.split, p.batch, p.hkv, p.rows, p.d}, f32),
+                RankedTensorType::get({p.split, p.batch, p.hkv, p.rows}, f32)};
+    names.append({"o_partial", "lse_partial"});
+  } else {
+    mainOuts.push_back(outView);
+    names.push_back("out");
+    if (op.getLse()) {
+      mainOuts.push_back(lseView);
+      names.push_back("lse");
+    }
+  }
+  for (Type t : mainOuts)
+    params.push_back(memrefFor(t));
+  auto [kernel, body] =
+      createKernel(top, symbols, loc, name, {p.tilesM, p.planes, p.split},
+                   p.config.getThreads(), smem, p.config, params);
+  describe(kernel, names, mainOuts.size(), signature);
+  {
+    ImplicitLocOpBuilder ib(loc, ctx);
+    ib.setInsertionPointToStart(body);
+    buildMainBody(ib, p, body);
+  }
+  SmallVector<Value> results(
+      LaunchOp::create(b, loc, mainOuts, kernel.getSymName(), inputs)
+          .getResults());
+
+  if (p.split > 1) {
+    SmallVector<Type> combineOuts = {outView};
+    SmallVector<StringRef> combineNames = {"o_partial", "lse_partial", "out"};
+    if (op.getLse()) {
+      combineOuts.push_back(lseView);
+      combineNames.push_back("lse");
+    }
+    SmallVector<Type> combineParams = {memrefFor(mainOuts[0]),
+                                       memrefFor(mainOuts[1])};
+    for (Type t : combineOuts)
+      combineParams.push_back(memrefFor(t));
+    auto [combine, cbody] = createKernel(
+        top, symbols, loc, name + "_combine",
+        {llvm::divideCeil(p.rows, kAttentionCombineRows),
+         p.batch * p.hkv, 1},
+        kAttentionCombineThreads, /*smem=*/0, p.config, combineParams);
+    describe(combine, combineNames, combineOuts.size(), signature);
+    ImplicitLocOpBuilder ib(loc, ctx);
+    ib.setInsertionPointToStart(cbody);
+    buildCombineBody(ib, p, cbody);
+    results = SmallVector<Value>(
+        LaunchOp::create(b, loc, combineOuts, combine.getSymName(), results)
+            .getResults());
+  }
+
+  auto outType = cast<RankedTensorType>(op.getOut().getType());
+  op.getOut().replaceAllUsesWith(
+      reshapeHeads(b, loc, results[0], outType.getShape()));
+  if (Value lse = op.getLse())
+    lse.replaceAllUsesWith(reshapeHeads(
+        b, loc, results[1], cast<RankedTensorType>(lse.getType()).getShape()));
+  op.erase();
+  return success();
+}
+
+struct KgenLowerAttentionToTilesPass
+    : mlir::kgen::impl::KgenLowerAttentionToTilesBase<
+          KgenLowerAttentionToTilesPass> {
+  using KgenLowerAttentionToTilesBase::KgenLowerAttentionToTilesBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<AttentionOp> ops;
+    module.walk([&](AttentionOp op) {
+      if (op.getConfigAttr())
+        ops.push_back(op);
+    });
+    OpBuilder top(module.getContext());
+    top.setInsertionPointToStart(module.getBody());
+    for (AttentionOp op : ops)
+      if (failed(lowerAttention(op, symbols, top)))
+        return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,155 @@
+// Every rule of the attention families' legality (dialect/AttentionLegality.cpp):
+// those the #kgen.attention_config verifier checks alone and those
+// kgen.attention checks against the op.
+// RUN: kgen-opt %s --split-input-file --verify-diagnostics
+
+// block_m out of range
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'block_m': is 8; expected 16 to 256 rows}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 8, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// block_n not a multiple of 16
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'block_n': is 24; expected a multiple of 16}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 24, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// stages zero
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'stages': is 0; expected 1 to 8}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 64, warps_m = 4, stages = 0, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// split_kv zero
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'split_kv': is 0; expected 1 to 128}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 0, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// consumer warpgroups
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'consumer_warpgroups': is 4; expected 1 to 3}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 4, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// warps_m 3
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'warps_m': is 3; expected 1, 2, 4 or 8}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 48, block_n = 64, warps_m = 3, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// block_m not 16 per warp
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'block_m': is 128; mma_sync attention gives each of the 4 warps 16 rows: expected 64}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 128, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// block_n above 128 for mma_sync
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'block_n': is 144; mma_sync attention keeps a warp's S row block in registers: at most 128}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 144, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// stages above 4 for mma_sync
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'stages': is 5; mma_sync attention takes 1 to 4}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 64, warps_m = 4, stages = 5, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// ping-pong is FA3's
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'ping_pong': is FlashAttention-3's schedule}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = true, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// wgmma on sm_80
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'instruction': wgmma needs target sm_90a}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = wgmma, block_m = 64, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// wgmma not lowered yet
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'instruction': wgmma attention (FlashAttention-3's schedule) is not lowered yet}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// simt
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'instruction': attention runs on the tensor cores}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = simt, block_m = 64, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// f32 operands
+func.func @f(%q: tensor<1x8x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x8x128x64xf32> {
+  // expected-error @+1 {{attention_config 'instruction': mma_sync attention takes bf16 or f16 operands}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32> -> tensor<1x8x128x64xf32>
+  return %o : tensor<1x8x128x64xf32>
+}
+
+// -----
+
+// registers: head dim 256 with block_n 64
+func.func @f(%q: tensor<1x8x128x256xbf16>, %k: tensor<1x2x128x256xbf16>, %v: tensor<1x2x128x256xbf16>) -> tensor<1x8x128x256xbf16> {
+  // expected-error @+1 {{attention_config 'block_n': is 64; with head dim 256 (tiles of 256) a thread would hold 160 f32 accumulators: block_n must be at most 32}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x256xbf16>, tensor<1x2x128x256xbf16>, tensor<1x2x128x256xbf16> -> tensor<1x8x128x256xbf16>
+  return %o : tensor<1x8x128x256xbf16>
+}
+
+// -----
+
+// one warp's copies
+func.func @f(%q: tensor<1x8x128x128xbf16>, %k: tensor<1x2x128x128xbf16>, %v: tensor<1x2x128x128xbf16>) -> tensor<1x8x128x128xbf16> {
+  // expected-error @+1 {{attention_config 'block_n': is 64; with 1 warps and head dim 128 (tiles of 128) a thread would issue 32 copies per K tile: block_n must be at most 32}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 64, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x128xbf16>, tensor<1x2x128x128xbf16>, tensor<1x2x128x128xbf16> -> tensor<1x8x128x128xbf16>
+  return %o : tensor<1x8x128x128xbf16>
+}
+
+// -----
+
+// shared memory
+func.func @f(%q: tensor<1x8x128x128xbf16>, %k: tensor<1x2x128x128xbf16>, %v: tensor<1x2x128x128xbf16>) -> tensor<1x8x128x128xbf16> {
+  // expected-error @+1 {{attention_config 'stages': is 4; the Q tile and 4 K and V stages of 128 x 128 take 278528 bytes of shared memory, more than the 166912 of sm_80}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 128, warps_m = 4, stages = 4, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x128xbf16>, tensor<1x2x128x128xbf16>, tensor<1x2x128x128xbf16> -> tensor<1x8x128x128xbf16>
+  return %o : tensor<1x8x128x128xbf16>
+}
