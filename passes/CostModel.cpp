@@ -1,6 +1,8 @@
-//===- CostModel.cpp - the analytical cost model of a gemm_config --------===//
+//===- CostModel.cpp - the analytical cost model of a strategy ------------===//
 
 #include "passes/CostModel.h"
+
+#include "dialect/KgenTarget.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -112,6 +114,172 @@ GemmCost mlir::kgen::predictGemmCost(const GemmProblem &p, GemmConfigAttr c,
 double mlir::kgen::predictGemmMs(GemmOp op, GemmConfigAttr c,
                                  const MachineModel &machine) {
   return predictGemmCost(GemmProblem::of(op), c, machine).ms;
+}
+
+namespace {
+/// Share of the 16-bit tensor-core rate mma.sync reaches at best (the gemm
+/// model's), and the CUDA cores' rate relative to the tensor cores'.
+constexpr double kMmaSyncShare = 0.6;
+constexpr double kCudaCoreRatio = 1.0 / 12;
+/// Re-reads of a tile that L2 does not catch (the gemm model's, rastered).
+constexpr double kL2Miss = 0.1;
+/// L2's bandwidth over the copy (HBM) bandwidth's, roughly (A100, H100).
+constexpr double kL2Ratio = 3;
+/// Share of the smaller of compute and memory time that does not overlap.
+constexpr double kUnoverlapped = 0.1;
+/// Bytes in flight per SM that keep HBM busy (about 4.3 TB/s times a
+/// microsecond of latency over 132 SMs, rounded down).
+constexpr double kInFlightPerSm = 24 * 1024;
+} // namespace
+
+AttentionProblem AttentionProblem::of(AttentionOp op) {
+  AttentionProblem p;
+  p.batch = op.getBatch();
+  p.qHeads = op.getQueryHeads();
+  p.kvHeads = std::max<int64_t>(1, op.getKvHeads());
+  p.seqQ = op.getSeqQ();
+  p.seqKv = op.getSeqKv();
+  p.headDim = op.getHeadDim();
+  p.elem = op.getQ().getType().getElementType();
+  p.outBytes = op.getOut().getType().getElementTypeBitWidth() / 8.0;
+  p.causal = op.getCausal();
+  p.lse = bool(op.getLse());
+  p.window = op.getSlidingWindow();
+  return p;
+}
+
+AttentionOperands AttentionProblem::operands() const {
+  AttentionOperands o;
+  o.elem = elem;
+  o.headDim = headDim;
+  o.groups = groups();
+  o.seqQ = seqQ;
+  o.seqKv = seqKv;
+  return o;
+}
+
+AttentionGrid mlir::kgen::attentionGrid(const AttentionProblem &p,
+                                        int64_t blockM, int64_t blockN,
+                                        bool packGqa) {
+  AttentionGrid g;
+  int64_t sq = std::max<int64_t>(1, p.seqQ), skv = p.seqKv;
+  int64_t rows = packGqa ? p.groups() * sq : sq;
+  g.planes = p.batch * (packGqa ? p.kvHeads : p.qHeads);
+  g.rowTiles = llvm::divideCeil(rows, blockM);
+  g.keyTiles = llvm::divideCeil(skv, blockN);
+  if (!p.causal) {
+    g.steps = g.rowTiles * g.keyTiles;
+    return g;
+  }
+  for (int64_t t = 0; t < g.rowTiles; ++t) {
+    int64_t r0 = t * blockM, last = std::min(r0 + blockM, rows) - 1;
+    // The queries of the tile's rows: every one when they span heads.
+    int64_t minI = r0 % sq, maxI = last % sq;
+    if (r0 / sq != last / sq) {
+      minI = 0;
+      maxI = sq - 1;
+    }
+    // Query i sits at position i + Skv - Sq and sees keys up to it.
+    int64_t seen = std::clamp<int64_t>(maxI + skv - sq + 1, 0, skv);
+    int64_t hi = llvm::divideCeil(seen, blockN), lo = 0;
+    if (p.window)
+      lo = std::max<int64_t>(0, minI + skv + 1 - (sq + *p.window)) / blockN;
+    g.steps += std::max<int64_t>(0, hi - lo);
+  }
+  return g;
+}
+
+int64_t mlir::kgen::attentionBlocksPerSm(const AttentionConfigFields &c,
+                                         const AttentionProblem &p) {
+  int64_t smem =
+      attentionSharedMemoryBytes(c, p.headDim, p.operands().elemBytes());
+  int64_t bySmem = getTargetInfo(c.target).maxSharedBytesPerBlock /
+                   std::max<int64_t>(1, smem);
+  int64_t byWarps = 8 / std::max<int64_t>(1, c.warpsM);
+  return std::max<int64_t>(1, std::min(bySmem, byWarps));
+}
+
+AttentionCost mlir::kgen::predictAttentionCost(const AttentionProblem &p,
+                                               const AttentionConfigFields &c,
+                                               const MachineModel &machine) {
+  AttentionGrid g = attentionGrid(p, c.blockM, c.blockN, c.packGqa);
+  double bm = double(c.blockM), bn = double(c.blockN);
+  double dp = double(attentionTileHeadDim(p.headDim)), d = double(p.headDim);
+  double eb = double(p.operands().elemBytes());
+  double split = double(c.splitKv);
+  // (row tile, key tile) steps of all planes; a split divides a row tile's
+  // steps among its blocks without adding any.
+  double steps = double(g.planes) * double(g.steps);
+  double blocks = double(g.planes * g.rowTiles) * split;
+  AttentionCost cost;
+  if (!(blocks > 0) || !(steps > 0)) {
+    cost.overheadMs = cost.ms = machine.launchUs * 1e-3;
+    return cost;
+  }
+
+  // Compute: QK^T and PV on the tensor cores, the online softmax (scale,
+  // mask, max, exp, sum, cast: about 8 per score) and the accumulator's
+  // rescale on the CUDA cores.
+  cost.flops = steps * 4 * bm * bn * dp;
+  double softmaxOps = steps * bm * (8 * bn + dp);
+  // mma_sync, the one family attention lowers to (AttentionLegality.h).
+  double tensorRate = machine.matmulTflops * 1e12 * kMmaSyncShare;
+  double workS = cost.flops / tensorRate +
+                 softmaxOps / (machine.matmulTflops * 1e12 * kCudaCoreRatio);
+  // Waves of resident blocks: a busy SM holds `resident` blocks at once,
+  // its tensor cores fed by min(1, resident warps / 4) (one warp per SM
+  // sub-partition).
+  double sms = double(std::max(1, machine.smCount));
+  double resident =
+      std::min(double(attentionBlocksPerSm(c, p)), std::ceil(blocks / sms));
+  double waves = std::ceil(blocks / (resident * sms));
+  double util = std::min(1.0, resident * double(c.warpsM) / 4);
+  double blockS = workS * sms / blocks; // one block alone on an SM
+  cost.computeMs = waves * resident * blockS / util * 1e3 *
+                   machine.computeScale[familyIndex(c.instruction)];
+
+  // Memory: Q once per split (L2 catching the re-reads), the output and
+  // LSE once (with split-KV: f32 partials instead, which the combine
+  // kernel reads back); K and V re-read by every row tile of a plane, L2
+  // catching most re-reads.
+  double heads = double(p.batch * p.qHeads), sq = double(p.seqQ);
+  double qBytes = heads * sq * d * eb;
+  double outBytes = heads * sq * d * p.outBytes + (p.lse ? heads * sq * 4 : 0);
+  double partialBytes = split * heads * sq * (d + 1) * 4;
+  double kvOnce = 2.0 * double(p.batch * p.kvHeads * p.seqKv) * d * eb;
+  double kvReads = 2.0 * steps * bn * d * eb;
+  double dram = qBytes * (1 + (split - 1) * kL2Miss) +
+                (c.splitKv > 1 ? partialBytes : outBytes) +
+                std::min(kvOnce, kvReads) +
+                std::max(0.0, kvReads - kvOnce) * kL2Miss;
+  // Every tile load crosses L2: the Q tiles and the K and V tiles of every
+  // step (what small block_m pays for).
+  double l2 = blocks * bm * d * eb + kvReads;
+  cost.bytes = dram;
+  // Bytes in flight: the K and V stages of the blocks running at once.
+  double inFlight =
+      std::min(blocks, resident * sms) * double(c.stages) * 2 * bn * d * eb;
+  double memUtil = std::min(1.0, inFlight / (kInFlightPerSm * sms));
+  double copy = machine.copyGBps * 1e9;
+  cost.memoryMs = std::max(dram / memUtil, l2 / kL2Ratio) / copy * 1e3 *
+                  machine.memoryScale;
+
+  cost.pipeline = c.stages < 2 ? 1.3 : 1.0;
+  // The combine kernel runs after the main one: the partials read back,
+  // the output written, one more launch.
+  cost.overheadMs = machine.launchUs * 1e-3;
+  if (c.splitKv > 1) {
+    cost.bytes += partialBytes + outBytes;
+    cost.overheadMs += machine.launchUs * 1e-3 + (partialBytes + outBytes) /
+                                                     copy * 1e3 *
+                                                     machine.memoryScale;
+  }
+  // The smaller term overlaps the larger one but for a tenth of it (the
+  // copies' issue slots, the softmax's wait on its tile).
+  double bound = std::max(cost.computeMs, cost.memoryMs) +
+                 kUnoverlapped * std::min(cost.computeMs, cost.memoryMs);
+  cost.ms = bound * cost.pipeline + cost.overheadMs;
+  return cost;
 }
 
 namespace {

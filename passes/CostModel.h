@@ -1,14 +1,19 @@
-//===- CostModel.h - the analytical cost model of a gemm_config -*- C++ -*-===//
+//===- CostModel.h - the analytical cost model of a strategy ----*- C++ -*-===//
 //
-// How fast a gemm_config should run: what kgen-tune ranks its search space
-// (passes/SearchSpace.h) by, and what kgen-select-strategy asks when no
-// measurement decides. Fitted to measurements by fitMachineModel.
+// How fast a gemm_config or an attention_config should run: what kgen-tune
+// ranks its search space (passes/SearchSpace.h) by, and what
+// kgen-select-strategy asks when no measurement decides. Fitted to gemm
+// measurements by fitMachineModel; the attention model reads the same
+// machine rates and mma_sync scale.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KGEN_PASSES_COSTMODEL_H
 #define KGEN_PASSES_COSTMODEL_H
 
+#include "dialect/AttentionLegality.h"
 #include "dialect/KgenOps.h"
+
+#include <optional>
 
 namespace mlir::kgen {
 
@@ -84,6 +89,81 @@ struct GemmMeasurement {
 /// (a throttled run) does not move it.
 MachineModel fitMachineModel(ArrayRef<GemmMeasurement> measured,
                              MachineModel start);
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+/// What the attention model and heuristic read of a kgen.attention.
+struct AttentionProblem {
+  int64_t batch = 1, qHeads = 1, kvHeads = 1, seqQ = 1, seqKv = 1;
+  int64_t headDim = 64;
+  Type elem;           // Q's, K's and V's element type
+  double outBytes = 2; // element bytes of the output
+  bool causal = false, lse = false;
+  std::optional<int64_t> window; // sliding_window
+  static AttentionProblem of(AttentionOp op);
+  int64_t groups() const { return qHeads / kvHeads; }
+  /// What the legality reads.
+  AttentionOperands operands() const;
+};
+
+/// The grid of an attention's main kernel for a tile shape, before the
+/// split: blocks own `blockM` rows of a plane (a (b, kv head) plane of
+/// G * Sq rows with pack_gqa, a (b, query head) plane of Sq rows without),
+/// and step over the key tiles their rows see (kgen-lower-attention-to-
+/// tiles: the causal limit of the block's last query, the window's of its
+/// first).
+struct AttentionGrid {
+  int64_t planes = 0;   // B * Hkv (pack_gqa) or B * Hq
+  int64_t rowTiles = 0; // row tiles per plane
+  int64_t keyTiles = 0; // ceil(Skv / block_n): the most a row tile sees
+  int64_t steps = 0;    // key tiles summed over a plane's row tiles
+};
+AttentionGrid attentionGrid(const AttentionProblem &problem, int64_t blockM,
+                            int64_t blockN, bool packGqa);
+
+/// Blocks of `config` resident on one SM: at most 8 warps (the register
+/// file: 64K registers at the 144 to 245 registers per thread that
+/// kgen/block/Attention.cuh measured), and as many as the target's shared
+/// memory holds (its per-block limit standing for the SM's).
+int64_t attentionBlocksPerSm(const AttentionConfigFields &config,
+                             const AttentionProblem &problem);
+
+/// The model's terms for one attention config, as GemmCost's.
+struct AttentionCost {
+  double flops = 0;      // tile FLOPs executed, padding included
+  double bytes = 0;      // DRAM traffic
+  double computeMs = 0;  // tensor-core and softmax time, scaled
+  double memoryMs = 0;   // traffic over the copy bandwidth, scaled
+  double pipeline = 1;   // loads not overlapped with math
+  double overheadMs = 0; // launches (two with split-KV)
+  double ms = 0;
+};
+
+/// A roofline prediction of `problem` lowered with `config` (mma_sync):
+/// - compute: FlashAttention's 4 * D FLOPs per (query, key) pair, counted
+///   on the tiles the blocks execute (rows padded to block_m, the key tiles
+///   the causal mask and window leave to each row tile: about half of them
+///   when causal), over the mma_sync share of the 16-bit tensor-core rate
+///   (the gemm model's), plus the online softmax (about 8 operations per
+///   score and the accumulator's rescale, block_m * Dp per key tile) on
+///   the CUDA cores; each SM's share runs at min(1, resident warps / 4) of
+///   its rate, in whole waves of resident blocks;
+/// - memory: the larger of DRAM traffic over the copy bandwidth, at
+///   min(1, bytes in flight / 24 KiB per SM) of it (the K and V stages of
+///   the resident blocks), and every tile load over L2 (3 times the copy
+///   bandwidth). DRAM: Q once per split, the output and LSE once (with
+///   split-KV, f32 partials instead), K and V once per row tile of a plane
+///   (re-read by every row tile, L2 catching all but the gemm model's 10%
+///   of the re-reads);
+/// - time = (max(compute, memory) + a tenth of the smaller) * pipeline
+///   (1.3 with one stage: no copy overlaps the math) + a launch, + with
+///   split-KV the combine kernel (a launch, the partials read back and the
+///   output written).
+AttentionCost predictAttentionCost(const AttentionProblem &problem,
+                                   const AttentionConfigFields &config,
+                                   const MachineModel &machine);
 
 } // namespace mlir::kgen
 
