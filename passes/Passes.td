@@ -41,7 +41,7 @@ def KgenFuseEpilogue : Pass<"kgen-fuse-epilogue"> {
 }
 
 def KgenSelectStrategy : Pass<"kgen-select-strategy", "::mlir::ModuleOp"> {
-  let summary = "Choose a lowering strategy for every kgen.gemm";
+  let summary = "Choose a lowering strategy for every kgen.gemm and kgen.attention";
   let description = [{
     Writes `#kgen.gemm_config<...>` on every `kgen.gemm` that has none, for
     the given target, and records where the choice came from in its
@@ -65,6 +65,15 @@ def KgenSelectStrategy : Pass<"kgen-select-strategy", "::mlir::ModuleOp"> {
     gives a warning naming it and is skipped. A config already in the IR
     (written by hand or by an earlier run) is kept. Lowering passes only
     read the attribute.
+
+    Every `kgen.attention` without one gets a `#kgen.attention_config<...>`
+    the same way, less the measurements (tuning databases hold gemm keys
+    only): `model` with `db` or `model` (the attention cost model of
+    passes/CostModel.h over the legal configs of passes/AttentionStrategy.h),
+    else `default` (FlashAttention-2's tiles, split-KV for decode shapes:
+    passes/AttentionStrategy.h). An attention no config lowers (f32
+    operands: mma_sync attention takes bf16 or f16) keeps none, with a
+    remark; the pass does not fail, and the reference semantics run it.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",

@@ -1,18 +1,22 @@
-//===- SelectStrategy.cpp - write a gemm_config on every kgen.gemm --------===//
+//===- SelectStrategy.cpp - write a config on every gemm and attention ----===//
 //
 // Precondition: verified kgen ops. Postcondition: every kgen.gemm carries a
-// config; existing configs are untouched. Measured configs come from tuning
+// config, and so does every kgen.attention that some config lowers;
+// existing configs are untouched. Measured gemm configs come from tuning
 // databases (runtime/include/kgen/runtime/TuningDb.h); otherwise the cost
 // model of CostModel.h (when databases or a fitted model are given) or the
-// heuristic of Strategy.cpp decides. See Passes.td for the rules.
+// heuristic of Strategy.cpp (AttentionStrategy.cpp for attention) decides.
+// Tuning databases hold gemm keys only (docs/tuning-db.md), so attention is
+// never measured: the model or the heuristic. See Passes.td for the rules.
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/AttentionStrategy.h"
+#include "passes/CostModel.h"
 #include "passes/CostModelFile.h"
 #include "passes/Passes.h"
-#include "passes/Strategy.h"
-#include "passes/CostModel.h"
 #include "passes/SearchSpace.h"
+#include "passes/Strategy.h"
 
 #include "dialect/GemmJson.h"
 #include "dialect/GemmLegality.h"
@@ -196,7 +200,23 @@ struct KgenSelectStrategyPass
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())
-      signalPassFailure();
+      return signalPassFailure();
+    getOperation()->walk([&](AttentionOp op) {
+      if (op.getConfigAttr())
+        return;
+      AttentionLegalityError refusal;
+      AttentionConfigAttr config =
+          useModel ? modelChoice(op, *parsed) : AttentionConfigAttr();
+      if (!config)
+        config = defaultAttentionConfig(op, *parsed, &refusal);
+      if (config)
+        op.setConfigAttr(config);
+      else // not an error: the reference semantics still run it
+        emitRemark(op.getLoc())
+            << "no kernel family lowers this attention on "
+            << stringifyTarget(*parsed) << " (" << refusal.str()
+            << "): it stays without a config, on the reference path";
+    });
   }
 
   bool useModel = false;
@@ -226,6 +246,27 @@ struct KgenSelectStrategyPass
         best.getWarpSpecialized(), best.getClusterM(), best.getClusterN(),
         best.getSplitK(), best.getRasterGroup(), best.getEpilogueVector(),
         ConfigSource::model,
+        llvm::formatv("{0}: {1:F4} ms predicted", modelLabel, bestMs).str());
+  }
+
+  /// The attention config the cost model predicts fastest for `op`, if any
+  /// is legal; the first of equal predictions (the search space's order).
+  AttentionConfigAttr modelChoice(AttentionOp op, Target t) {
+    AttentionProblem problem = AttentionProblem::of(op);
+    std::optional<AttentionConfigFields> best;
+    double bestMs = INFINITY;
+    for (const AttentionConfigFields &f :
+         enumerateAttentionConfigs(problem, t)) {
+      double ms = predictAttentionCost(problem, f, machine).ms;
+      if (ms < bestMs) {
+        best = f;
+        bestMs = ms;
+      }
+    }
+    if (!best)
+      return {};
+    return attentionConfigAttr(
+        op.getContext(), *best, ConfigSource::model,
         llvm::formatv("{0}: {1:F4} ms predicted", modelLabel, bestMs).str());
   }
 
