@@ -71,29 +71,37 @@ std::string canonicalText(const json &j) {
 // Values
 //===----------------------------------------------------------------------===//
 
-/// The largest gemm size a key may hold (as kernel package manifests).
-constexpr int64_t kMaxGemmSize = int64_t{1} << 31;
+/// The largest size a key may hold (as kernel package manifests).
+constexpr int64_t kMaxOpSize = int64_t{1} << 31;
 
 const char *const kElementTypes[] = {"f64", "f32", "f16", "bf16", "f8E4M3FN"};
+const char *const kAttentionTypes[] = {"f32", "f16", "bf16"};
 const char *const kActivations[] = {"none", "relu", "gelu", "silu"};
+/// The op kinds a key may hold, each with its signature below.
+const char *const kOpKinds[] = {"gemm", "attention"};
 
-/// What a field of a gemm signature holds.
+/// What a field of an op signature holds.
 enum class SignatureValue {
-  Kind,                // "gemm"
-  Size,                // an integer in [1, kMaxGemmSize]
+  Kind,                // one of kOpKinds (checked first, by checkOp)
+  Size,                // an integer in [1, kMaxOpSize]
+  OptionalSize,        // null (absent) or a Size
   Flag,                // true or false
   ElementType,         // one of kElementTypes
   OptionalElementType, // null (no such operand) or one of kElementTypes
+  AttentionType,       // one of kAttentionTypes
   Scalar,              // a finite number
+  OptionalScalar,      // null (absent) or a finite number
   Activation,          // one of kActivations
+};
+
+struct SignatureField {
+  const char *name;
+  SignatureValue value;
 };
 
 /// Every field of a gemm signature, as dialect/GemmJson.cpp's gemmSignature
 /// writes it: a key's op has all of them and no other.
-const struct {
-  const char *name;
-  SignatureValue value;
-} kGemmSignature[] = {
+const SignatureField kGemmSignature[] = {
     {"kind", SignatureValue::Kind},
     {"batch", SignatureValue::Size},
     {"m", SignatureValue::Size},
@@ -112,11 +120,40 @@ const struct {
     {"activation", SignatureValue::Activation},
 };
 
+/// Every field of an attention signature, as dialect/AttentionJson.cpp's
+/// attentionSignature writes it (and runtime/lib/Attention.cpp's
+/// attentionOpJson): a key's op has all of them and no other.
+const SignatureField kAttentionSignature[] = {
+    {"kind", SignatureValue::Kind},
+    {"batch", SignatureValue::Size},
+    {"q_heads", SignatureValue::Size},
+    {"kv_heads", SignatureValue::Size},
+    {"seq_q", SignatureValue::Size},
+    {"seq_kv", SignatureValue::Size},
+    {"head_dim", SignatureValue::Size},
+    {"dtype", SignatureValue::AttentionType},
+    {"dtype_out", SignatureValue::AttentionType},
+    {"kv_lens", SignatureValue::Flag},
+    {"lse", SignatureValue::Flag},
+    {"scale", SignatureValue::Scalar},
+    {"causal", SignatureValue::Flag},
+    {"sliding_window", SignatureValue::OptionalSize},
+    {"softcap", SignatureValue::OptionalScalar},
+};
+
 template <size_t N>
 std::string joinNames(const char *const (&names)[N]) {
   std::string joined;
   for (const char *name : names)
     joined += (joined.empty() ? "" : " ") + std::string(name);
+  return joined;
+}
+
+template <size_t N>
+std::string joinNames(const SignatureField (&fields)[N]) {
+  std::string joined;
+  for (const SignatureField &field : fields)
+    joined += (joined.empty() ? "" : " ") + std::string(field.name);
   return joined;
 }
 
@@ -139,16 +176,14 @@ bool checkSignatureValue(const json &j, const std::string &path,
                          SignatureValue value, std::string &err) {
   switch (value) {
   case SignatureValue::Kind:
-    if (j.is_string() && j.get_ref<const std::string &>() == "gemm")
-      return true;
-    return fieldError(path,
-                      "expected \"gemm\" (the op kind a tuning database "
-                      "holds), got " +
-                          describe(j),
-                      err);
+    return true; // checkOp read it to pick the signature
   case SignatureValue::Size: {
     int64_t unused;
-    return readInt(j, path, 1, kMaxGemmSize, unused, err);
+    return readInt(j, path, 1, kMaxOpSize, unused, err);
+  }
+  case SignatureValue::OptionalSize: {
+    int64_t unused;
+    return j.is_null() || readInt(j, path, 1, kMaxOpSize, unused, err);
   }
   case SignatureValue::Flag: {
     bool unused;
@@ -158,43 +193,102 @@ bool checkSignatureValue(const json &j, const std::string &path,
     return checkName(j, path, kElementTypes, err);
   case SignatureValue::OptionalElementType:
     return j.is_null() || checkName(j, path, kElementTypes, err);
+  case SignatureValue::AttentionType:
+    return checkName(j, path, kAttentionTypes, err);
   case SignatureValue::Scalar:
     if (j.is_number() && std::isfinite(j.get<double>()))
       return true;
     return typeError(path, "a finite number", j, err);
+  case SignatureValue::OptionalScalar:
+    if (j.is_null() || (j.is_number() && std::isfinite(j.get<double>())))
+      return true;
+    return typeError(path, "a finite number or null", j, err);
   case SignatureValue::Activation:
     return checkName(j, path, kActivations, err);
   }
   return true;
 }
 
-/// `op` is a complete gemm signature and nothing else (so it holds no
-/// nested values either).
-bool checkOp(const json &op, const std::string &path, std::string &err) {
-  if (!op.is_object())
-    return typeError(path, "an object", op, err);
-  for (const auto &field : kGemmSignature) {
+/// `op` has every field of `signature`, each valid, and no other (so it
+/// holds no nested values either).
+template <size_t N>
+bool checkSignature(const json &op, const std::string &path,
+                    const char *kind, const SignatureField (&signature)[N],
+                    std::string &err) {
+  for (const SignatureField &field : signature) {
     const json *value = require(op, path, field.name, err);
     if (!value || !checkSignatureValue(*value, fieldPath(path, field.name),
                                        field.value, err))
       return false;
   }
-  if (op.size() == std::size(kGemmSignature))
+  if (op.size() == N)
     return true;
   for (auto it = op.begin(); it != op.end(); ++it) {
     bool known = false;
-    for (const auto &field : kGemmSignature)
+    for (const SignatureField &field : signature)
       known = known || it.key() == field.name;
     if (!known)
       return fieldError(path,
-                        "unknown field " + describe(json(it.key())) +
-                            " (a gemm signature has exactly: kind batch m n "
-                            "k transpose_a transpose_b batched_b dtype_a "
-                            "dtype_b dtype_d dtype_bias dtype_c alpha beta "
-                            "activation)",
+                        "unknown field " + describe(json(it.key())) + " (" +
+                            (kind[0] == 'a' ? "an " : "a ") + kind +
+                            " signature has exactly: " + joinNames(signature) +
+                            ")",
                         err);
   }
   return true;
+}
+
+/// What an attention signature's fields must satisfy together (the rules
+/// of kgen.attention's verifier that runtime/lib/Attention.cpp's
+/// parseAttentionOp states again), each naming the field it is about.
+/// Precondition: checkSignature accepted `op`.
+bool checkAttentionValues(const json &op, const std::string &path,
+                          std::string &err) {
+  const int64_t headDim = op["head_dim"].get<int64_t>();
+  if (headDim < 32 || headDim > 256 || headDim % 8 != 0)
+    return fieldError(fieldPath(path, "head_dim"),
+                      "expected a multiple of 8 in [32, 256], got " +
+                          std::to_string(headDim),
+                      err);
+  const int64_t qHeads = op["q_heads"].get<int64_t>();
+  const int64_t kvHeads = op["kv_heads"].get<int64_t>();
+  if (qHeads % kvHeads != 0)
+    return fieldError(fieldPath(path, "q_heads"),
+                      "expected a multiple of kv_heads (" +
+                          std::to_string(kvHeads) + "), got " +
+                          std::to_string(qHeads),
+                      err);
+  if (op["scale"].get<double>() == 0)
+    return fieldError(fieldPath(path, "scale"), "expected a non-zero number",
+                      err);
+  if (!op["sliding_window"].is_null() && !op["causal"].get<bool>())
+    return fieldError(fieldPath(path, "sliding_window"),
+                      "a sliding window needs causal true", err);
+  const json &cap = op["softcap"];
+  if (!cap.is_null() && !(cap.get<double>() > 0))
+    return fieldError(fieldPath(path, "softcap"),
+                      "expected null or a number > 0, got " + describe(cap),
+                      err);
+  return true;
+}
+
+/// `op` is a complete gemm or attention signature and nothing else.
+bool checkOp(const json &op, const std::string &path, std::string &err) {
+  if (!op.is_object())
+    return typeError(path, "an object", op, err);
+  const json *kind = require(op, path, "kind", err);
+  if (!kind)
+    return false;
+  if (*kind == "gemm")
+    return checkSignature(op, path, "gemm", kGemmSignature, err);
+  if (*kind == "attention")
+    return checkSignature(op, path, "attention", kAttentionSignature, err) &&
+           checkAttentionValues(op, path, err);
+  return fieldError(fieldPath(path, "kind"),
+                    "expected one of " + joinNames(kOpKinds) +
+                        " (the op kinds a tuning database holds), got " +
+                        describe(*kind),
+                    err);
 }
 
 /// "sm_" and two or three digits, then an optional "a": "sm_80", "sm_90a".

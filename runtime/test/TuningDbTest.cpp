@@ -2,6 +2,8 @@
 
 #include "kgen/runtime/TuningDb.h"
 
+#include "kgen/runtime/Search.h"
+
 #include "TempDirTest.h"
 
 #include <gtest/gtest.h>
@@ -34,6 +36,32 @@ json gemmOp(int64_t m = 4096) {
           {"dtype_d", "bf16"},    {"dtype_bias", nullptr},
           {"dtype_c", nullptr},   {"alpha", 1.0},
           {"beta", 0.0},          {"activation", "none"}};
+}
+
+/// A complete attention signature, as dialect/AttentionJson.cpp writes it:
+/// Llama-3-8B prefill at `seqKv` keys.
+json attentionOp(int64_t seqKv = 4096) {
+  return {{"kind", "attention"},  {"batch", 1},
+          {"q_heads", 32},        {"kv_heads", 8},
+          {"seq_q", 4096},        {"seq_kv", seqKv},
+          {"head_dim", 128},      {"dtype", "bf16"},
+          {"dtype_out", "bf16"},  {"kv_lens", false},
+          {"lse", false},         {"scale", 0.08838834764831845},
+          {"causal", true},       {"sliding_window", nullptr},
+          {"softcap", nullptr}};
+}
+
+/// An attention_config as AttentionJson.cpp's toJson writes it, with
+/// kgen-tune's prediction.
+json attentionConfig(int blockM, int splitKv = 1) {
+  return {{"target", "sm_90a"},      {"instruction", "mma_sync"},
+          {"block_m", blockM},       {"block_n", 64},
+          {"warps_m", blockM / 16},  {"stages", 2},
+          {"consumer_warpgroups", 1}, {"ping_pong", false},
+          {"overlap_softmax", false}, {"pack_gqa", false},
+          {"split_kv", splitKv},     {"source", "model"},
+          {"entry", ""},             {"emitter_version", 1},
+          {"predicted_ms", 1.25}};
 }
 
 TuningKey h200Key(json op = gemmOp()) {
@@ -97,6 +125,15 @@ TuningDb fullDb() {
   odd.time->samples = 1;
   odd.time->minMs = odd.time->q1Ms = odd.time->q3Ms = odd.time->maxMs = 1.5;
   db.add(h200Key(gemmOp(1024)), odd);
+  return db;
+}
+
+/// fullDb with an attention entry after the gemms' (entries[2]).
+TuningDb mixedDb() {
+  TuningDb db = fullDb();
+  db.add(h200Key(attentionOp()), measured(attentionConfig(64), 1.9));
+  db.add(h200Key(attentionOp()),
+         failed(attentionConfig(128), RunStatus::CompileFailed));
   return db;
 }
 
@@ -474,7 +511,10 @@ const Mutation kMutations[] = {
     {"/entries/0/key/op", {{"kind", "gemm"}}, "entries[0].key.op.batch: missing"},
     {"/entries/0/key/op/batched_b", kRemoved, "entries[0].key.op.batched_b: missing"},
     {"/entries/0/key/op/dtype_c", kRemoved, "entries[0].key.op.dtype_c: missing"},
-    {"/entries/0/key/op/kind", "conv", "entries[0].key.op.kind: expected \"gemm\" (the op kind a tuning database holds), got \"conv\""},
+    {"/entries/0/key/op/kind", "conv", "entries[0].key.op.kind: expected one of gemm attention (the op kinds a tuning database holds), got \"conv\""},
+    {"/entries/0/key/op/kind", 1, "entries[0].key.op.kind: expected one of gemm attention"},
+    // A gemm with attention's kind: the attention signature's fields.
+    {"/entries/0/key/op/kind", "attention", "entries[0].key.op.q_heads: missing"},
     {"/entries/0/key/op/kind", kRemoved, "entries[0].key.op.kind: missing"},
     {"/entries/0/key/op/m", 0, "entries[0].key.op.m: expected an integer in [1, 2147483648], got 0"},
     {"/entries/0/key/op/k", 4096.5, "entries[0].key.op.k: expected an integer in [1, 2147483648], got 4096.5"},
@@ -522,8 +562,31 @@ const Mutation kMutations[] = {
     {"/entries/1/candidates/0/host", json::object(), "entries[1].candidates[0].host: expected a string, got an object"},
 };
 
-json mutated(const Mutation &m) {
-  json j = toJson(fullDb());
+/// Changes to the attention entry of mixedDb (entries[2]).
+const Mutation kAttentionMutations[] = {
+    {"/entries/2/key/op", {{"kind", "attention"}}, "entries[2].key.op.batch: missing"},
+    {"/entries/2/key/op/kind", "gemm", "entries[2].key.op.m: missing"},
+    {"/entries/2/key/op/q_heads", kRemoved, "entries[2].key.op.q_heads: missing"},
+    {"/entries/2/key/op/softcap", kRemoved, "entries[2].key.op.softcap: missing"},
+    {"/entries/2/key/op/seq_kv", 0, "entries[2].key.op.seq_kv: expected an integer in [1, 2147483648], got 0"},
+    {"/entries/2/key/op/seq_q", 4096.5, "entries[2].key.op.seq_q: expected an integer in [1, 2147483648], got 4096.5"},
+    {"/entries/2/key/op/head_dim", 20, "entries[2].key.op.head_dim: expected a multiple of 8 in [32, 256], got 20"},
+    {"/entries/2/key/op/head_dim", 512, "entries[2].key.op.head_dim: expected a multiple of 8 in [32, 256], got 512"},
+    {"/entries/2/key/op/kv_heads", 5, "entries[2].key.op.q_heads: expected a multiple of kv_heads (5), got 32"},
+    {"/entries/2/key/op/dtype", "f64", "entries[2].key.op.dtype: unknown value \"f64\" (expected f32 f16 bf16)"},
+    {"/entries/2/key/op/dtype_out", nullptr, "entries[2].key.op.dtype_out: expected a string, got null"},
+    {"/entries/2/key/op/causal", "yes", "entries[2].key.op.causal: expected true or false, got \"yes\""},
+    {"/entries/2/key/op/lse", kRemoved, "entries[2].key.op.lse: missing"},
+    {"/entries/2/key/op/scale", "0.1", "entries[2].key.op.scale: expected a finite number, got \"0.1\""},
+    {"/entries/2/key/op/scale", 0, "entries[2].key.op.scale: expected a non-zero number"},
+    {"/entries/2/key/op/sliding_window", 0, "entries[2].key.op.sliding_window: expected an integer in [1, 2147483648], got 0"},
+    {"/entries/2/key/op/softcap", "30", "entries[2].key.op.softcap: expected a finite number or null, got \"30\""},
+    {"/entries/2/key/op/softcap", -30, "entries[2].key.op.softcap: expected null or a number > 0, got -30"},
+    {"/entries/2/key/op/m", 4096, "entries[2].key.op: unknown field \"m\" (an attention signature has exactly: kind batch q_heads kv_heads seq_q seq_kv head_dim dtype dtype_out kv_lens lse scale causal sliding_window softcap)"},
+    {"/entries/2/candidates/0/config/block_m", json::object(), "entries[2].candidates[0].config.block_m: expected a string, number, true, false or null, got an object"},
+};
+
+json mutated(const Mutation &m, json j) {
   const json::json_pointer ptr(m.pointer);
   if (m.value.is_discarded())
     j[ptr.parent_pointer()].erase(ptr.back());
@@ -531,6 +594,8 @@ json mutated(const Mutation &m) {
     j[ptr] = m.value;
   return j;
 }
+
+json mutated(const Mutation &m) { return mutated(m, toJson(fullDb())); }
 
 TEST(TuningDbJsonTest, RefusesMalformedFields) {
   for (const Mutation &m : kMutations) {
@@ -551,6 +616,139 @@ TEST(TuningDbJsonTest, RefusesMalformedFields) {
   EXPECT_EQ(err, "(top level): expected an object, got an array");
   EXPECT_FALSE(fromJson(json(), out, err));
   EXPECT_EQ(err, "(top level): expected an object, got null");
+}
+
+TEST(TuningDbJsonTest, RefusesMalformedAttentionFields) {
+  for (const Mutation &m : kAttentionMutations) {
+    TuningDb out;
+    std::string err;
+    EXPECT_FALSE(fromJson(mutated(m, toJson(mixedDb())), out, err))
+        << m.pointer;
+    EXPECT_EQ(err.rfind(m.expected, 0), 0u) << m.pointer << " -> " << err;
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+    EXPECT_TRUE(out.entries.empty()) << m.pointer;
+  }
+  // A sliding window without causal (kgen.attention's verifier refuses it).
+  json j = toJson(mixedDb());
+  j["entries"][2]["key"]["op"]["causal"] = false;
+  j["entries"][2]["key"]["op"]["sliding_window"] = 4096;
+  TuningDb out;
+  std::string err;
+  EXPECT_FALSE(fromJson(j, out, err));
+  EXPECT_EQ(err, "entries[2].key.op.sliding_window: a sliding window needs "
+                 "causal true");
+}
+
+TEST(TuningDbJsonTest, AttentionEntriesRoundTripBesideGemmOnes) {
+  const TuningDb original = mixedDb();
+  TuningDb back;
+  std::string err;
+  ASSERT_TRUE(fromJson(json::parse(toJson(original).dump(2)), back, err))
+      << err;
+  expectSameDb(original, back);
+  ASSERT_EQ(back.entries.size(), 3u);
+  const TuningEntry &attention = back.entries[2];
+  EXPECT_EQ(attention.key.op, attentionOp());
+  ASSERT_NE(attention.best(), nullptr);
+  EXPECT_EQ(attention.best()->config["predicted_ms"], 1.25);
+  EXPECT_EQ(attention.ranked().size(), 1u); // compile_failed never ranks
+  // Keys of one kind never match the other's; sizes and windows tell
+  // attentions apart.
+  EXPECT_NE(back.find(h200Key(attentionOp())), nullptr);
+  EXPECT_EQ(back.find(h200Key(attentionOp(8192))), nullptr);
+  EXPECT_FALSE(h200Key(attentionOp()).sameOpAndTarget(h200Key()));
+  json windowed = attentionOp();
+  windowed["sliding_window"] = 4096;
+  std::string why;
+  EXPECT_TRUE(checkKey(h200Key(windowed), why)) << why;
+  EXPECT_FALSE(h200Key(windowed).sameOpAndTarget(h200Key(attentionOp())));
+  // 1 and 1.0 are one scale, as gemm's alpha.
+  json one = attentionOp(), oneFloat = attentionOp();
+  one["scale"] = 1;
+  oneFloat["scale"] = 1.0;
+  EXPECT_EQ(h200Key(one).canonical(), h200Key(oneFloat).canonical());
+  // Softcap and window as the dialect writes them: numbers.
+  json capped = attentionOp();
+  capped["softcap"] = 50.0;
+  EXPECT_TRUE(checkKey(h200Key(capped), why)) << why;
+}
+
+TEST(TuningDbJsonTest, VersionOneFilesWrittenBeforeAttentionStillLoad) {
+  // A file as the version-1 writer wrote it before keys could hold an
+  // attention (docs/tuning-db.md's example): the format is unchanged for
+  // gemm entries, so it reads as it did.
+  const char *text = R"({
+  "schema": "kgen.tuning-db", "version": 1,
+  "entries": [{
+    "key": {
+      "op": {"kind": "gemm", "batch": 1, "m": 4096, "n": 4096, "k": 4096,
+             "transpose_a": false, "transpose_b": true, "batched_b": false,
+             "dtype_a": "bf16", "dtype_b": "bf16", "dtype_d": "bf16",
+             "dtype_bias": null, "dtype_c": null, "alpha": 1.0, "beta": 0.0,
+             "activation": "none"},
+      "target": {"arch": "sm_90a", "sm_count": 132, "device": "NVIDIA H200"},
+      "toolchain": {"cuda": "13.0", "emitter": 1}},
+    "candidates": [
+      {"config": {"source": "tuned", "block_m": 128, "block_n": 256, "block_k": 64},
+       "status": "ok", "correct": true,
+       "time": {"median_ms": 0.225, "q1_ms": 0.2225, "q3_ms": 0.2275,
+                "min_ms": 0.22, "max_ms": 0.25, "samples": 20},
+       "measured_at": "2026-11-29T15:41:56Z", "host": "gpu-node-7"},
+      {"config": {"source": "tuned", "block_m": 256, "block_n": 256, "block_k": 64},
+       "status": "faulted", "correct": false, "time": null,
+       "measured_at": "2026-11-29T15:42:10Z", "host": "gpu-node-7"}]}]
+})";
+  TuningDb db;
+  std::string err;
+  ASSERT_TRUE(fromJson(json::parse(text), db, err)) << err;
+  ASSERT_EQ(db.entries.size(), 1u);
+  EXPECT_EQ(db.entries[0].key.canonical(), h200Key().canonical());
+  ASSERT_NE(db.entries[0].best(), nullptr);
+  EXPECT_EQ(db.entries[0].best()->config["block_m"], 128);
+  // And what this writer writes of it is version 1 still.
+  EXPECT_EQ(toJson(db)["version"], 1);
+}
+
+TEST(TuningDbJsonTest, KgenBenchTuneRecordsAttentionCandidates) {
+  // kgen-bench tune's path into the database (Search.h's addToDb, op-
+  // agnostic): attention results have no cuBLASLt baseline, so their times
+  // are kept as measured; the key is the package's op, the config's target
+  // and emitter version.
+  std::vector<KernelResult> results(2);
+  for (size_t i = 0; i < results.size(); ++i) {
+    results[i].implementation = "kgen";
+    results[i].op = attentionOp();
+    results[i].config = attentionConfig(i == 0 ? 64 : 128);
+    results[i].status = RunStatus::Ok;
+    results[i].relError = 1e-3;
+    results[i].time = stats(i == 0 ? 2.0 : 1.5);
+  }
+  SearchOutcome outcome;
+  std::string err;
+  MeasureFn measure = [&](const std::vector<size_t> &indices,
+                          std::vector<CandidateRun> &runs, std::string &) {
+    for (size_t k = 0; k < indices.size(); ++k)
+      runs[k].result = results[indices[k]];
+    return SearchStatus::Ok;
+  };
+  ASSERT_EQ(searchCandidates(results.size(), SearchOptions(), measure, nullptr,
+                             outcome, err),
+            SearchStatus::Ok)
+      << err;
+  DeviceInfo device;
+  device.name = "NVIDIA H200";
+  device.smCount = 132;
+  device.runtimeVersion = "13.0";
+  TuningDb db;
+  addToDb(outcome, device, "2026-12-01T00:00:00Z", "gpu-node-7", db);
+  TuningDb back;
+  ASSERT_TRUE(fromJson(toJson(db), back, err)) << err;
+  ASSERT_EQ(back.entries.size(), 1u);
+  EXPECT_EQ(back.entries[0].key.canonical(),
+            h200Key(attentionOp()).canonical());
+  ASSERT_NE(back.entries[0].best(), nullptr);
+  EXPECT_EQ(back.entries[0].best()->config["block_m"], 128);
+  EXPECT_EQ(back.entries[0].best()->config["predicted_ms"], 1.25);
 }
 
 TEST(TuningDbValuesTest, CheckKeyCandidateAndTimeNameTheField) {

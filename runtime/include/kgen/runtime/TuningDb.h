@@ -26,7 +26,8 @@ constexpr int kMaxSmCount = 4096;
 
 /// What a measurement is valid for.
 struct TuningKey {
-  nlohmann::json op;          // the op signature, as a package's "op" object
+  nlohmann::json op;          // the op signature, as a package's "op" object:
+                              // a gemm's or an attention's
   std::string arch;           // "sm_90a"
   int smCount = 0;            // 0: unknown
   std::string device;         // "NVIDIA H200"; empty: unknown
@@ -44,7 +45,9 @@ struct TuningKey {
 
 /// One measured candidate.
 struct TuningCandidate {
-  nlohmann::json config;      // the gemm_config fields, as in package manifests
+  nlohmann::json config;      // the gemm_config or attention_config fields,
+                              // as in package manifests, and kgen-tune's
+                              // predicted_ms
   RunStatus status = RunStatus::Ok;
   bool correct = false;       // passed verification against the reference
   std::optional<SampleStats> time;
@@ -90,9 +93,13 @@ struct TuningDb {
 /// writeTuningDb check it; importers check what they add). False with
 /// "<field>: <why>", the field named as in the file ("op.batch",
 /// "time.median_ms"):
-///  - a key: the op is a complete gemm signature (every field kgen writes,
-///    nothing else: sizes in [1, 2^31], known element types and activation,
-///    finite alpha and beta), the arch is "sm_<digits>" with an optional
+///  - a key: the op is a complete gemm or attention signature (every field
+///    kgen writes for its kind, nothing else: sizes in [1, 2^31], known
+///    element types and activation, finite alpha, beta, scale and softcap;
+///    for attention also kgen.attention's rules across fields: head_dim a
+///    multiple of 8 in [32, 256], q_heads a multiple of kv_heads, a
+///    non-zero scale, a sliding_window only when causal, softcap > 0), the
+///    arch is "sm_<digits>" with an optional
 ///    "a", the SM count is in [0, kMaxSmCount] (0: unknown);
 ///  - a candidate: its config is null or an object of plain values
 ///    (strings, numbers, booleans, null), its time is absent or valid;
