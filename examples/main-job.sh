@@ -11,18 +11,20 @@
 #   3. run the reduced copy (examples/reduced/) on the CPU reference, fused
 #      and decomposed, on the same seeded random inputs, and check that both
 #      give identical results;
-#   4. choose a strategy for every GEMM (kgen-select-strategy, sm_90a: from
-#      bench/results/tuning-db.json when it exists, else the heuristic), lower
-#      them to tile-level kernels and run those schedules block by block on
-#      the CPU against the reference ("CPU-checked"), listing each kernel;
-#   5. compile the full-size GEMMs to CUDA kernel packages for sm_90a
-#      (kgen-pipeline: wgmma + TMA, warp-specialised, with the same
+#   4. choose a strategy for every GEMM and attention (kgen-select-strategy,
+#      sm_90a: from bench/results/tuning-db.json when it exists, else the
+#      heuristic), lower them to tile-level kernels and run those schedules
+#      block by block on the CPU against the reference ("CPU-checked"),
+#      listing each kernel;
+#   5. compile the full-size GEMMs and attentions to CUDA kernel packages
+#      for sm_90a (kgen-pipeline: wgmma + TMA, warp-specialised gemms;
+#      FlashAttention-2-style attention, split-KV for decode; with the same
 #      databases) and list per kernel who chose its config and ptxas's
 #      registers, shared memory and spills;
-#   6. run one kernel of each family (simt, mma_sync, wgmma) on the emulated
-#      device (kgen-emulate: the emitted CUDA compiled for the host, every
-#      CUDA thread a fiber, races, bounds and deadlocks checked) against the
-#      host reference (examples/emulated/families.mlir).
+#   6. run one kernel of each family (simt, mma_sync, wgmma, attention) on
+#      the emulated device (kgen-emulate: the emitted CUDA compiled for the
+#      host, every CUDA thread a fiber, races, bounds and deadlocks checked)
+#      against the host reference (examples/emulated/families.mlir).
 # Usage: examples/main-job.sh [BUILD_DIR]
 set -euo pipefail
 
@@ -72,8 +74,10 @@ for full in "$ROOT"/examples/*.mlir; do
   "$BIN/kgen-opt" "$reduced" --kgen-decompose-moe -o "$WORK/$name.reduced.decomposed.mlir"
   "$BIN/kgen-run" "$reduced" --seed 7 --output-dir "$WORK/$name.fused" > "$WORK/$name.run"
   ms=$(sed -nE 's/^ran .* in ([0-9.]+) ms.*/\1/p' "$WORK/$name.run")
+  # Every result of the reference run: compared as INDEX:FILE pairs.
+  results=$(cd "$WORK/$name.fused" && ls result*.npy | sed -E "s|^result([0-9]+)\.npy$|\1:$WORK/$name.fused/&|" | paste -sd,)
   if "$BIN/kgen-run" "$WORK/$name.reduced.decomposed.mlir" --seed 7 \
-       --compare-file "0:$WORK/$name.fused/result0.npy" > "$WORK/$name.cmp"; then
+       --compare-file "$results" > "$WORK/$name.cmp"; then
     same="identical"
   else
     same="DIFFERENT"
@@ -83,17 +87,20 @@ for full in "$ROOT"/examples/*.mlir; do
   rows+=("$name|$ops|$gflop|$dops|$rgflop|$ms|$same")
 
   # The schedules of the default sm_90a strategies, run on the CPU. Split-K
-  # sums in another order than the reference: bf16 rounding tolerance.
+  # and the online softmax sum in another order than the reference: bf16
+  # rounding tolerance.
   "$BIN/kgen-opt" "$reduced" --kgen-select-strategy="target=sm_90a$DB" \
-    --kgen-lower-gemm-to-tiles -o "$WORK/$name.tiles.mlir"
+    --kgen-lower-gemm-to-tiles --kgen-lower-attention-to-tiles -o "$WORK/$name.tiles.mlir"
   if "$BIN/kgen-run" "$WORK/$name.tiles.mlir" --seed 7 --tolerance 1e-2 \
-       --compare-file "0:$WORK/$name.fused/result0.npy" > "$WORK/$name.tiles.cmp"; then
-    checked="CPU-checked ($(sed -nE 's/.*(rel_frob=[^ ]*).*/\1/p' "$WORK/$name.tiles.cmp"))"
+       --compare-file "$results" > "$WORK/$name.tiles.cmp"; then
+    checked="CPU-checked ($(sed -nE 's/.*(rel_frob=[^ ]*).*/\1/p' "$WORK/$name.tiles.cmp" | head -n 1))"
   else
     checked="SCHEDULE MISMATCH"
   fi
   while read -r line; do
     row=$(sed -nE 's/^ *kgen\.kernel @([a-z0-9_]+) grid \[[0-9, ]+\] threads ([0-9]+) smem ([0-9]+).*instruction = ([a-z_]+), block_m = ([0-9]+), block_n = ([0-9]+), block_k = ([0-9]+), .*stages = ([0-9]+), .*split_k = ([0-9]+),.*/\1|\4 \5x\6x\7 s\8 k\9|\2|\3/p' <<<"$line")
+    # Attention: rows x keys per step, stages, KV splits.
+    [ -n "$row" ] || row=$(sed -nE 's/^ *kgen\.kernel @([a-z0-9_]+) grid \[[0-9, ]+\] threads ([0-9]+) smem ([0-9]+).*attention_config<.*instruction = ([a-z_]+), block_m = ([0-9]+), block_n = ([0-9]+), .*stages = ([0-9]+), .*split_kv = ([0-9]+),.*/\1|\4 \5x\6 s\7 kv\8|\2|\3/p' <<<"$line")
     source=$(sed -nE 's/.*source = ([a-z]+).*/\1/p' <<<"$line")
     kernels+=("$name|$row|$source|$checked")
   done < <(grep -E '^ *kgen\.kernel @' "$WORK/$name.tiles.mlir")
@@ -136,25 +143,26 @@ for r in "${rows[@]}"; do
 done
 
 echo
-echo "GEMM kernels (sm_90a strategies), schedules run on the CPU against the reference"
-printf '%-16s %-46s %-26s %7s %7s %-9s %s\n' example kernel "family tile stages split" threads smem "chosen by" check
+echo "Kernels (sm_90a strategies), schedules run on the CPU against the reference"
+printf '%-17s %-54s %-26s %7s %7s %-9s %s\n' example kernel "family tile stages split" threads smem "chosen by" check
 for r in "${kernels[@]}"; do
   IFS='|' read -r name kernel config threads smem source checked <<<"$r"
-  printf '%-16s %-46s %-26s %7s %7s %-9s %s\n' "$name" "$kernel" "$config" "$threads" "$smem" "$source" "$checked"
+  printf '%-17s %-54s %-26s %7s %7s %-9s %s\n' "$name" "$kernel" "$config" "$threads" "$smem" "$source" "$checked"
 done
 
 echo
-echo "CUDA kernel packages of the full-size GEMMs (sm_90a), ptxas's report via NVRTC"
-printf '%-16s %-36s %-17s %-23s %-9s %5s %7s %11s %6s\n' example kernel "M x N x K" "family tile stages" "chosen by" regs smem "spill st/ld" stack
+echo "CUDA kernel packages of the full-size GEMMs and attentions (sm_90a), ptxas's report via NVRTC"
+printf '%-17s %-52s %-24s %-26s %-9s %5s %7s %11s %6s\n' example kernel "shape" "family tile stages" "chosen by" regs smem "spill st/ld" stack
 printf '%s' "$packages"
 
 echo
 echo "Emulated device: one kernel of each family, its emitted CUDA run on the CPU against the host reference"
-printf '%-9s %-30s %-7s %-10s %-8s %9s %9s\n' family kernel result "rel error" tolerance seconds "MFLOP/s"
-for fam in simt mma_sync wgmma; do
+printf '%-9s %-44s %-7s %-10s %-8s %9s %9s\n' family kernel result "rel error" tolerance seconds "MFLOP/s"
+for fam in simt mma_sync wgmma attention; do
   while read -r name family _ verdict rel tol secs mflops; do
+    [[ $name == kgen_attention_* ]] && family=attention
     [ "$family" = "$fam" ] || continue
-    printf '%-9s %-30s %-7s %-10s %-8s %9s %9s\n' "$family" "$name" "$verdict" "${rel#rel_err=}" \
+    printf '%-9s %-44s %-7s %-10s %-8s %9s %9s\n' "$family" "$name" "$verdict" "${rel#rel_err=}" \
       "${tol#tol=}" "${secs#seconds=}" "${mflops#mflops=}"
   done <<<"$emulated"
 done

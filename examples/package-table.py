@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Prints one line per kernel package: shape, config, who chose it (the
-config's source) and ptxas's report.
+config's source) and ptxas's report. Gemm shapes are M x N x K; attention
+shapes B x Hq/Hkv Sq x Skv x D.
 
 usage: package-table.py EXAMPLE PACKAGE_DIR...   (folders holding manifest.json)
 """
@@ -26,11 +27,22 @@ def row(example, manifest_path):
         spills = (f'{sum(r["spill_store_bytes"] for r in reports)}/'
                   f'{sum(r["spill_load_bytes"] for r in reports)}')
         stack = max(r["stack_bytes"] for r in reports)
-    shape = f'{op["m"]}x{op["n"]}x{op["k"]}'
-    tile = f'{c["instruction"]} {c["block_m"]}x{c["block_n"]}x{c["block_k"]} s{c["stages"]}'
-    if c.get("split_k", 1) > 1:
-        tile += f' k/{c["split_k"]}'
-    return (f'{example:<16} {m["name"]:<36} {shape:<17} {tile:<23} {c["source"]:<9} '
+    if op.get("kind") == "attention":
+        # batch, query/KV heads, queries x keys, head dim; the block's
+        # query rows x keys per step, split-KV, packed GQA.
+        shape = (f'{op["batch"]}x{op["q_heads"]}/{op["kv_heads"]} '
+                 f'{op["seq_q"]}x{op["seq_kv"]}x{op["head_dim"]}')
+        tile = f'{c["instruction"]} {c["block_m"]}x{c["block_n"]} s{c["stages"]}'
+        if c.get("split_kv", 1) > 1:
+            tile += f' kv/{c["split_kv"]}'
+        if c.get("pack_gqa"):
+            tile += ' gqa'
+    else:
+        shape = f'{op["m"]}x{op["n"]}x{op["k"]}'
+        tile = f'{c["instruction"]} {c["block_m"]}x{c["block_n"]}x{c["block_k"]} s{c["stages"]}'
+        if c.get("split_k", 1) > 1:
+            tile += f' k/{c["split_k"]}'
+    return (f'{example:<17} {m["name"]:<52} {shape:<24} {tile:<26} {c["source"]:<9} '
             f'{regs:>5} {smem:>7} {spills:>11} {stack:>6}')
 
 

@@ -8,10 +8,11 @@
 //
 // Rows: plane (b, hk) of the view [B, Hkv, R = G * Sq, D] holds query head
 // hk * G + r / Sq's query r mod Sq in row r. The block program, for block
-// (bx, by, bz):
-//   pack_gqa:  (b, hk) = (by / Hkv, by % Hkv); rows [bx * BM, ..) < R
-//   otherwise: (b, h) = (by / Hq, by % Hq), hk = h / G, g = h % G;
-//              rows g * Sq + [bx * BM, ..) < (g + 1) * Sq
+// (bx, 1, bz), bx = plane * row tiles + tile (one grid dimension: x
+// allows 2^31 - 1 blocks where y and z allow 65535):
+//   pack_gqa:  (b, hk) = (plane / Hkv, plane % Hkv); rows [tile * BM, ..) < R
+//   otherwise: (b, h) = (plane / Hq, plane % Hq), hk = h / G, g = h % G;
+//              rows g * Sq + [tile * BM, ..) < (g + 1) * Sq
 //   L          = clamp(kv_lens[b], 0, Skv), or Skv
 //   key tiles  = [lo, hi): those holding a key some row of the block sees
 //                (j < L; j <= the last row's position with causal; j > the
@@ -55,7 +56,7 @@ struct AttentionPlan {
   int64_t batch, hq, hkv, groups, sq, skv, d, dp, bm, bn, stages, split;
   int64_t rows;   // R = G * Sq: rows of a (b, hk) plane
   int64_t tilesM; // row tiles per plane (pack_gqa) or per query head
-  int64_t planes; // grid y: B * Hkv (pack_gqa) or B * Hq
+  int64_t planes; // B * Hkv (pack_gqa) or B * Hq
   bool pack;
 
   explicit AttentionPlan(AttentionOp op)
@@ -87,7 +88,9 @@ struct BlockRows {
   Value b, hk, r0, rhi;
 };
 
-BlockRows blockRows(Ix &ix, AttentionPlan &p, Value bx, Value by) {
+BlockRows blockRows(Ix &ix, AttentionPlan &p, Value bx) {
+  Value by = ix.div(bx, p.tilesM); // the plane
+  bx = ix.rem(bx, p.tilesM);       // the row tile in it
   if (p.pack)
     return {ix.div(by, p.hkv), ix.rem(by, p.hkv), ix.mul(bx, p.bm),
             ix.c(p.rows)};
@@ -130,8 +133,7 @@ std::pair<Value, Value> visibleKeyTiles(Ix &ix, AttentionPlan &p,
 /// [kv_lens], then out, [lse] (or o_partial, lse_partial with a split).
 void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
   Ix ix{b};
-  Value bx = body->getArgument(0), by = body->getArgument(1),
-        bz = body->getArgument(2);
+  Value bx = body->getArgument(0), bz = body->getArgument(2);
   Value q = body->getArgument(3), k = body->getArgument(4),
         v = body->getArgument(5);
   size_t i = 6;
@@ -139,7 +141,7 @@ void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
   Value out = body->getArgument(i++);
   Value lse = i < body->getNumArguments() ? body->getArgument(i) : Value();
 
-  BlockRows rows = blockRows(ix, p, bx, by);
+  BlockRows rows = blockRows(ix, p, bx);
   Value len = ix.c(p.skv);
   if (lens) {
     Value stored = memref::LoadOp::create(b, lens, ValueRange{rows.b});
@@ -208,7 +210,10 @@ void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
 /// The combine kernel's body: (o_partial, lse_partial) -> out, [lse].
 void buildCombineBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
   Ix ix{b};
-  Value bx = body->getArgument(0), by = body->getArgument(1);
+  Value bx = body->getArgument(0);
+  int64_t tiles = llvm::divideCeil(p.rows, kAttentionCombineRows);
+  Value by = ix.div(bx, tiles); // the (b, hk) plane
+  bx = ix.rem(bx, tiles);
   Value partial = body->getArgument(3), partialLse = body->getArgument(4);
   Value out = body->getArgument(5);
   Value lse = body->getNumArguments() > 6 ? body->getArgument(6) : Value();
@@ -255,8 +260,10 @@ Value reshapeHeads(OpBuilder &b, Location loc, Value t,
       assoc);
 }
 
-LogicalResult lowerAttention(AttentionOp op, SymbolTable &symbols,
-                             OpBuilder &top) {
+/// Lowers one configured op. It cannot fail: the verifier has checked the
+/// config against the op (dialect/AttentionLegality.h), and every shape
+/// fits the grid (x takes 2^31 - 1 blocks, z at most 128 splits).
+void lowerAttention(AttentionOp op, SymbolTable &symbols, OpBuilder &top) {
   AttentionPlan p(op);
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
@@ -301,7 +308,7 @@ LogicalResult lowerAttention(AttentionOp op, SymbolTable &symbols,
   for (Type t : mainOuts)
     params.push_back(memrefFor(t));
   auto [kernel, body] =
-      createKernel(top, symbols, loc, name, {p.tilesM, p.planes, p.split},
+      createKernel(top, symbols, loc, name, {p.tilesM * p.planes, 1, p.split},
                    p.config.getThreads(), smem, p.config, params);
   describe(kernel, names, mainOuts.size(), signature);
   {
@@ -326,10 +333,12 @@ LogicalResult lowerAttention(AttentionOp op, SymbolTable &symbols,
       combineParams.push_back(memrefFor(t));
     auto [combine, cbody] = createKernel(
         top, symbols, loc, name + "_combine",
-        {llvm::divideCeil(p.rows, kAttentionCombineRows),
-         p.batch * p.hkv, 1},
+        {llvm::divideCeil(p.rows, kAttentionCombineRows) * p.batch * p.hkv,
+         1, 1},
         kAttentionCombineThreads, /*smem=*/0, p.config, combineParams);
-    describe(combine, combineNames, combineOuts.size(), signature);
+    // No signature: a continuation of the op (kgen-emit-packages puts it in
+    // the partial kernel's package).
+    describe(combine, combineNames, combineOuts.size(), DictionaryAttr());
     ImplicitLocOpBuilder ib(loc, ctx);
     ib.setInsertionPointToStart(cbody);
     buildCombineBody(ib, p, cbody);
@@ -345,7 +354,6 @@ LogicalResult lowerAttention(AttentionOp op, SymbolTable &symbols,
     lse.replaceAllUsesWith(reshapeHeads(
         b, loc, results[1], cast<RankedTensorType>(lse.getType()).getShape()));
   op.erase();
-  return success();
 }
 
 struct KgenLowerAttentionToTilesPass
@@ -364,8 +372,7 @@ struct KgenLowerAttentionToTilesPass
     OpBuilder top(module.getContext());
     top.setInsertionPointToStart(module.getBody());
     for (AttentionOp op : ops)
-      if (failed(lowerAttention(op, symbols, top)))
-        return signalPassFailure();
+      lowerAttention(op, symbols, top);
   }
 };
 } // namespace

@@ -11,6 +11,7 @@
 #include "codegen/emit/KernelPrinter.h"
 #include "dialect/AttentionJson.h"
 
+#include "kgen/runtime/Attention.h"
 #include "kgen/runtime/Package.h"
 #if KGEN_HAVE_NVRTC
 #include "kgen/runtime/Nvrtc.h"
@@ -180,9 +181,18 @@ mlir::kgen::assemblePackage(ArrayRef<KernelOp> kernels) {
       signature ? toJson(signature) : nlohmann::json::object();
   pkg.op = op;
   pkg.config = gemmConfig ? toJson(gemmConfig) : toJson(attentionConfig);
-  if (op.contains("m"))
+  if (op.value("kind", "") == "attention") {
+    rt::AttentionSpec spec;
+    std::string why;
+    if (!rt::parseAttentionOp(op, spec, why))
+      return first.emitOpError() << "writes an attention signature the "
+                                    "runtime refuses: "
+                                 << why;
+    pkg.flops = rt::attentionFlops(spec); // as FlashAttention counts them
+  } else if (op.contains("m")) {
     pkg.flops = 2.0 * op.value("batch", int64_t(1)) * op["m"].get<int64_t>() *
                 op["n"].get<int64_t>() * op["k"].get<int64_t>();
+  }
   pkg.bytes = bytes;
   return pkg;
 }

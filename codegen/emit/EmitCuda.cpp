@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/emit/KernelPrinter.h"
+#include "dialect/AttentionLegality.h"
 #include "dialect/GemmLegality.h"
 
 #include "kgen/runtime/Package.h"
@@ -74,12 +75,12 @@ const char *activationName(Activation act) {
   return "";
 }
 
-std::string floatLiteral(float v) {
+} // namespace
+
+std::string mlir::kgen::detail::floatLiteral(float v) {
   std::string s = llvm::formatv("{0:e9}", v).str();
   return s + "f";
 }
-
-} // namespace
 
 std::string KernelPrinter::matrixBase(Value mem, ValueRange indices) {
   auto t = cast<MemRefType>(mem.getType());
@@ -118,6 +119,9 @@ LogicalResult KernelPrinter::printAlloca(memref::AllocaOp op) {
         t.getDimSize(0), t.getDimSize(1), t.getDimSize(2)));
     return success();
   }
+  if (space && space.getInt() == kRegisterSpace && t.getRank() == 2 &&
+      attention)
+    return printAttentionRegisters(op);
   if (space && space.getInt() == kRegisterSpace && t.getRank() == 2) {
     line() << "// " << shapeComment(t.getShape())
            << " f32 accumulator, distributed over the warps' registers\n";
@@ -188,6 +192,24 @@ LogicalResult KernelPrinter::printOp(Operation *op) {
             return success();
           })
       .Case([&](memref::AllocaOp o) { return printAlloca(o); })
+      .Case([&](memref::LoadOp o) -> LogicalResult {
+        // A scalar of a 1-D parameter (an attention's kv_lens[b]).
+        if (o.getIndices().size() != 1 || names.lookup(o.getMemref()).empty())
+          return o.emitOpError("the CUDA emitter loads scalars of 1-D "
+                               "parameters only");
+        std::string var = varFor(o.getResult());
+        line() << "const long " << var << " = " << name(o.getMemref()) << "["
+               << name(o.getIndices()[0]) << "];\n";
+        names[o.getResult()] = var;
+        return success();
+      })
+      .Case([&](arith::IndexCastOp o) -> LogicalResult {
+        names[o.getResult()] = name(o.getIn()); // printed as long already
+        return success();
+      })
+      .Case<TileSoftmaxInitOp, TileQkOp, TileOnlineSoftmaxOp, TilePvOp,
+            TileAttentionStoreOp, TileAttentionCombineOp>(
+          [&](Operation *o) { return printAttentionStep(o); })
       .Case([&](TileZeroOp o) -> LogicalResult {
         line() << name(o.getTile()) << ".zero();\n";
         return success();
@@ -293,6 +315,25 @@ void KernelPrinter::nameRoles(Block &body) {
       size_t r = store.getIndices().size();
       setRole(store.getIndices()[r - 2], "m0");
       setRole(store.getIndices()[r - 1], "n0");
+    } else if (auto qk = dyn_cast<TileQkOp>(op)) {
+      setRole(qk.getS(), "s");
+    } else if (auto init = dyn_cast<TileSoftmaxInitOp>(op)) {
+      setRole(init.getStats(), "stats");
+    } else if (auto pv = dyn_cast<TilePvOp>(op)) {
+      setRole(pv.getAcc(), "acc");
+    } else if (auto softmax = dyn_cast<TileOnlineSoftmaxOp>(op)) {
+      setRole(softmax.getKvLen(), "kv_len");
+    } else if (isa<TileAttentionStoreOp, TileAttentionCombineOp>(op)) {
+      // (..., b, hk, r0, 0): the batch, the K/V head, the first row.
+      OperandRange at = isa<TileAttentionStoreOp>(op)
+                            ? cast<TileAttentionStoreOp>(op).getIndices()
+                            : cast<TileAttentionCombineOp>(op).getIndices();
+      size_t r = at.size();
+      setRole(at[r - 2], "r0");
+      if (r >= 4) {
+        setRole(at[r - 4], "b");
+        setRole(at[r - 3], "hk");
+      }
     } else if (auto pipe = dyn_cast<TilePipelineOp>(op)) {
       setRole(pipe.getLower(), "kt_begin");
       setRole(pipe.getUpper(), "kt_end");
@@ -356,15 +397,42 @@ FailureOr<GemmOperands> operandsOf(KernelOp kernel) {
   }
   return o;
 }
+
+/// What the attention legality reads of a main kernel: the element type of
+/// the Q tile its kgen.tile.qk reads, and the head dim of its signature (or
+/// of the tiles, when hand-written without one).
+FailureOr<AttentionOperands> attentionOperandsOf(KernelOp kernel) {
+  TileQkOp qk;
+  kernel.walk([&](TileQkOp op) { qk = op; });
+  if (!qk)
+    return failure();
+  AttentionOperands o;
+  auto q = cast<MemRefType>(qk.getQ().getType());
+  o.elem = q.getElementType();
+  o.headDim = q.getDimSize(2);
+  if (DictionaryAttr sig = kernel.getSignatureAttr())
+    if (auto d = dyn_cast_or_null<IntegerAttr>(sig.get("head_dim")))
+      o.headDim = d.getInt();
+  return o;
+}
 } // namespace
 
 LogicalResult KernelPrinter::print() {
-  if (!config)
+  if (!config && !attention)
     return kernel.emitOpError("has no config: the emitter needs the family");
-  // The emitter trusts the family's legality (dialect/GemmLegality.h) and
-  // has no rules of its own: a hand-written kernel gets the same answer as
-  // a kgen.gemm.
-  if (hasPipelineIn(kernel)) {
+  // The emitter trusts the family's legality (dialect/GemmLegality.h,
+  // dialect/AttentionLegality.h) and has no rules of its own: a
+  // hand-written kernel gets the same answer as a kgen.gemm or a
+  // kgen.attention.
+  if (attention && hasPipelineIn(kernel)) {
+    FailureOr<AttentionOperands> operands = attentionOperandsOf(kernel);
+    if (failed(operands))
+      return kernel.emitOpError("the CUDA emitter expects the pipeline's "
+                                "kgen.tile.qk to read a Q tile and a K stage");
+    if (std::optional<AttentionLegalityError> e = checkAttentionLegality(
+            AttentionConfigFields::of(attention), &*operands))
+      return kernel.emitOpError() << "config does not lower: " << e->str();
+  } else if (hasPipelineIn(kernel)) {
     FailureOr<GemmOperands> operands = operandsOf(kernel);
     if (failed(operands))
       return kernel.emitOpError("the CUDA emitter expects the pipeline's "
@@ -384,8 +452,9 @@ LogicalResult KernelPrinter::print() {
     params.insert(cast<StringAttr>(a).getValue());
   static constexpr llvm::StringLiteral kOwnNames[] = {
       "bx",    "by",       "bz",     "smem", "Pipeline", "consumer",
-      "load",  "read",     "stage",  "k",    "i",        "ahead",
-      "acc",   "m0",       "n0",     "kt_begin", "kt_end", "kgen"};
+      "load",  "read",     "stage",  "kt",   "i",        "ahead",
+      "acc",   "m0",       "n0",     "kt_begin", "kt_end", "kgen",
+      "s",     "stats",    "r0",     "b",    "hk",       "kv_len"};
   for (Attribute a : *paramNames) {
     StringRef p = cast<StringAttr>(a).getValue();
     bool fresh = p.size() > 1 && p[0] == 'v' &&
@@ -410,12 +479,13 @@ LogicalResult KernelPrinter::print() {
      << ": do not edit.\n";
   if (DictionaryAttr sig = kernel.getSignatureAttr())
     os << "// op: " << sig << "\n";
-  os << "// config: " << config << "\n";
+  os << "// config: " << kernel.getConfigAttr() << "\n";
   os << "// grid " << shapeComment(kernel.getGrid()) << ", "
      << kernel.getThreads() << " threads, " << kernel.getSmemBytes()
      << " bytes of dynamic shared memory.\n";
-  os << (usesWgmma() ? "#include \"kgen/block/GemmSm90.cuh\"\n\n"
-                     : "#include \"kgen/block/Gemm.cuh\"\n\n");
+  os << (attention    ? "#include \"kgen/block/Attention.cuh\"\n\n"
+         : usesWgmma() ? "#include \"kgen/block/GemmSm90.cuh\"\n\n"
+                       : "#include \"kgen/block/Gemm.cuh\"\n\n");
   // At least one block per SM, as CUTLASS declares its kernels: without a
   // minimum, ptxas aims at an occupancy of its own and may spill to reach
   // it (NVRTC's code for a simt tile spilled 8 bytes at 80 registers, and

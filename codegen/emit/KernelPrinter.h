@@ -26,6 +26,8 @@ std::string typeName(Type t);
 std::string cudaType(Type t);
 /// "(d0, d1, ...)".
 std::string shapeComment(ArrayRef<int64_t> shape);
+/// A float as a C++ literal that reads back the same ("1.250000000e-01f").
+std::string floatLiteral(float v);
 /// True for a main kernel (the K-tile pipeline); false for a split-K
 /// reduction.
 bool hasPipelineIn(KernelOp kernel);
@@ -60,6 +62,10 @@ private:
   /// Prefix of statements only the consumer warpgroups run.
   const char *consumerGuard() { return usesWgmma() ? "if (consumer) " : ""; }
   LogicalResult printAlloca(memref::AllocaOp op);
+  /// The attention family (PrintAttention.cpp): its register tiles and one
+  /// call of kgen/block/Attention.cuh per attention tile op.
+  LogicalResult printAttentionRegisters(memref::AllocaOp op);
+  LogicalResult printAttentionStep(Operation *op);
   LogicalResult printBox(Operation *op, StringRef call, Value acc, Value mem,
                          ValueRange indices, Value rows, Value cols,
                          StringRef extra);
@@ -80,6 +86,9 @@ private:
   /// Pointer to the 2-D matrix that `indices` (all but the last two)
   /// select in parameter `mem`, its leading dimension, and the origin.
   std::string matrixBase(Value mem, ValueRange indices);
+  /// Pointer to the element of `mem` at `leading` indices for dimensions
+  /// firstDim, firstDim + 1, ... (the others 0).
+  std::string elementBase(Value mem, ValueRange leading, unsigned firstDim);
 
   KernelOp kernel;
   GemmConfigAttr config;          // a gemm's kernels

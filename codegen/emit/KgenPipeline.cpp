@@ -1,4 +1,4 @@
-//===- KgenPipeline.cpp - kgen-pipeline: gemm ops to kernel packages ------===//
+//===- KgenPipeline.cpp - kgen-pipeline: kgen ops to kernel packages ------===//
 
 #include "codegen/emit/KgenPipeline.h"
 
@@ -34,6 +34,7 @@ void mlir::kgen::buildKgenPipeline(OpPassManager &pm, StringRef target,
   select.databases = llvm::to_vector(databases);
   pm.addPass(createKgenSelectStrategy(select));
   pm.addPass(createKgenLowerGemmToTiles());
+  pm.addPass(createKgenLowerAttentionToTiles());
   KgenEmitPackagesOptions emit;
   emit.outputDir = outputDir.str();
   pm.addPass(createKgenEmitPackages(emit));
@@ -42,9 +43,9 @@ void mlir::kgen::buildKgenPipeline(OpPassManager &pm, StringRef target,
 void mlir::kgen::registerKgenPipeline() {
   PassPipelineRegistration<KgenPipelineOptions>(
       "kgen-pipeline",
-      "Compile every kgen.gemm to a CUDA kernel package: fold elementwise "
-      "epilogues, select a strategy for the target, lower to tile-level "
-      "kernels, emit .cu + manifest.json",
+      "Compile every kgen.gemm and kgen.attention to a CUDA kernel package: "
+      "fold elementwise epilogues, select a strategy for the target, lower "
+      "to tile-level kernels, emit .cu + manifest.json",
       [](OpPassManager &pm, const KgenPipelineOptions &options) {
         buildKgenPipeline(pm, options.target, options.outputDir,
                           options.databases);

@@ -40,8 +40,8 @@ LogicalResult KernelPrinter::printCpAsyncPipeline(TilePipelineOp op) {
   ++depth;
   line() << "if (" << lo << " + i < " << hi << ") {\n";
   ++depth;
-  line() << "const long k = " << lo << " + i, stage = load.index;\n";
-  if (failed(printRegion(op.getLoad(), "k", "stage")))
+  line() << "const long kt = " << lo << " + i, stage = load.index;\n";
+  if (failed(printRegion(op.getLoad(), "kt", "stage")))
     return failure();
   line() << "++load;\n";
   --depth;
@@ -50,9 +50,10 @@ LogicalResult KernelPrinter::printCpAsyncPipeline(TilePipelineOp op) {
             "stage\n";
   --depth;
   line() << "}\n";
-  line() << "for (long k = " << lo << "; k < " << hi << "; ++k, ++read) {\n";
+  line() << "for (long kt = " << lo << "; kt < " << hi
+         << "; ++kt, ++read) {\n";
   ++depth;
-  line() << "const long ahead = k + " << stages - 1 << ";\n";
+  line() << "const long ahead = kt + " << stages - 1 << ";\n";
   line() << "if (ahead < " << hi << ") {\n";
   ++depth;
   line() << "const long stage = load.index;\n";
@@ -64,11 +65,11 @@ LogicalResult KernelPrinter::printCpAsyncPipeline(TilePipelineOp op) {
   line() << "kgen::block::commit_stage(); // possibly empty: keeps the "
             "group count uniform\n";
   line() << "kgen::block::wait_stage<" << stages - 1
-         << ">(); // tile k has landed\n";
+         << ">(); // tile kt has landed\n";
   line() << "{\n";
   ++depth;
   line() << "const long stage = read.index;\n";
-  if (failed(printRegion(op.getCompute(), "k", "stage")))
+  if (failed(printRegion(op.getCompute(), "kt", "stage")))
     return failure();
   --depth;
   line() << "}\n";

@@ -26,13 +26,13 @@
 // CHECK: kgen::block::PipelineState<3> load{}, read{};
 // CHECK: for (long i = 0; i < 2; ++i) {
 // CHECK-NEXT: if (kt_begin + i < kt_end) {
-// CHECK-NEXT: const long k = kt_begin + i, stage = load.index;
+// CHECK-NEXT: const long kt = kt_begin + i, stage = load.index;
 // CHECK: kgen::block::load_box<16, 16, 32>(sA + stage * 256, A, 29, m0, [[K0:v[0-9]+]], 37, 29);
 // CHECK-NEXT: kgen::block::load_box<16, 16, 32>(sB + stage * 256, B, 45, [[K0]], n0, 29, 45);
 // CHECK-NEXT: ++load;
 // CHECK-NEXT: }
 // CHECK-NEXT: kgen::block::commit_stage(); // possibly empty: one group per stage
-// CHECK: for (long k = kt_begin; k < kt_end; ++k, ++read) {
+// CHECK: for (long kt = kt_begin; kt < kt_end; ++kt, ++read) {
 // CHECK: if (ahead < kt_end) {
 // CHECK-NEXT: const long stage = load.index;
 // CHECK: ++load;

@@ -19,7 +19,7 @@
 // SM80: config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = default>
 // MODEL: config = #kgen.attention_config<target = sm_90a, instruction = mma_sync, block_m = 128, block_n = 128, warps_m = 8, stages = 2, {{.*}} split_kv = 1, source = model, entry = "cost model {{.*}}synthetic-cost-model.json: {{[0-9.]+}} ms predicted">
 // DB: block_m = 128, block_n = 128, warps_m = 8, {{.*}} source = model, entry = "cost model: {{[0-9.]+}} ms predicted">
-// LOWER-LABEL: kgen.kernel @kgen_attention_bf16_h32x8_q4096_kv4096_d128_causal grid [64, 32, 1] threads 128 smem 81920
+// LOWER-LABEL: kgen.kernel @kgen_attention_bf16_h32x8_q4096_kv4096_d128_causal grid [2048, 1, 1] threads 128 smem 81920
 // LOWER-LABEL: func.func @llama3_8b_prefill
 // LOWER: kgen.launch @kgen_attention_bf16_h32x8_q4096_kv4096_d128_causal
 func.func @llama3_8b_prefill(%q: tensor<1x32x4096x128xbf16>, %k: tensor<1x8x4096x128xbf16>,
@@ -37,7 +37,7 @@ func.func @llama3_8b_prefill(%q: tensor<1x32x4096x128xbf16>, %k: tensor<1x8x4096
 // SM90: block_m = 64, block_n = 32, warps_m = 4, stages = 2, {{.*}} pack_gqa = false, split_kv = 1, source = default>
 // SM80: block_m = 64, block_n = 32, warps_m = 4, stages = 2, {{.*}} pack_gqa = false, split_kv = 1, source = default>
 // MODEL: block_n = 32, {{.*}} source = model
-// LOWER-LABEL: kgen.kernel @kgen_attention_bf16_h32x8_q4096_kv4096_d256_causal grid [64, 32, 1] threads 128 smem 98304
+// LOWER-LABEL: kgen.kernel @kgen_attention_bf16_h32x8_q4096_kv4096_d256_causal grid [2048, 1, 1] threads 128 smem 98304
 func.func @head_dim_256(%q: tensor<1x32x4096x256xbf16>, %k: tensor<1x8x4096x256xbf16>,
                         %v: tensor<1x8x4096x256xbf16>) -> tensor<1x32x4096x256xbf16> {
   %o = kgen.attention %q, %k, %v {causal}
@@ -53,7 +53,7 @@ func.func @head_dim_256(%q: tensor<1x32x4096x256xbf16>, %k: tensor<1x8x4096x256x
 // SM90: block_m = 64, block_n = 64, warps_m = 4, stages = 2, {{.*}} pack_gqa = false, split_kv = 1, source = default>
 // SM80: block_m = 64, block_n = 64, warps_m = 4, stages = 2, {{.*}} pack_gqa = false, split_kv = 1, source = default>
 // MODEL: source = model
-// LOWER-LABEL: kgen.kernel @kgen_attention_bf16_b2_h32x8_q4096_kv4096_d64 grid [64, 64, 1] threads 128 smem 40960
+// LOWER-LABEL: kgen.kernel @kgen_attention_bf16_b2_h32x8_q4096_kv4096_d64 grid [4096, 1, 1] threads 128 smem 40960
 func.func @head_dim_64(%q: tensor<2x32x4096x64xbf16>, %k: tensor<2x8x4096x64xbf16>,
                        %v: tensor<2x8x4096x64xbf16>) -> tensor<2x32x4096x64xbf16> {
   %o = kgen.attention %q, %k, %v
@@ -72,9 +72,9 @@ func.func @head_dim_64(%q: tensor<2x32x4096x64xbf16>, %k: tensor<2x8x4096x64xbf1
 // SM90: block_m = 16, block_n = 32, warps_m = 1, stages = 2, {{.*}} pack_gqa = true, split_kv = 86, source = default>
 // SM80: block_m = 16, block_n = 32, warps_m = 1, stages = 2, {{.*}} pack_gqa = true, split_kv = 52, source = default>
 // MODEL: pack_gqa = true, split_kv = {{[0-9]+}}, source = model
-// LOWER-LABEL: kgen.kernel @kgen_attention_bf16_h32x8_q1_kv8192_d128_causal grid [1, 8, 86] threads 32 smem 36864
+// LOWER-LABEL: kgen.kernel @kgen_attention_bf16_h32x8_q1_kv8192_d128_causal grid [8, 1, 86] threads 32 smem 36864
 // LOWER-SAME: param_names = ["q", "k", "v", "kv_lens", "o_partial", "lse_partial"]
-// LOWER-LABEL: kgen.kernel @kgen_attention_bf16_h32x8_q1_kv8192_d128_causal_combine grid [1, 8, 1] threads 128
+// LOWER-LABEL: kgen.kernel @kgen_attention_bf16_h32x8_q1_kv8192_d128_causal_combine grid [8, 1, 1] threads 128
 func.func @decode_b1(%q: tensor<1x32x1x128xbf16>, %k: tensor<1x8x8192x128xbf16>,
                      %v: tensor<1x8x8192x128xbf16>, %lens: tensor<1xi32>)
     -> (tensor<1x32x1x128xbf16>, tensor<1x32x1xf32>) {
@@ -92,8 +92,8 @@ func.func @decode_b1(%q: tensor<1x32x1x128xbf16>, %k: tensor<1x8x8192x128xbf16>,
 // SM90: block_m = 16, block_n = 32, warps_m = 1, stages = 2, {{.*}} pack_gqa = true, split_kv = 3, source = default>
 // SM80: block_m = 16, block_n = 32, warps_m = 1, stages = 2, {{.*}} pack_gqa = true, split_kv = 1, source = default>
 // MODEL: pack_gqa = true, {{.*}} source = model
-// LOWER-LABEL: kgen.kernel @kgen_attention_bf16_b64_h32x8_q1_kv8192_d128_causal grid [1, 512, 3] threads 32 smem 36864
-// LOWER-LABEL: kgen.kernel @kgen_attention_bf16_b64_h32x8_q1_kv8192_d128_causal_combine grid [1, 512, 1]
+// LOWER-LABEL: kgen.kernel @kgen_attention_bf16_b64_h32x8_q1_kv8192_d128_causal grid [512, 1, 3] threads 32 smem 36864
+// LOWER-LABEL: kgen.kernel @kgen_attention_bf16_b64_h32x8_q1_kv8192_d128_causal_combine grid [512, 1, 1]
 func.func @decode_b64(%q: tensor<64x32x1x128xbf16>, %k: tensor<64x8x8192x128xbf16>,
                       %v: tensor<64x8x8192x128xbf16>, %lens: tensor<64xi32>) -> tensor<64x32x1x128xbf16> {
   %o = kgen.attention %q, %k, %v kv_lens(%lens : tensor<64xi32>) {causal}
@@ -139,7 +139,7 @@ func.func @f32(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>,
 // A config written by hand is kept, with any option.
 // CHECK-LABEL: func.func @hand_written
 // CHECK: config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 16, warps_m = 2, stages = 3, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 2, source = user>
-// LOWER-LABEL: kgen.kernel @kgen_attention_bf16_h8x2_q100_kv100_d64 grid [13, 2, 2] threads 64
+// LOWER-LABEL: kgen.kernel @kgen_attention_bf16_h8x2_q100_kv100_d64 grid [26, 1, 2] threads 64
 func.func @hand_written(%q: tensor<1x8x100x64xbf16>, %k: tensor<1x2x100x64xbf16>,
                         %v: tensor<1x2x100x64xbf16>) -> tensor<1x8x100x64xbf16> {
   %o = kgen.attention %q, %k, %v {

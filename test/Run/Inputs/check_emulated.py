@@ -5,7 +5,9 @@ usage: check_emulated.py MODULE.mlir WORKDIR [--seed=N] [--tolerance=T]
                          [--f32-tolerance=T]
 
 For every public function F of MODULE (one configured kgen.gemm each, its
-arguments in the order A, B, then bias and residual C if it has them):
+arguments in the order A, B, then bias and residual C if it has them; or one
+configured kgen.attention, its arguments q, k, v, then kv_lens if it has
+them, its results out, then lse if it has it):
 1. `kgen-opt` on F alone, `--kgen-pipeline` for its config's target (sm_80
    unless the config says sm_90a): one package;
 2. `kgen-emulate --save-tensors`: the package's kernel.cu on the emulated
@@ -16,7 +18,9 @@ arguments in the order A, B, then bias and residual C if it has them):
    right above F (split-K sums in another order; tf32 rounds its inputs)
    or --tolerance gives one for every function; --f32-tolerance gives one
    for functions whose A is f32, where the hardware computes otherwise than
-   the reference (simt's fmaf rounds once; tf32 rounds the inputs).
+   the reference (simt's fmaf rounds once; tf32 rounds the inputs). An
+   attention package holds q, out and lse in the packed-GQA view (the same
+   memory): they are reshaped to the function's types first.
 Prints one line per function, "F: FAMILY emulated ok, reference OK ..." or
 what failed, and exits 1 if anything did.
 """
@@ -24,6 +28,8 @@ import os
 import re
 import subprocess
 import sys
+
+import numpy
 
 
 def run(cmd):
@@ -41,6 +47,23 @@ def functions(text):
         found.append((m.group(1), tol.group(1) if tol else "0",
                       text[m.start():end + 2]))
     return found
+
+
+def tensor_shapes(source):
+    """Shapes of the function's arguments, then of its results, in order."""
+    head = source[:source.index("{")]
+    args, _, results = head.partition("->")
+    shape = lambda t: [int(d) for d in t.split("x")[:-1]]
+    return ([shape(t) for t in re.findall(r"tensor<([0-9x]+x\w+)>", args)],
+            [shape(t) for t in re.findall(r"tensor<([0-9x]+x\w+)>", results)])
+
+
+def as_declared(tensors, source, inputs, outputs):
+    """Reshapes the saved tensors to the function's types (same elements)."""
+    arg_shapes, result_shapes = tensor_shapes(source)
+    for name, shape in zip(inputs + outputs, arg_shapes + result_shapes):
+        path = os.path.join(tensors, name + ".npy")
+        numpy.save(path, numpy.load(path).reshape(shape))
 
 
 def main():
@@ -86,17 +109,26 @@ def main():
             failed += 1
             continue
         family = line.split()[1]
-        inputs = ["A", "B"]
-        inputs += ["bias"] if "bias(" in source else []
-        inputs += ["C"] if "residual(" in source else []
+        if "kgen.attention" in source:
+            inputs = ["q", "k", "v"] + (["kv_lens"] if "kv_lens(" in source else [])
+            outputs = ["out"] + (["lse"] if "%lse" in source else [])
+            as_declared(tensors, source, inputs, outputs)
+        else:
+            inputs = ["A", "B"]
+            inputs += ["bias"] if "bias(" in source else []
+            inputs += ["C"] if "residual(" in source else []
+            outputs = ["D"]
+        compares = ",".join(f"{i}:{os.path.join(tensors, o + '.npy')}"
+                            for i, o in enumerate(outputs))
         code, out = run(["kgen-run", module, f"--entry={name}",
                          *[f"--input={os.path.join(tensors, i + '.npy')}" for i in inputs],
-                         f"--compare-file=0:{os.path.join(tensors, 'D.npy')}",
+                         f"--compare-file={compares}",
                          f"--tolerance={tolerance}"])
         cmp = [l for l in out.splitlines() if l.startswith("compare")]
-        status = "OK" if code == 0 and cmp else "MISMATCH"
+        status = "OK" if code == 0 and len(cmp) == len(outputs) else "MISMATCH"
         failed += status != "OK"
-        detail = cmp[0].split(": ", 1)[1].split(" ", 1)[1] if cmp else out.strip()
+        detail = " | ".join(l.split(": ", 1)[1].split(" ", 1)[1] for l in cmp) \
+            if cmp else out.strip()
         print(f"{name}: {family} emulated ok, reference {status} {detail}")
     return 1 if failed else 0
 

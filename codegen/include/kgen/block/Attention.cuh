@@ -111,6 +111,9 @@
 
 namespace kgen::block {
 
+/// -inf (NVRTC has no <cmath> INFINITY): the f32 bit pattern 0xff800000.
+KGEN_DEVICE float neg_inf() { return __uint_as_float(0xff800000u); }
+
 /// Bytes of the Q tile, rounded up to 128: where the K stages start.
 template <class T>
 KGEN_HD constexpr long attention_k_offset(long bm, long dp) {
@@ -232,7 +235,7 @@ template <int BM, int WarpsM> struct AttentionRowStats {
   KGEN_DEVICE void init() {
 #pragma unroll
     for (int r = 0; r < Rows::kRows; ++r) {
-      max[r] = -INFINITY;
+      max[r] = neg_inf();
       sum[r] = 0.f;
     }
   }
@@ -330,7 +333,7 @@ template <int BM, int Dp, int WarpsM> struct AttentionAccumulator {
         }
       }
       if (lse != nullptr && lane % 4 == 0)
-        lse[row] = l > 0.f ? (stats.max[ri] + log2f(l)) * kLn2 : -INFINITY;
+        lse[row] = l > 0.f ? (stats.max[ri] + log2f(l)) * kLn2 : neg_inf();
     }
   }
 };
@@ -368,12 +371,12 @@ KGEN_DEVICE void online_softmax(AttentionScores<BM, BN, WarpsM> &s,
         float &x = s.v[(mt * kNT + nt) * 4 + e0 + e];
         const int n = 8 * nt + 2 * (lane % 4) + e;
         const float u = HasSoftcap ? tanhf(x * pre) : x;
-        x = (n < hi_n && n >= lo_n) ? u * mul : -INFINITY;
+        x = (n < hi_n && n >= lo_n) ? u * mul : neg_inf();
         mx = fmaxf(mx, x);
       }
     mx = fmaxf(mx, kgen::cuda::shfl_xor(mx, 1));
     mx = fmaxf(mx, kgen::cuda::shfl_xor(mx, 2));
-    const float shift = mx == -INFINITY ? 0.f : mx;
+    const float shift = mx == neg_inf() ? 0.f : mx;
     const float alpha = exp2f(stats.max[ri] - shift); // 0 for max = -inf
     stats.max[ri] = mx;
     float sum = 0.f;
@@ -408,13 +411,13 @@ KGEN_DEVICE void attention_combine(const float *o_partial, long o_split_stride,
     const long c = idx % Cols;
     if (r >= rows || c >= cols)
       continue;
-    float m = -INFINITY;
+    float m = neg_inf();
     for (int s = 0; s < splits; ++s)
       m = fmaxf(m, lse_partial[s * lse_split_stride + r]);
-    if (m == -INFINITY) {
+    if (m == neg_inf()) {
       Cast::store1(out + r * ld + c, 0.f);
       if (lse != nullptr && c == 0)
-        lse[r] = -INFINITY;
+        lse[r] = neg_inf();
       continue;
     }
     float wsum = 0.f, o = 0.f;
