@@ -9,6 +9,24 @@ sequence) and decode (one query token against 4096 cached ones, batch = each
 decode M). Each result is checked against an f32 computation before it is
 timed; a wrong one is reported "wrong" and not timed.
 
+For every entry of an attention suite (--attention-suite, schema
+kgen.attention-suite, e.g. bench/suites/attention.json): torch's
+scaled_dot_product_attention under sdpa_kernel(SDPBackend.CUDNN_ATTENTION)
+and under sdpa_kernel(SDPBackend.FLASH_ATTENTION), results
+"torch-sdpa-cudnn" and "torch-sdpa-flash" named as the entry, with the
+entry's op object (the kgen package's, when --attention-packages gives
+them) and FlashAttention's FLOPs (4 B Hq Sq Skv D, halved when causal: kgen's
+attentionFlops). What is compared (bench/README.md, "torch_baselines.py"):
+GQA through enable_gqa (K and V not expanded); causal is kgen's
+bottom-right alignment, which is torch's is_causal (top-left) when Sq = Skv,
+else an explicit mask; kv_lens are the lengths kgen-bench run drew for the
+kgen package of that op (its --seed, given here as --kv-lens-seed, and the
+package's place among --attention-packages; kgen's own rule,
+attentionKvLens), passed as a boolean key mask [B, 1, Sq, Skv] over the
+padded cache; the log-sum-exp, which SDPA does not return, is not
+computed. A backend that refuses a case is a "skipped" result whose reason
+is torch's (its warnings), not a failure.
+
 Timing matches kgen-bench's method: warm-up, then per sample a 256 MiB
 buffer is overwritten (evicting the 60 MB L2), then CUDA events around one
 call; at least --min-samples samples, at most --max-samples, stopping after
@@ -17,6 +35,8 @@ percentiles.
 
   python3 bench/torch_baselines.py --suite bench/suites/gemm.json \
       --out baseline-torch.json [--ceilings ceilings.json] [--no-triton]
+      [--attention-suite bench/suites/attention.json
+       [--attention-packages DIR --kv-lens-seed S]]
 
 Exit codes: 0 all ok, 1 something failed or was wrong, 2 bad input,
 3 no CUDA device. `--self-test-json F` writes a sample document without
@@ -38,6 +58,12 @@ TRITON_MIN_M = 128          # the fixed Triton tile is 128 rows: skip decode M
 FLUSH_BYTES = 256 << 20     # > 4x the H200's 60 MB L2
 GEMM_TOLERANCE = 1e-2       # bf16 operands, f32 accumulation (perf-method)
 SDPA_TOLERANCE = 2e-2       # bf16 attention: softmax of bf16 scores
+ATTENTION_BACKENDS = ("cudnn", "flash")   # torch-sdpa-<name>: SDPBackend members
+SDPA_BACKEND_ENUM = {"cudnn": "CUDNN_ATTENTION", "flash": "FLASH_ATTENTION"}
+CHECK_ROWS = 256            # query rows per checked sequence (spread, first and last)
+CHECK_SEQUENCES = 4         # sequences checked (first, last, and between), L > 0
+KGEN_GROUP_PACKAGES = 16    # kgen-bench run: packages of one op per child (kGroupPackages)
+ELEM_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
 
 
 # ----------------------------------------------------------------- pure parts
@@ -117,6 +143,219 @@ def attention_work(op):
     flops = 4.0 * b * h * sq * skv * d * (0.5 if op["causal"] else 1.0)
     elems = b * h * sq * d * 2 + b * hk * skv * d * 2
     return flops, 2.0 * elems
+
+
+def load_attention_suite(path):
+    """The entries of a kgen.attention-suite file; raises ValueError."""
+    with open(path) as f:
+        suite = json.load(f)
+    if suite.get("schema") != "kgen.attention-suite" or suite.get("version") != 1:
+        raise ValueError(f"{path}: expected schema kgen.attention-suite version 1")
+    return suite["entries"]
+
+
+MASK64 = (1 << 64) - 1
+
+
+def mix_seed(seed, salt):
+    """kgen's mixSeed (runtime/lib/HostTensor.cpp): SplitMix64's finaliser."""
+    z = (seed + 0x9E3779B97F4A7C15 * (salt + 1)) & MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
+def package_input_seed(run_seed, param_name):
+    """kgen's packageInputSeed: the seed of one input of a package's run."""
+    h = 0xcbf29ce484222325  # FNV-1a
+    for c in param_name.encode():
+        h = ((h ^ c) * 0x100000001b3) & MASK64
+    return mix_seed(run_seed & MASK64, h)
+
+
+def attention_kv_lens(op, seed):
+    """kgen's attentionKvLens: per sequence, with probability 1/2 the full
+    Skv, 3/8 uniform in [1, Skv], 1/8 uniform in [0, min(Skv, 8)]."""
+    skv, draws, lens = op["seq_kv"], 0, []
+    for _ in range(op["batch"]):
+        kind = mix_seed(seed, draws) % 8
+        draws += 1
+        length = skv
+        if 4 <= kind < 7:
+            length = 1 + mix_seed(seed, draws) % skv
+            draws += 1
+        elif kind == 7:
+            length = mix_seed(seed, draws) % (min(skv, 8) + 1)
+            draws += 1
+        lens.append(length)
+    return lens
+
+
+OP_DEFAULTS = {"kv_lens": False, "lse": False, "causal": False,
+               "sliding_window": None, "softcap": None}
+
+
+def op_matches(entry_op, package_op):
+    """Whether a package's op object (every field written) is a suite
+    entry's: the fields the entry gives, and the op's defaults for the
+    others (dtype_out the dtype; scale whatever the package says)."""
+    want = dict(OP_DEFAULTS, dtype_out=entry_op.get("dtype"), **entry_op)
+    return all(package_op.get(k) == v for k, v in want.items())
+
+
+def package_run_seeds(manifest_ops, run_seed):
+    """The run seed of each package as kgen-bench run gives it for the list
+    in this order: consecutive packages of one op, up to 16, share a child
+    and the seed run_seed + the index of the first."""
+    seeds, i = [], 0
+    while i < len(manifest_ops):
+        end = i + 1
+        while (end < len(manifest_ops) and end - i < KGEN_GROUP_PACKAGES
+               and manifest_ops[end] == manifest_ops[i]):
+            end += 1
+        seeds += [run_seed + i] * (end - i)
+        i = end
+    return seeds
+
+
+def attention_suite_work(op):
+    """(flops, fewest bytes) as kgen counts them (Attention.h attentionFlops
+    and attentionBytes): 4 B Hq Sq Skv D, halved with causal; q, k, v, out,
+    and lse (f32) and kv_lens (i32) when the op has them, once each."""
+    b, hq, hkv = op["batch"], op["q_heads"], op["kv_heads"]
+    sq, skv, d = op["seq_q"], op["seq_kv"], op["head_dim"]
+    flops = 4.0 * b * hq * sq * skv * d * (0.5 if op.get("causal") else 1.0)
+    t = ELEM_BYTES[op["dtype"]]
+    t_out = ELEM_BYTES[op.get("dtype_out") or op["dtype"]]
+    nbytes = b * hq * sq * d * (t + t_out) + 2 * b * hkv * skv * d * t
+    if op.get("lse"):
+        nbytes += 4 * b * hq * sq
+    if op.get("kv_lens"):
+        nbytes += 4 * b
+    return flops, float(nbytes)
+
+
+def attention_cases(entries, packages=None, run_seed=1):
+    """What the torch step measures per attention suite entry: dicts with
+    name, op (the package's when `packages` is a list of (dir, op) in the
+    order kgen-bench ran them; then only entries some package has), q_shape
+    [B, Hq, Sq, D], kv_shape [B, Hkv, Skv, D], kv_lens (a list, or None),
+    mask ("none", "is_causal" or "explicit": kv_lens, or causal with
+    Sq != Skv, or a window), unsupported (why SDPA cannot compute the op,
+    or ""), work (flops, bytes)."""
+    seeds = package_run_seeds([op for _, op in packages], run_seed) if packages else []
+    cases = []
+    for index, entry in enumerate(entries):
+        op = entry["op"]
+        seed = run_seed + index
+        if packages is not None:
+            found = [i for i, (_, pop) in enumerate(packages) if op_matches(op, pop)]
+            if not found:
+                continue
+            op, seed = packages[found[0]][1], seeds[found[0]]
+        b, hq, hkv = op["batch"], op["q_heads"], op["kv_heads"]
+        sq, skv, d = op["seq_q"], op["seq_kv"], op["head_dim"]
+        kv_lens = None
+        if op.get("kv_lens"):
+            kv_lens = attention_kv_lens(op, package_input_seed(seed, "kv_lens"))
+        causal, window = bool(op.get("causal")), op.get("sliding_window")
+        if kv_lens is not None or window is not None or (causal and sq != skv):
+            mask = "explicit"
+        elif causal:
+            mask = "is_causal"
+        else:
+            mask = "none"
+        unsupported = []
+        if op.get("softcap") is not None:
+            unsupported.append("SDPA has no softcap")
+        if (op.get("dtype_out") or op["dtype"]) != op["dtype"]:
+            unsupported.append("SDPA writes out in the inputs' dtype")
+        cases.append({"name": entry["name"], "op": op,
+                      "q_shape": [b, hq, sq, d], "kv_shape": [b, hkv, skv, d],
+                      "kv_lens": kv_lens, "mask": mask,
+                      "unsupported": "; ".join(unsupported),
+                      "work": attention_suite_work(op)})
+    return cases
+
+
+def visible_keys(op, length, i):
+    """[begin, end): the keys query row i sees (kgen's bottom-right rule,
+    Attention.h) in a sequence of `length` valid keys."""
+    end = length
+    p = i + length - op["seq_q"]
+    if op.get("causal"):
+        end = max(0, min(p + 1, length))
+    begin = 0
+    if op.get("sliding_window") is not None:
+        begin = max(0, min(p - op["sliding_window"] + 1, end))
+    return begin, end
+
+
+def check_rows(seq_q):
+    """Up to CHECK_ROWS query rows spread over [0, seq_q), first and last."""
+    if seq_q <= CHECK_ROWS:
+        return list(range(seq_q))
+    step = (seq_q - 1) / (CHECK_ROWS - 1)
+    return sorted({round(k * step) for k in range(CHECK_ROWS)})
+
+
+def check_sequences(kv_lens, batch):
+    """Up to CHECK_SEQUENCES batch indices to check, spread, first and last
+    among those with a visible key (SDPA's output for a row whose keys are
+    all masked is not defined: NaN on its math path, kgen writes 0)."""
+    valid = [b for b in range(batch) if kv_lens is None or kv_lens[b] > 0]
+    if len(valid) <= CHECK_SEQUENCES:
+        return valid
+    step = (len(valid) - 1) / (CHECK_SEQUENCES - 1)
+    return sorted({valid[round(k * step)] for k in range(CHECK_SEQUENCES)})
+
+
+def refusal_reason(error, warning_messages):
+    """torch's reason when a forced SDPA backend refuses a case (it raises
+    "No available kernel" after warning why), else None."""
+    if not isinstance(error, RuntimeError) or "No available kernel" not in str(error):
+        return None
+    reasons = []
+    for m in warning_messages:
+        m = " ".join(str(m).split())
+        if m and m not in reasons:
+            reasons.append(m)
+    return ("refused: " + ("; ".join(reasons) or str(error)))[:2000]
+
+
+def run_backend(result, backend, call, check, time_fn, tolerance, work, ceilings):
+    """One backend on one case: `backend` a context manager factory forcing
+    it, `call()` one SDPA call, `check()` -> relative error, `time_fn(fn)`
+    the timer. A refusal (refusal_reason) is a "skipped" result with
+    torch's reason; an error is "launch_failed"; a wrong result is not
+    timed."""
+    import warnings
+    try:
+        with backend():
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    call()
+                except Exception as e:  # noqa: BLE001 - classified below
+                    reason = refusal_reason(e, [w.message for w in caught])
+                    if reason is None:
+                        raise
+                    result["status"], result["reason"] = "skipped", reason
+                    return result
+            err = check()
+            result["rel_error"] = json_real(err)
+            if not err <= tolerance:
+                result["status"] = "wrong"
+                result["reason"] = f"relative error {err:.3g} exceeds {tolerance:g}"
+                return result
+            time = time_fn(call)
+    except Exception as e:  # noqa: BLE001 - reported, and the run goes on
+        result["status"] = "launch_failed"
+        result["reason"] = f"{type(e).__name__}: {e}"[:2000]
+        return result
+    return make_result(result["name"], result["implementation"], result["op"],
+                       "ok", time=time, rel_error=err, work=work,
+                       ceilings=ceilings)
 
 
 def percentile(sorted_values, q):
@@ -428,12 +667,130 @@ def run_attention(torch, timer, suite, ceilings, gen, log):
     return results
 
 
+def attention_mask(torch, case):
+    """The boolean mask [B, 1, Sq, Skv] (True: attend) of an "explicit"
+    case: key j of sequence b visible from query i as kgen.attention says."""
+    op = case["op"]
+    b, _, sq, _ = case["q_shape"]
+    skv = op["seq_kv"]
+    lens = case["kv_lens"] or [skv] * b
+    length = torch.tensor(lens, device="cuda").view(b, 1, 1, 1)
+    i = torch.arange(sq, device="cuda").view(1, 1, sq, 1)
+    j = torch.arange(skv, device="cuda").view(1, 1, 1, skv)
+    p = i + length - sq
+    mask = j < length
+    if op.get("causal"):
+        mask = mask & (j <= p)
+    if op.get("sliding_window") is not None:
+        mask = mask & (j > p - op["sliding_window"])
+    return mask
+
+
+def attention_suite_reference(torch, case, q, k, v, mask, b, rows):
+    """f32 attention of sequence b, the first query head group, at query
+    `rows`; rows without a visible key are 0 (kgen's rule)."""
+    op = case["op"]
+    group = op["q_heads"] // op["kv_heads"]
+    scale = op.get("scale") or 1 / math.sqrt(op["head_dim"])
+    qf = q[b, :group, rows].float()
+    scores = qf @ k[b, 0].float().transpose(-1, -2) * scale
+    if mask is not None:
+        scores = scores.masked_fill(~mask[b, 0, rows], float("-inf"))
+    elif case["mask"] == "is_causal":
+        i = torch.tensor(rows, device="cuda").view(-1, 1)
+        j = torch.arange(op["seq_kv"], device="cuda").view(1, -1)
+        scores = scores.masked_fill(j > i, float("-inf"))
+    probs = torch.softmax(scores, dim=-1).nan_to_num(0.0)
+    return probs @ v[b, 0].float()
+
+
+def run_attention_suite(torch, timer, cases, ceilings, gen, log):
+    """Every case under each of ATTENTION_BACKENDS (module docstring)."""
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    results = []
+    for case in cases:
+        op = case["op"]
+        impls = [(name, f"torch-sdpa-{name}") for name in ATTENTION_BACKENDS]
+        if case["unsupported"]:
+            for _, impl in impls:
+                results.append(make_result(case["name"], impl, op, "skipped",
+                                           case["unsupported"]))
+                log(f'{impl} {case["name"]}: skipped: {case["unsupported"]}')
+            continue
+        dtype = {"bf16": torch.bfloat16, "f16": torch.float16,
+                 "f32": torch.float32}[op["dtype"]]
+        try:
+            q = uniform(torch, case["q_shape"], gen).to(dtype)
+            k = uniform(torch, case["kv_shape"], gen).to(dtype)
+            v = uniform(torch, case["kv_shape"], gen).to(dtype)
+            mask = attention_mask(torch, case) if case["mask"] == "explicit" else None
+        except Exception as e:  # noqa: BLE001 - out of memory: reported
+            for _, impl in impls:
+                results.append(make_result(case["name"], impl, op, "launch_failed",
+                                           f"inputs: {type(e).__name__}: {e}"[:2000]))
+            q = k = v = mask = None
+            torch.cuda.empty_cache()
+            continue
+        scale = op.get("scale")
+
+        def call():
+            return F.scaled_dot_product_attention(
+                q, k, v, attn_mask=mask, is_causal=case["mask"] == "is_causal",
+                scale=scale, enable_gqa=op["q_heads"] != op["kv_heads"])
+
+        def check():
+            rows = check_rows(op["seq_q"])
+            group = op["q_heads"] // op["kv_heads"]
+            out, sq_err, sq_ref = call(), 0.0, 0.0
+            for b in check_sequences(case["kv_lens"], op["batch"]):
+                ref = attention_suite_reference(torch, case, q, k, v, mask, b, rows)
+                got = out[b, :group, rows].float()
+                if torch.isnan(got).any():
+                    return float("inf")
+                sq_err += torch.linalg.vector_norm(got - ref).item() ** 2
+                sq_ref += torch.linalg.vector_norm(ref).item() ** 2
+            return math.sqrt(sq_err / sq_ref) if sq_ref > 0 else 0.0
+
+        for name, impl in impls:
+            member = getattr(SDPBackend, SDPA_BACKEND_ENUM[name])
+            r = make_result(case["name"], impl, op)
+            results.append(run_backend(r, lambda: sdpa_kernel(member), call, check,
+                                       timer.time, SDPA_TOLERANCE, case["work"],
+                                       ceilings))
+            log(f'{impl} {case["name"]}: {results[-1]["status"]} {results[-1]["reason"][:200]}')
+        del q, k, v, mask
+        torch.cuda.empty_cache()
+    return results
+
+
+def package_ops(pkg_dir):
+    """(dir, op) of the packages under pkg_dir, in the order the device check
+    hands them to kgen-bench run (paths sorted bytewise, LC_ALL=C)."""
+    out = []
+    for name in sorted(os.listdir(pkg_dir)):
+        manifest = os.path.join(pkg_dir, name, "manifest.json")
+        if os.path.isfile(manifest):
+            with open(manifest) as f:
+                out.append((os.path.join(pkg_dir, name), json.load(f)["op"]))
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--suite")
     parser.add_argument("--out")
     parser.add_argument("--ceilings", help="ceilings file from kgen-bench ceilings")
     parser.add_argument("--no-triton", action="store_true")
+    parser.add_argument("--attention-suite", metavar="F",
+                        help="a kgen.attention-suite file: SDPA (cuDNN, flash) per entry")
+    parser.add_argument("--attention-packages", metavar="DIR",
+                        help="the kgen attention packages kgen-bench run measured: only "
+                        "their ops, with the kv_lens that run drew")
+    parser.add_argument("--kv-lens-seed", type=int, default=1,
+                        help="kgen-bench run's --seed for those packages (default 1)")
+    parser.add_argument("--attention-only", action="store_true",
+                        help="with --attention-suite: no GEMMs, no --suite")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--min-samples", type=int, default=20)
     parser.add_argument("--max-samples", type=int, default=200)
@@ -448,15 +805,26 @@ def main():
     if args.self_test_json:
         write_atomic(args.self_test_json, self_test_document())
         return 0
-    if not args.suite or not args.out:
-        parser.error("--suite and --out are required")
+    if not args.out or not (args.suite or args.attention_only):
+        parser.error("--suite (or --attention-only) and --out are required")
+    if args.attention_only and not args.attention_suite:
+        parser.error("--attention-only needs --attention-suite")
     try:
-        suite = load_suite(args.suite)
+        suite = load_suite(args.suite) if not args.attention_only else None
+        cases = []
+        if args.attention_suite:
+            entries = load_attention_suite(args.attention_suite)
+            packages = package_ops(args.attention_packages) \
+                if args.attention_packages else None
+            cases = attention_cases(entries, packages, args.kv_lens_seed)
+            if packages is not None and not cases:
+                raise ValueError(f"no package under {args.attention_packages} has "
+                                 f"the op of an entry of {args.attention_suite}")
         ceilings = None
         if args.ceilings:
             with open(args.ceilings) as f:
                 ceilings = json.load(f).get("ceilings")
-    except (OSError, ValueError, KeyError) as e:
+    except (OSError, ValueError, KeyError, TypeError) as e:
         log(str(e))
         return 2
 
@@ -470,10 +838,15 @@ def main():
     timer = Timer(torch, args.min_samples, args.max_samples, args.target_ms)
     device = device_info(torch)
     results = []
-    results += run_gemms(torch, timer, suite, ceilings, not args.no_triton, gen, log)
-    write_atomic(args.out, make_document(device, ceilings, results))
-    results += run_attention(torch, timer, suite, ceilings, gen, log)
-    write_atomic(args.out, make_document(device_info(torch), ceilings, results))
+    if suite is not None:
+        results += run_gemms(torch, timer, suite, ceilings, not args.no_triton,
+                             gen, log)
+        write_atomic(args.out, make_document(device, ceilings, results))
+        results += run_attention(torch, timer, suite, ceilings, gen, log)
+        write_atomic(args.out, make_document(device_info(torch), ceilings, results))
+    if cases:
+        results += run_attention_suite(torch, timer, cases, ceilings, gen, log)
+        write_atomic(args.out, make_document(device_info(torch), ceilings, results))
     failed = [r for r in results if r["status"] not in ("ok", "skipped")]
     for r in failed:
         log(f'{r["implementation"]} {r["name"]}: {r["status"]}: {r["reason"]}')

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""The pure parts of bench/torch_baselines.py's attention suite, without
+torch: kgen's kv_lens rule, the cases of a suite (shapes, masks, FLOPs,
+bytes, what SDPA cannot do), the run seeds of kgen-bench run's groups, and a
+backend's refusal, error, wrong and ok outcomes with stand-ins for torch.
+
+  torch-baselines-attention.py SRC_ROOT FEATURES.json
+"""
+import contextlib
+import importlib.util
+import json
+import os
+import sys
+import warnings
+
+root, features = sys.argv[1], sys.argv[2]
+spec = importlib.util.spec_from_file_location(
+    "torch_baselines", os.path.join(root, "bench", "torch_baselines.py"))
+tb = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tb)
+
+# kgen's attentionKvLens(spec, packageInputSeed(run, "kv_lens")), values
+# printed by the C++ runtime (runtime/lib/Attention.cpp) for these inputs.
+for batch, skv, run in [(8, 1024, 1), (5, 5, 7), (16, 131072, 12345)]:
+    op = {"batch": batch, "seq_kv": skv}
+    lens = tb.attention_kv_lens(op, tb.package_input_seed(run, "kv_lens"))
+    print(f"kv_lens B={batch} Skv={skv} run={run}: {' '.join(map(str, lens))}")
+
+entries = tb.load_attention_suite(os.path.join(root, "bench", "suites", "attention.json"))
+cases = tb.attention_cases(entries)
+print(f"cases: {len(cases)}")
+for c in cases:
+    if c["name"] in ("llama3-70b/prefill 16k causal", "llama3-8b/prefill 4k",
+                     "llama3-8b/decode b=16 kv=8k", "hdim64/prefill 4k causal"):
+        lens = "-" if c["kv_lens"] is None else len(c["kv_lens"])
+        print(f'{c["name"]}: q {c["q_shape"]} kv {c["kv_shape"]} mask {c["mask"]} '
+              f'lens {lens} flops {c["work"][0]:.6g} bytes {c["work"][1]:.6g} '
+              f'unsupported "{c["unsupported"]}"')
+
+for c in tb.attention_cases(tb.load_attention_suite(features)):
+    print(f'{c["name"]}: mask {c["mask"]} lens {c["kv_lens"]} unsupported "{c["unsupported"]}"')
+
+# Packages in kgen-bench run's order: only entries with a package, each with
+# the package's op and the kv_lens of its group's seed (run + first index).
+decode = [e for e in entries if e["name"] in
+          ("llama3-8b/decode b=1 kv=1k", "llama3-8b/decode b=16 kv=1k")]
+full = lambda op: dict(tb.OP_DEFAULTS, dtype_out=op["dtype"], scale=0.0883883, **op)
+pkgs = [("p0", full(decode[1]["op"])), ("p1", full(decode[1]["op"])),
+        ("p2", full(decode[0]["op"]))]
+print("run seeds:", tb.package_run_seeds([op for _, op in pkgs], 100))
+for c in tb.attention_cases(entries, pkgs, run_seed=100):
+    expect = tb.attention_kv_lens(c["op"], tb.package_input_seed(
+        100 if c["op"]["batch"] == 16 else 102, "kv_lens"))
+    print(f'{c["name"]}: scale {c["op"]["scale"]} lens as kgen-bench drew them: '
+          f'{c["kv_lens"] == expect}')
+prefill = dict(entries[0]["op"])
+print("kv_lens false matches an entry without kv_lens:",
+      tb.op_matches(prefill, full(prefill)),
+      "| with kv_lens true:", tb.op_matches(prefill, dict(full(prefill), kv_lens=True)))
+
+print("check rows of 16384:", len(tb.check_rows(16384)), tb.check_rows(16384)[:2],
+      tb.check_rows(16384)[-1], "| of 3:", tb.check_rows(3))
+print("check sequences:", tb.check_sequences([0, 5, 0, 7, 1, 9, 2, 0], 8),
+      tb.check_sequences(None, 2))
+
+
+# A backend: a refusal, an error, a wrong result, a right one.
+def refuse():
+    warnings.warn("Flash attention does not support the use of attn_mask")
+    warnings.warn("Flash attention does not support the use of attn_mask")
+    raise RuntimeError("No available kernel. Aborting execution.")
+
+
+def fail():
+    raise RuntimeError("CUDA out of memory")
+
+
+work = (4e12, 1e9)
+ceilings = {"matmul_tflops": 800.0, "copy_gbps": 4000.0}
+for label, call, err in [("refused", refuse, 0.0), ("error", fail, 0.0),
+                         ("wrong", lambda: None, 0.5), ("right", lambda: None, 3e-3)]:
+    r = tb.make_result("x", "torch-sdpa-flash", {"kind": "attention"})
+    r = tb.run_backend(r, contextlib.nullcontext, call, lambda: err,
+                       lambda fn: tb.summarize([10.0, 10.0, 10.0]),
+                       tb.SDPA_TOLERANCE, work, ceilings)
+    print(f'{label}: {r["status"]} "{r["reason"]}" tflops {r["tflops"]:.1f} '
+          f'gbps {r["gbps"]:.1f} time {json.dumps(r["time"] and r["time"]["median_ms"])}')
