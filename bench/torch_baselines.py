@@ -44,6 +44,7 @@ torch (the runtime's tests read it back with kgen-bench).
 """
 
 import argparse
+import contextlib
 import datetime
 import json
 import math
@@ -324,11 +325,12 @@ def refusal_reason(error, warning_messages):
 
 
 def run_backend(result, backend, call, check, time_fn, tolerance, work, ceilings):
-    """One backend on one case: `backend` a context manager factory forcing
-    it, `call()` one SDPA call, `check()` -> relative error, `time_fn(fn)`
-    the timer. A refusal (refusal_reason) is a "skipped" result with
-    torch's reason; an error is "launch_failed"; a wrong result is not
-    timed."""
+    """One implementation on one case: `backend` a context manager factory
+    (forcing an SDPA backend, or contextlib.nullcontext), `call()` one call,
+    `check()` -> relative error, `time_fn(fn)` the timer. A refusal
+    (refusal_reason) is a "skipped" result with torch's reason; an error
+    (a compile error, out of memory) is "launch_failed"; a wrong result is
+    not timed."""
     import warnings
     try:
         with backend():
@@ -518,21 +520,8 @@ def judge_and_time(timer, result, fn, check, tolerance, work, ceilings):
     """Runs check() -> relative error; times fn() only when it passes. An
     exception (a compile error, out of memory) makes the result
     launch_failed."""
-    try:
-        err = check()
-        result["rel_error"] = json_real(err)
-        if not err <= tolerance:
-            result["status"] = "wrong"
-            result["reason"] = f"relative error {err:.3g} exceeds {tolerance:g}"
-            return result
-        time = timer.time(fn)
-    except Exception as e:  # noqa: BLE001 - reported, and the run goes on
-        result["status"] = "launch_failed"
-        result["reason"] = f"{type(e).__name__}: {e}"[:2000]
-        return result
-    return make_result(result["name"], result["implementation"], result["op"],
-                       "ok", time=time, rel_error=err, work=work,
-                       ceilings=ceilings)
+    return run_backend(result, contextlib.nullcontext, fn, check, timer.time,
+                       tolerance, work, ceilings)
 
 
 def triton_matmul(torch):
