@@ -56,3 +56,91 @@ nlohmann::json mlir::kgen::toJson(AttentionConfigAttr c) {
           {"attribute", text},
           {"emitter_version", kEmitterVersion}};
 }
+
+namespace {
+/// Reads typed fields of a stored config; the first refusal is kept.
+struct StoredConfig {
+  const nlohmann::json &json;
+  AttentionLegalityError &refusal;
+
+  const nlohmann::json *field(const char *key) {
+    auto it = json.find(key);
+    if (it != json.end())
+      return &*it;
+    refusal = {key, "missing"};
+    return nullptr;
+  }
+  bool integer(const char *key, int64_t &out) {
+    const nlohmann::json *j = field(key);
+    if (j && !j->is_number_integer())
+      refusal = {key, "expected an integer, got " + j->dump()};
+    if (!j || !j->is_number_integer())
+      return false;
+    out = j->get<int64_t>();
+    return true;
+  }
+  bool flag(const char *key, bool &out) {
+    const nlohmann::json *j = field(key);
+    if (j && !j->is_boolean())
+      refusal = {key, "expected true or false, got " + j->dump()};
+    if (!j || !j->is_boolean())
+      return false;
+    out = j->get<bool>();
+    return true;
+  }
+  /// A string `symbolize` knows.
+  template <typename E, typename F>
+  bool name(const char *key, F symbolize, E &out) {
+    const nlohmann::json *j = field(key);
+    if (!j)
+      return false;
+    std::optional<E> e =
+        j->is_string() ? symbolize(j->get<std::string>()) : std::nullopt;
+    if (!e) {
+      refusal = {key, "unknown value " + j->dump()};
+      return false;
+    }
+    out = *e;
+    return true;
+  }
+};
+} // namespace
+
+std::optional<AttentionConfigFields>
+mlir::kgen::attentionFieldsFromJson(const nlohmann::json &j,
+                                    AttentionLegalityError &refusal) {
+  if (!j.is_object()) {
+    refusal = {"", "expected an object, got " + j.dump()};
+    return std::nullopt;
+  }
+  StoredConfig c{j, refusal};
+  AttentionConfigFields f;
+  auto target = [](StringRef s) { return symbolizeTarget(s); };
+  auto family = [](StringRef s) { return symbolizeInstructionFamily(s); };
+  if (!c.name("target", target, f.target) ||
+      !c.name("instruction", family, f.instruction) ||
+      !c.integer("block_m", f.blockM) || !c.integer("block_n", f.blockN) ||
+      !c.integer("warps_m", f.warpsM) || !c.integer("stages", f.stages) ||
+      !c.integer("consumer_warpgroups", f.consumerWarpgroups) ||
+      !c.flag("ping_pong", f.pingPong) ||
+      !c.flag("overlap_softmax", f.overlapSoftmax) ||
+      !c.flag("pack_gqa", f.packGqa) || !c.integer("split_kv", f.splitKv))
+    return std::nullopt;
+  return f;
+}
+
+AttentionConfigAttr mlir::kgen::attentionConfigFromJson(
+    const nlohmann::json &j, MLIRContext *ctx, ConfigSource source,
+    StringRef entry, AttentionLegalityError &refusal) {
+  std::optional<AttentionConfigFields> f = attentionFieldsFromJson(j, refusal);
+  if (!f)
+    return {};
+  if (std::optional<AttentionLegalityError> e = checkAttentionLegality(*f)) {
+    refusal = *e;
+    return {};
+  }
+  return AttentionConfigAttr::get(
+      ctx, f->target, f->instruction, f->blockM, f->blockN, f->warpsM,
+      f->stages, f->consumerWarpgroups, f->pingPong, f->overlapSoftmax,
+      f->packGqa, f->splitKv, source, entry);
+}

@@ -8,7 +8,10 @@
 #ifndef KGEN_DIALECT_ATTENTIONJSON_H
 #define KGEN_DIALECT_ATTENTIONJSON_H
 
+#include "dialect/AttentionLegality.h"
 #include "dialect/GemmJson.h"
+
+#include <optional>
 
 namespace mlir::kgen {
 /// The op an attention computes, as the runtime reads it
@@ -20,6 +23,25 @@ DictionaryAttr attentionSignature(AttentionOp op);
 /// Every field of an attention_config, plus "attribute": its MLIR text, and
 /// the emitter version.
 nlohmann::json toJson(AttentionConfigAttr config);
+
+/// The legality's fields of a stored attention config (toJson's form, as
+/// package manifests and tuning databases hold it; the other fields,
+/// kgen-tune's predicted_ms among them, are not read); nullopt with the
+/// first field that is missing, mistyped or no known value in `refusal`.
+std::optional<AttentionConfigFields>
+attentionFieldsFromJson(const nlohmann::json &json,
+                        AttentionLegalityError &refusal);
+
+/// The attribute of a stored config, `source` and `entry` replacing the
+/// stored ones; null, with the reason in `refusal`, when
+/// attentionFieldsFromJson refuses it or the legality's rules for every
+/// attention do (checkAttentionLegality without operands). The rules for
+/// one op are the caller's to check.
+AttentionConfigAttr attentionConfigFromJson(const nlohmann::json &json,
+                                            MLIRContext *ctx,
+                                            ConfigSource source,
+                                            StringRef entry,
+                                            AttentionLegalityError &refusal);
 } // namespace mlir::kgen
 
 #endif // KGEN_DIALECT_ATTENTIONJSON_H

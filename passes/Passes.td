@@ -67,9 +67,13 @@ def KgenSelectStrategy : Pass<"kgen-select-strategy", "::mlir::ModuleOp"> {
     read the attribute.
 
     Every `kgen.attention` without one gets a `#kgen.attention_config<...>`
-    the same way, less the measurements (tuning databases hold gemm keys
-    only): `model` with `db` or `model` (the attention cost model of
-    passes/CostModel.h over the legal configs of passes/AttentionStrategy.h),
+    the same way: `measured` from an entry of its attention signature;
+    `nearest` from one of the same op at other sizes (batch, seq_q,
+    seq_kv) and of the same regime (decode-shaped or not,
+    passes/AttentionStrategy.h), its config legal for this op
+    (dialect/AttentionLegality.h) and splitting the keys no more ways than
+    there are key tiles; `model` (the attention cost model of
+    passes/CostModel.h over the legal configs of passes/AttentionStrategy.h);
     else `default` (FlashAttention-2's tiles, split-KV for decode shapes:
     passes/AttentionStrategy.h). An attention no config lowers (f32
     operands: mma_sync attention takes bf16 or f16) keeps none, with a

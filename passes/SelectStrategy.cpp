@@ -2,12 +2,12 @@
 //
 // Precondition: verified kgen ops. Postcondition: every kgen.gemm carries a
 // config, and so does every kgen.attention that some config lowers;
-// existing configs are untouched. Measured gemm configs come from tuning
-// databases (runtime/include/kgen/runtime/TuningDb.h); otherwise the cost
-// model of CostModel.h (when databases or a fitted model are given) or the
-// heuristic of Strategy.cpp (AttentionStrategy.cpp for attention) decides.
-// Tuning databases hold gemm keys only (docs/tuning-db.md), so attention is
-// never measured: the model or the heuristic. See Passes.td for the rules.
+// existing configs are untouched. Measured configs come from tuning
+// databases (runtime/include/kgen/runtime/TuningDb.h: gemm and attention
+// keys alike); otherwise the cost model of CostModel.h (when databases or a
+// fitted model are given) or the heuristic of Strategy.cpp
+// (AttentionStrategy.cpp for attention) decides. See Passes.td for the
+// rules.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +18,7 @@
 #include "passes/SearchSpace.h"
 #include "passes/Strategy.h"
 
+#include "dialect/AttentionJson.h"
 #include "dialect/GemmJson.h"
 #include "dialect/GemmLegality.h"
 #include "dialect/KgenTarget.h"
@@ -49,18 +50,24 @@ struct NamedDb {
   rt::TuningDb db;
 };
 
-/// The op signature without the sizes: what "the same op at other sizes"
-/// compares.
-nlohmann::json withoutSizes(nlohmann::json op) {
-  for (const char *size : {"m", "n", "k", "batch"})
+/// The sizes of a gemm signature and of an attention signature: what "the
+/// same op at other sizes" may differ in (the nearest measured shape).
+constexpr const char *kGemmSizes[] = {"m", "n", "k", "batch"};
+constexpr const char *kAttentionSizes[] = {"seq_kv", "seq_q", "batch"};
+
+/// The op signature without `sizes`.
+nlohmann::json withoutSizes(nlohmann::json op, ArrayRef<const char *> sizes) {
+  for (const char *size : sizes)
     op.erase(size);
   return op;
 }
 
-/// log-distance between two shapes; sizes are >= 1.
-double shapeDistance(const nlohmann::json &a, const nlohmann::json &b) {
+/// log-distance between two shapes over `sizes` (each >= 1): the sum of
+/// |log a - log b|, so that twice and half as large are equally near.
+double shapeDistance(const nlohmann::json &a, const nlohmann::json &b,
+                     ArrayRef<const char *> sizes) {
   double d = 0;
-  for (const char *size : {"m", "n", "k", "batch"}) {
+  for (const char *size : sizes) {
     auto x = a.find(size), y = b.find(size);
     if (x == a.end() || y == b.end() || !x->is_number() || !y->is_number())
       return INFINITY;
@@ -143,13 +150,47 @@ std::optional<GemmConfigFields> configFields(const nlohmann::json &config,
   return f;
 }
 
-std::string shapeText(const nlohmann::json &op) {
-  auto get = [&](const char *k) {
-    auto it = op.find(k);
-    return it != op.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
-  };
-  return llvm::formatv("{0}x{1}x{2}", get("m"), get("n"), get("k")).str();
+int64_t sizeOf(const nlohmann::json &op, const char *k) {
+  auto it = op.find(k);
+  return it != op.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
 }
+
+std::string shapeText(GemmOp, const nlohmann::json &op) {
+  return llvm::formatv("{0}x{1}x{2}", sizeOf(op, "m"), sizeOf(op, "n"),
+                       sizeOf(op, "k"))
+      .str();
+}
+
+/// "b1 q4096 kv4096 h32/8 d128".
+std::string shapeText(AttentionOp, const nlohmann::json &op) {
+  return llvm::formatv("b{0} q{1} kv{2} h{3}/{4} d{5}", sizeOf(op, "batch"),
+                       sizeOf(op, "seq_q"), sizeOf(op, "seq_kv"),
+                       sizeOf(op, "q_heads"), sizeOf(op, "kv_heads"),
+                       sizeOf(op, "head_dim"))
+      .str();
+}
+
+/// Whether a measurement of `stored` may stand for `op` at other sizes:
+/// any gemm; an attention of the same regime (decode-shaped or not,
+/// isDecodeAttention), whose tiles differ in kind (one packed row tile and
+/// a split key range against many row tiles).
+bool sameRegime(GemmOp, const nlohmann::json &) { return true; }
+bool sameRegime(AttentionOp op, const nlohmann::json &stored) {
+  AttentionProblem other = AttentionProblem::of(op);
+  other.seqQ = sizeOf(stored, "seq_q");
+  return isDecodeAttention(AttentionProblem::of(op)) ==
+         isDecodeAttention(other);
+}
+
+DictionaryAttr signatureOf(GemmOp op) { return gemmSignature(op); }
+DictionaryAttr signatureOf(AttentionOp op) { return attentionSignature(op); }
+ArrayRef<const char *> sizesOf(GemmOp) { return kGemmSizes; }
+ArrayRef<const char *> sizesOf(AttentionOp) { return kAttentionSizes; }
+
+/// A refusal of a stored config: the config field and why.
+struct ConfigRefusal {
+  std::string field, message;
+};
 
 struct KgenSelectStrategyPass
     : mlir::kgen::impl::KgenSelectStrategyBase<KgenSelectStrategyPass> {
@@ -205,10 +246,16 @@ struct KgenSelectStrategyPass
       if (op.getConfigAttr())
         return;
       AttentionLegalityError refusal;
-      AttentionConfigAttr config =
-          useModel ? modelChoice(op, *parsed) : AttentionConfigAttr();
+      bool stale = false;
+      AttentionConfigAttr config = measuredChoice(op, *parsed, dbs, stale);
+      if (!config && useModel)
+        config = modelChoice(op, *parsed);
       if (!config)
         config = defaultAttentionConfig(op, *parsed, &refusal);
+      if (stale && config &&
+          !llvm::is_contained({ConfigSource::measured, ConfigSource::nearest},
+                              config.getSource()))
+        remarkStale(op, config.getSource() == ConfigSource::model);
       if (config)
         op.setConfigAttr(config);
       else // not an error: the reference semantics still run it
@@ -271,9 +318,9 @@ struct KgenSelectStrategyPass
   }
 
   /// The key a measurement of `op` on this target and toolchain has.
-  rt::TuningKey keyFor(GemmOp op, Target t) {
+  template <typename Op> rt::TuningKey keyFor(Op op, Target t) {
     rt::TuningKey key;
-    key.op = toJson(gemmSignature(op));
+    key.op = toJson(signatureOf(op));
     key.arch = stringifyTarget(t).str();
     key.device = device;
     key.cudaVersion = KGEN_CUDA_VERSION;
@@ -285,7 +332,7 @@ struct KgenSelectStrategyPass
   /// is refused for `refusal`, unless that entry was warned about already.
   void warnRefused(const NamedDb &named, size_t index,
                    const rt::TuningCandidate &c, size_t position,
-                   const GemmLegalityError &refusal, StringRef rule) {
+                   const ConfigRefusal &refusal, StringRef rule) {
     if (!warnedEntries.emplace(named.path, index).second)
       return;
     std::string where =
@@ -302,11 +349,12 @@ struct KgenSelectStrategyPass
   }
 
   /// The fastest measured candidate of entry `index` of `named` whose config
-  /// is legal for `op`, if any. A config no gemm can have (a field missing,
-  /// block_m 7: the legality's rules for every gemm) is a broken database:
-  /// warned about, once per entry. One the legality refuses for `op` is
-  /// warned about too when the entry is `op`'s own (`exact`); for another
-  /// shape (the nearest entry) it may just not fit this one: skipped.
+  /// is legal for `op`, if any. A config no op of the family can have (a
+  /// field missing, block_m 7: the legality's rules for every op) is a
+  /// broken database: warned about, once per entry. One the legality
+  /// refuses for `op` is warned about too when the entry is `op`'s own
+  /// (`exact`); for another shape (the nearest entry) it may just not fit
+  /// this one: skipped.
   GemmConfigAttr bestFor(GemmOp op, const NamedDb &named, size_t index,
                          ConfigSource source, StringRef label, bool exact) {
     const rt::TuningEntry &entry = named.db.entries[index];
@@ -316,17 +364,19 @@ struct KgenSelectStrategyPass
       GemmLegalityError refusal;
       std::optional<GemmConfigFields> fields = configFields(c->config, refusal);
       if (!fields) {
-        warnRefused(named, index, *c, position, refusal, "");
+        warnRefused(named, index, *c, position,
+                    {refusal.field, refusal.message}, "");
         continue;
       }
       if (std::optional<GemmLegalityError> e = checkGemmLegality(*fields)) {
-        warnRefused(named, index, *c, position, *e, " (gemm legality)");
+        warnRefused(named, index, *c, position, {e->field, e->message},
+                    " (gemm legality)");
         continue;
       }
       if (std::optional<GemmLegalityError> e =
               checkGemmLegality(*fields, &operands)) {
         if (exact)
-          warnRefused(named, index, *c, position, *e,
+          warnRefused(named, index, *c, position, {e->field, e->message},
                       " (gemm legality, for this gemm)");
         continue;
       }
@@ -340,9 +390,62 @@ struct KgenSelectStrategyPass
     return {};
   }
 
-  GemmConfigAttr choose(GemmOp op, Target t, const std::vector<NamedDb> &dbs) {
+  /// bestFor of an attention: the same rules with the attention legality.
+  /// A config borrowed from the nearest shape must also give every split
+  /// of the key range a key tile (split_kv at most ceil(seq_kv / block_n),
+  /// as the search space): a decode of 128k keys may split 64 ways, one of
+  /// 1k keys at block_n 64 has 16 key tiles.
+  AttentionConfigAttr bestFor(AttentionOp op, const NamedDb &named,
+                              size_t index, ConfigSource source,
+                              StringRef label, bool exact) {
+    const rt::TuningEntry &entry = named.db.entries[index];
+    AttentionOperands operands = AttentionOperands::of(op);
+    for (const rt::TuningCandidate *c : entry.ranked()) {
+      const size_t position = size_t(c - entry.candidates.data());
+      AttentionLegalityError refusal;
+      std::optional<AttentionConfigFields> fields =
+          attentionFieldsFromJson(c->config, refusal);
+      if (!fields) {
+        warnRefused(named, index, *c, position,
+                    {refusal.field, refusal.message}, "");
+        continue;
+      }
+      if (std::optional<AttentionLegalityError> e =
+              checkAttentionLegality(*fields)) {
+        warnRefused(named, index, *c, position, {e->field, e->message},
+                    " (attention legality)");
+        continue;
+      }
+      if (std::optional<AttentionLegalityError> e =
+              checkAttentionLegality(*fields, &operands)) {
+        if (exact)
+          warnRefused(named, index, *c, position, {e->field, e->message},
+                      " (attention legality, for this attention)");
+        continue;
+      }
+      int64_t keyTiles = llvm::divideCeil(op.getSeqKv(), fields->blockN);
+      if (!exact && fields->splitKv > 1 && fields->splitKv > keyTiles)
+        continue;
+      return attentionConfigAttr(op.getContext(), *fields, source, label);
+    }
+    return {};
+  }
+
+  /// The measured config of `op`, from databases: the fastest legal
+  /// candidate of an entry with the same op, target and toolchain (the
+  /// first database that has one wins), else the nearest measured shape:
+  /// an entry of the same op but for its sizes (sizesOf) and of its regime
+  /// (sameRegime), same target and toolchain, at the smallest shapeDistance
+  /// whose candidates hold a config legal for `op`. `stale` set when an entry of the same op and
+  /// target was measured with another toolchain.
+  template <typename Op,
+            typename Attr = decltype(std::declval<Op>().getConfigAttr())>
+  Attr measuredChoice(Op op, Target t, const std::vector<NamedDb> &dbs,
+                      bool &stale) {
     rt::TuningKey key = keyFor(op, t);
-    bool stale = false;
+    auto where = [&](const rt::TuningKey &k) {
+      return k.device.empty() ? k.arch : k.device;
+    };
     // Exact: same op, target and toolchain; first database wins.
     for (const NamedDb &named : dbs)
       for (auto [index, entry] : llvm::enumerate(named.db.entries)) {
@@ -352,49 +455,55 @@ struct KgenSelectStrategyPass
           stale = true;
           continue;
         }
-        std::string label = named.path + ": " + shapeText(entry.key.op) +
-                            " on " +
-                            (entry.key.device.empty() ? entry.key.arch
-                                                      : entry.key.device);
-        if (GemmConfigAttr c = bestFor(op, named, index,
-                                       ConfigSource::measured, label,
-                                       /*exact=*/true))
+        std::string label = named.path + ": " + shapeText(op, entry.key.op) +
+                            " on " + where(entry.key);
+        if (Attr c = bestFor(op, named, index, ConfigSource::measured, label,
+                             /*exact=*/true))
           return c;
       }
     // Nearest: the same op at other sizes, same target and toolchain.
-    nlohmann::json unsized = withoutSizes(key.op);
-    GemmConfigAttr nearest;
+    nlohmann::json unsized = withoutSizes(key.op, sizesOf(op));
+    Attr nearest;
     double nearestDistance = INFINITY;
     for (const NamedDb &named : dbs)
       for (auto [index, entry] : llvm::enumerate(named.db.entries)) {
         if (entry.key.arch != key.arch || !entry.key.sameToolchain(key) ||
             (!key.device.empty() && !entry.key.device.empty() &&
              entry.key.device != key.device) ||
-            withoutSizes(entry.key.op) != unsized)
+            withoutSizes(entry.key.op, sizesOf(op)) != unsized ||
+            !sameRegime(op, entry.key.op))
           continue;
-        double d = shapeDistance(entry.key.op, key.op);
+        double d = shapeDistance(entry.key.op, key.op, sizesOf(op));
         if (d >= nearestDistance)
           continue;
-        std::string label =
-            named.path + ": nearest " + shapeText(entry.key.op) + " on " +
-            (entry.key.device.empty() ? entry.key.arch : entry.key.device);
-        if (GemmConfigAttr c = bestFor(op, named, index,
-                                       ConfigSource::nearest, label,
-                                       /*exact=*/false)) {
+        std::string label = named.path + ": nearest " +
+                            shapeText(op, entry.key.op) + " on " +
+                            where(entry.key);
+        if (Attr c = bestFor(op, named, index, ConfigSource::nearest, label,
+                             /*exact=*/false)) {
           nearest = c;
           nearestDistance = d;
         }
       }
-    if (nearest)
-      return nearest;
+    return nearest;
+  }
+
+  /// Says that `op`'s only measurements are of another toolchain.
+  void remarkStale(Operation *op, bool modelled) {
+    emitRemark(op->getLoc())
+        << "tuning entries for this " << (isa<GemmOp>(op) ? "gemm" : "attention")
+        << " were measured with another toolchain (now CUDA "
+        << KGEN_CUDA_VERSION << ", emitter " << kEmitterVersion << "): stale, "
+        << (modelled ? "the cost model decides" : "using the default strategy");
+  }
+
+  GemmConfigAttr choose(GemmOp op, Target t, const std::vector<NamedDb> &dbs) {
+    bool stale = false;
+    if (GemmConfigAttr measured = measuredChoice(op, t, dbs, stale))
+      return measured;
     GemmConfigAttr modelled = useModel ? modelChoice(op, t) : GemmConfigAttr();
     if (stale)
-      emitRemark(op.getLoc()) << "tuning entries for this gemm were measured with "
-                         "another toolchain (now CUDA "
-                      << KGEN_CUDA_VERSION << ", emitter " << kEmitterVersion
-                      << "): stale, "
-                      << (modelled ? "the cost model decides"
-                                   : "using the default strategy");
+      remarkStale(op, bool(modelled));
     if (modelled)
       return modelled;
     FailureOr<GemmConfigAttr> fallback = defaultGemmConfig(op, t);
