@@ -6,6 +6,7 @@
 #      from a carried folder)
 #   2. measure the ceilings                      -> ceilings.json
 #   3. run the kernel packages + their cuBLASLt  -> kgen.json
+#      the attention packages (host reference)   -> kgen-attention.json
 #      and the packages that must fault          -> kgen-faults.json
 #   3b. tune: the measured search over each op's candidate packages
 #      (kgen-bench tune, 60 s each)              -> tuning-db.json, tune-*.json
@@ -15,7 +16,8 @@
 #                                                -> sweep-db.json, sweep-*.json,
 #                                                   budget-db.json, tuning-bar.txt
 #   4. time cuBLASLt over the GEMM suite         -> baseline-cublaslt.json
-#   5. torch.matmul / Triton / SDPA baselines    -> baseline-torch.json
+#   5. torch.matmul / Triton / SDPA baselines, and SDPA's cuDNN and flash
+#      backends at the attention packages' ops   -> baseline-torch.json
 #   6. print the summary table last              -> summary.txt
 #      and write the report                      -> report.html, report.csv
 # Every file lands in the output folder, with device-check.log.
@@ -26,6 +28,13 @@
 #   --packages DIR      package folders (each with manifest.json); DIR/expect-fault/
 #                       holds packages that must be reported "faulted"
 #                       (default $KGEN_PACKAGES or build-device/packages)
+#   --attention DIR     attention packages (folders with manifest.json),
+#                       run with --seed --attention-seed, and whose ops the
+#                       torch step measures with SDPA (default
+#                       build-device/attention-packages, from
+#                       prepare-gemm-device-check.sh; none: skipped)
+#   --attention-seed S  kgen-bench run's seed for them, and the torch
+#                       step's kv_lens seed (default 1)
 #   --json-include DIR  folder holding nlohmann/json.hpp
 #                       (default $KGEN_NLOHMANN_INCLUDE_DIR or build-device/include)
 #   --out DIR           output folder (default $OUT, else ./bench-out)
@@ -57,6 +66,8 @@ JSON_INCLUDE=${KGEN_NLOHMANN_INCLUDE_DIR:-$ROOT/build-device/include}
 OUT_DIR=${OUT:-./bench-out}
 BUILD_DIR=${KGEN_BUILD_DIR:-/tmp/kgen-device-build}
 PACKED=$ROOT/build-device/candidates.tar.xz
+ATTENTION=$ROOT/build-device/attention-packages
+ATTENTION_SEED=1
 TUNE_DIR=
 TUNE_SECONDS=60
 # The sweep's budget per op: ends the sweep (and writes its database) well
@@ -71,6 +82,8 @@ TIMING=(--min-samples 20 --max-samples 100 --target-ms 100)
 while [ $# -gt 0 ]; do
   case "$1" in
     --packages) PACKAGES=${2:?}; shift 2 ;;
+    --attention) ATTENTION=${2:?}; shift 2 ;;
+    --attention-seed) ATTENTION_SEED=${2:?}; shift 2 ;;
     --json-include) JSON_INCLUDE=${2:?}; shift 2 ;;
     --out) OUT_DIR=${2:?}; shift 2 ;;
     --build) BUILD_DIR=${2:?}; shift 2 ;;
@@ -192,6 +205,15 @@ if want packages; then
     echo "no packages under $PACKAGES"
   fi
 fi
+# The attention packages, in the order (bytewise) the torch step reads
+# them: their kv_lens depend on the seed and a package's place.
+mapfile -t ATT_PKGS < <(find "$ATTENTION" -mindepth 2 -maxdepth 2 -name manifest.json \
+                          -printf '%h\n' 2>/dev/null | LC_ALL=C sort)
+if want packages && [ ${#ATT_PKGS[@]} -gt 0 ]; then
+  step "attention packages from $ATTENTION: ${#ATT_PKGS[@]}"
+  bench "attention packages" run "${ATT_PKGS[@]}" --seed "$ATTENTION_SEED" \
+    --out "$OUT_DIR/kgen-attention.json" --timeout 60 "${CEILINGS[@]}" "${TIMING[@]}"
+fi
 mapfile -t FAULTY < <(find "$PACKAGES/expect-fault" -mindepth 2 -maxdepth 2 \
                         -name manifest.json -printf '%h\n' 2>/dev/null | sort)
 if want faults && [ ${#FAULTY[@]} -gt 0 ] && dry; then
@@ -300,12 +322,21 @@ fi
 
 if want torch; then
   step "torch baselines"
+  # SDPA (cuDNN, flash) at the ops of the attention packages, with the
+  # kv_lens that kgen-bench run drew for them.
+  TORCH_ATTENTION=()
+  [ ${#ATT_PKGS[@]} -gt 0 ] && TORCH_ATTENTION=(
+    --attention-suite "$ROOT/bench/suites/attention.json"
+    --attention-packages "$ATTENTION" --kv-lens-seed "$ATTENTION_SEED")
   if dry; then
-    echo "would run: python3 bench/torch_baselines.py --out $OUT_DIR/baseline-torch.json"
+    echo "would run: python3 bench/torch_baselines.py --suite bench/suites/gemm.json" \
+         "--out $OUT_DIR/baseline-torch.json${TORCH_ATTENTION[*]:+ ${TORCH_ATTENTION[*]}}"
   elif python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
-    PYTHONUNBUFFERED=1 timeout 240 python3 "$ROOT/bench/torch_baselines.py" \
+    # 240 s for the GEMMs and the models' SDPA, 120 more for the attention
+    # suite (bench/README.md, "The device check").
+    PYTHONUNBUFFERED=1 timeout 360 python3 "$ROOT/bench/torch_baselines.py" \
       --suite "$ROOT/bench/suites/gemm.json" --out "$OUT_DIR/baseline-torch.json" \
-      "${CEILINGS[@]}" "${TIMING[@]}" || fail "torch baselines (exit $?)"
+      "${TORCH_ATTENTION[@]}" "${CEILINGS[@]}" "${TIMING[@]}" || fail "torch baselines (exit $?)"
   else
     echo "torch with CUDA does not import here: torch baselines skipped"
   fi
@@ -327,7 +358,7 @@ fi
 # The same results as one self-contained page and a CSV (roofline under the
 # ceilings, speed-ups over the baselines; docs/performance-history.md).
 REPORTED=()
-for f in kgen.json baseline-cublaslt.json baseline-torch.json; do
+for f in kgen.json kgen-attention.json baseline-cublaslt.json baseline-torch.json; do
   [ -f "$OUT_DIR/$f" ] && REPORTED+=("$OUT_DIR/$f")
 done
 if [ ${#REPORTED[@]} -gt 0 ]; then

@@ -3,11 +3,13 @@
 
   python3 bench/summarize.py OUT_DIR
 
-Reads OUT_DIR/ceilings.json, kgen.json, kgen-faults.json,
-baseline-cublaslt.json and baseline-torch.json (whichever exist) and prints:
-the device and ceilings, the kernel packages beside their cuBLASLt
-baselines, the GEMM suite with cuBLASLt, torch and Triton side by side, the
-attention baselines, and every failure. Names are cut at " = " (shapes that
+Reads OUT_DIR/ceilings.json, kgen.json, kgen-attention.json,
+kgen-faults.json, baseline-cublaslt.json and baseline-torch.json (whichever
+exist) and prints: the device and ceilings, the kernel packages beside their
+cuBLASLt baselines, the GEMM suite with cuBLASLt, torch and Triton side by
+side, the models' SDPA baselines, the attention packages beside SDPA's cuDNN
+and flash backends at the same op (the suite entry's name; "vs best": the
+faster backend's median over kgen's), and every failure. Names are cut at " = " (shapes that
 several models share are listed under the first).
 """
 
@@ -15,7 +17,7 @@ import json
 import os
 import sys
 
-FILES = ["ceilings.json", "kgen.json", "kgen-faults.json",
+FILES = ["ceilings.json", "kgen.json", "kgen-attention.json", "kgen-faults.json",
          "baseline-cublaslt.json", "baseline-torch.json"]
 
 
@@ -119,6 +121,43 @@ def sdpa_table(results):
     return table(rows) if len(rows) > 1 else ""
 
 
+ATTENTION_BASELINES = ["torch-sdpa-cudnn", "torch-sdpa-flash"]
+
+
+def attention_table(kgen_results, torch_results):
+    """kgen's attention packages and SDPA's backends, one row per op."""
+    def key(r):
+        return json.dumps(r["op"], sort_keys=True)
+    rows_by_op, names = {}, {}
+    for r in kgen_results + torch_results:
+        if r["op"].get("kind") != "attention":
+            continue
+        impl = r["implementation"]
+        if impl == "kgen" or impl in ATTENTION_BASELINES:
+            rows_by_op.setdefault(key(r), {})[impl] = r
+            if impl != "kgen" or key(r) not in names:
+                names[key(r)] = r["name"]
+    if not rows_by_op:
+        return ""
+    rows = [["attention", "kgen ms", "cudnn ms", "flash ms", "kgen TFLOP/s",
+             "cudnn TFLOP/s", "flash TFLOP/s", "kgen %bw", "vs best"]]
+    for k, by in rows_by_op.items():
+        kg = by.get("kgen")
+        base = [by[i] for i in ATTENTION_BASELINES if i in by]
+        best = min((b["time"]["median_ms"] for b in base
+                    if b["status"] == "ok" and b["time"]), default=None)
+        vs = "-"
+        if best and kg and kg["status"] == "ok" and kg["time"]:
+            vs = f'{best / kg["time"]["median_ms"]:.2f}x'
+        cells = [names[k], ms(kg) if kg else "-"]
+        cells += [ms(by[i]) if i in by else "-" for i in ATTENTION_BASELINES]
+        cells += [f'{real(r["tflops"]):.1f}' if r and r["status"] == "ok" else "-"
+                  for r in [kg] + [by.get(i) for i in ATTENTION_BASELINES]]
+        cells += [percent(kg["fraction_of_copy_ceiling"]) if kg else "-", vs]
+        rows.append(cells)
+    return table(rows)
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -139,6 +178,10 @@ def main():
     sdpa = sdpa_table(torch_results)
     if sdpa:
         out += ["", sdpa]
+    attention = attention_table(docs.get("kgen-attention.json", {}).get("results", []),
+                                torch_results)
+    if attention:
+        out += ["", attention]
     failures = [f'{name}: {r["implementation"]} {short(r["name"])}: {r["status"]}: '
                 f'{r["reason"][:200]}'
                 for name, doc in docs.items() for r in doc.get("results", [])

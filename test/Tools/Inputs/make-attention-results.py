@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Writes OUT_DIR/kgen-attention.json and OUT_DIR/baseline-torch.json as a
+device check would: kgen's package of one attention op (named as the
+package) and SDPA's cuDNN (ok) and flash (refused) results at that op (named
+as the suite entry), plus a prefill op that only cuDNN measured.
+
+  make-attention-results.py SRC_ROOT OUT_DIR
+"""
+import importlib.util
+import os
+import sys
+
+root, out = sys.argv[1], sys.argv[2]
+spec = importlib.util.spec_from_file_location(
+    "torch_baselines", os.path.join(root, "bench", "torch_baselines.py"))
+tb = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tb)
+
+decode = {"kind": "attention", "batch": 16, "q_heads": 32, "kv_heads": 8,
+          "seq_q": 1, "seq_kv": 8192, "head_dim": 128, "dtype": "bf16",
+          "dtype_out": "bf16", "kv_lens": True, "lse": False,
+          "scale": 0.08838834764831845, "causal": False,
+          "sliding_window": None, "softcap": None}
+prefill = dict(decode, batch=4, seq_q=4096, seq_kv=4096, kv_lens=False, causal=True)
+ceilings = {"copy_gbps": 4000.0, "matmul_tflops": 800.0, "matmul_what": "test"}
+work = tb.attention_suite_work(decode)
+kgen = tb.make_result("kgen_attention_bf16_b16_h32x8_q1_kv8192_d128", "kgen", decode,
+                      "ok", time=tb.summarize([0.2]), rel_error=1e-3, work=work,
+                      ceilings=ceilings)
+cudnn = tb.make_result("llama3-8b/decode b=16 kv=8k", "torch-sdpa-cudnn", decode, "ok",
+                       time=tb.summarize([0.25]), rel_error=2e-3, work=work,
+                       ceilings=ceilings)
+flash = tb.make_result("llama3-8b/decode b=16 kv=8k", "torch-sdpa-flash", decode,
+                       "skipped", "refused: Flash attention does not support the use of attn_mask")
+only = tb.make_result("llama3-8b/prefill 4k causal", "torch-sdpa-cudnn", prefill, "ok",
+                      time=tb.summarize([2.0]), rel_error=2e-3,
+                      work=tb.attention_suite_work(prefill), ceilings=ceilings)
+device = dict(tb.empty_device(), name="test")
+tb.write_atomic(os.path.join(out, "kgen-attention.json"),
+                tb.make_document(device, ceilings, [kgen]))
+tb.write_atomic(os.path.join(out, "baseline-torch.json"),
+                tb.make_document(device, ceilings, [cudnn, flash, only]))
