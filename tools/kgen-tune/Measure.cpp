@@ -25,10 +25,12 @@
 #include "passes/CostModelFile.h"
 
 #include "codegen/emit/EmitCuda.h"
+#include "dialect/AttentionJson.h"
 #include "dialect/GemmJson.h"
 #include "kgen/runtime/Package.h"
 #include "kgen/runtime/Results.h"
 #include "kgen/runtime/Search.h"
+#include "passes/AttentionStrategy.h"
 #include "passes/Passes.h"
 #include "passes/Strategy.h"
 
@@ -182,7 +184,7 @@ void GemmSearch::emitPackages() {
     (void)llvm::sys::fs::remove_directories(c.dir);
     std::string why;
     // compilePackages compiles them, in parallel.
-    if (!emitCandidate(gemm_, c.config, c.dir, why))
+    if (!emitCandidate(gemm_, c.config, c.predictedMs, c.dir, why))
       c.dropped = "not emitted: " + why;
   }
 }
@@ -394,22 +396,28 @@ rt::SearchStatus GemmSearch::run() {
 } // namespace
 
 /// `gemm` alone in a new module, as `func @main`, with `config`.
-OwningOpRef<ModuleOp> isolateGemm(GemmOp gemm, GemmConfigAttr config) {
-  OpBuilder b(gemm.getContext());
-  Location loc = gemm.getLoc();
+/// `op` alone in a new module, as `func @main`, with `config`.
+template <typename Op, typename Config>
+static OwningOpRef<ModuleOp> isolate(Op op, Config config) {
+  OpBuilder b(op.getContext());
+  Location loc = op.getLoc();
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());
   auto func = func::FuncOp::create(
       b, loc, "main",
-      b.getFunctionType(gemm->getOperandTypes(), gemm->getResultTypes()));
+      b.getFunctionType(op->getOperandTypes(), op->getResultTypes()));
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToEnd(entry);
   IRMapping map;
-  map.map(gemm->getOperands(), entry->getArguments());
-  auto clone = cast<GemmOp>(b.clone(*gemm, map));
+  map.map(op->getOperands(), entry->getArguments());
+  auto clone = cast<Op>(b.clone(*op, map));
   clone.setConfigAttr(config);
   func::ReturnOp::create(b, loc, clone->getResults());
   return module;
+}
+
+OwningOpRef<ModuleOp> isolateGemm(GemmOp gemm, GemmConfigAttr config) {
+  return isolate(gemm, config);
 }
 
 SmallVector<RankedConfig> rankCandidates(GemmOp gemm, mlir::kgen::Target target,
@@ -462,25 +470,101 @@ SmallVector<RankedConfig> rankCandidates(GemmOp gemm, mlir::kgen::Target target,
   return out;
 }
 
-bool emitCandidate(GemmOp gemm, GemmConfigAttr config, const std::string &dir,
-                   std::string &why) {
-  OwningOpRef<ModuleOp> module = isolateGemm(gemm, config);
+/// The one package folder under a candidate's folder.
+static std::string onlyPackage(const std::string &dir) {
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec))
+    return it->path();
+  return "";
+}
+
+/// Lowers `module` (one op with its config) with `lower`, writes its
+/// package under `dir` uncompiled, and records `predictedMs` in the
+/// manifest's config.
+static bool emitIsolated(ModuleOp module, std::unique_ptr<Pass> lower,
+                         double predictedMs, const std::string &dir,
+                         std::string &why) {
+  MLIRContext *ctx = module.getContext();
   std::string diagnostics;
   llvm::raw_string_ostream diagStream(diagnostics);
-  ScopedDiagnosticHandler handler(gemm.getContext(), [&](Diagnostic &d) {
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
     diagStream << d << "; ";
     return success();
   });
-  PassManager pm(gemm.getContext());
-  pm.addPass(mlir::kgen::createKgenLowerGemmToTiles());
+  PassManager pm(ctx);
+  pm.addPass(std::move(lower));
   mlir::kgen::KgenEmitPackagesOptions emit;
   emit.outputDir = dir;
   emit.compile = false; // compileCandidates compiles them in parallel
   pm.addPass(mlir::kgen::createKgenEmitPackages(emit));
-  if (succeeded(pm.run(*module)))
-    return true;
-  why = diagnostics;
-  return false;
+  if (failed(pm.run(module))) {
+    why = diagnostics;
+    return false;
+  }
+  rt::KernelPackage pkg;
+  std::string package = onlyPackage(dir);
+  if (package.empty() || !rt::loadPackage(package, pkg, why)) {
+    why = "no package written under " + dir + (why.empty() ? "" : ": " + why);
+    return false;
+  }
+  if (pkg.config.is_object())
+    pkg.config["predicted_ms"] = predictedMs;
+  return rt::writePackage(package, pkg, why);
+}
+
+bool emitCandidate(GemmOp gemm, GemmConfigAttr config, double predictedMs,
+                   const std::string &dir, std::string &why) {
+  OwningOpRef<ModuleOp> module = isolate(gemm, config);
+  return emitIsolated(*module, mlir::kgen::createKgenLowerGemmToTiles(),
+                      predictedMs, dir, why);
+}
+
+bool emitCandidate(mlir::kgen::AttentionOp attention,
+                   mlir::kgen::AttentionConfigAttr config, double predictedMs,
+                   const std::string &dir, std::string &why) {
+  OwningOpRef<ModuleOp> module = isolate(attention, config);
+  return emitIsolated(*module, mlir::kgen::createKgenLowerAttentionToTiles(),
+                      predictedMs, dir, why);
+}
+
+SmallVector<RankedAttentionConfig>
+rankAttentionCandidates(mlir::kgen::AttentionOp attention,
+                        mlir::kgen::Target target,
+                        const mlir::kgen::MachineModel &machine,
+                        bool defaultFirst, size_t &spaceSize) {
+  using namespace mlir::kgen;
+  MLIRContext *ctx = attention.getContext();
+  AttentionProblem problem = AttentionProblem::of(attention);
+  SmallVector<AttentionConfigFields> space =
+      enumerateAttentionConfigs(problem, target);
+  spaceSize = space.size();
+  auto predict = [&](const AttentionConfigFields &f) {
+    return predictAttentionCost(problem, f, machine).ms;
+  };
+  SmallVector<RankedAttentionConfig> out;
+  std::optional<AttentionConfigFields> def;
+  if (defaultFirst)
+    def = defaultAttentionFields(problem, target);
+  nlohmann::json defStrategy;
+  if (def) {
+    AttentionConfigAttr c =
+        attentionConfigAttr(ctx, *def, ConfigSource::default_, "");
+    defStrategy = strategyOf(c);
+    out.push_back({c, predict(*def), true});
+  }
+  SmallVector<RankedAttentionConfig> ranked;
+  for (const AttentionConfigFields &f : space) {
+    AttentionConfigAttr c = attentionConfigAttr(ctx, f, ConfigSource::model, "");
+    if (!def || strategyOf(c) != defStrategy)
+      ranked.push_back({c, predict(f), false});
+  }
+  llvm::stable_sort(ranked, [](const RankedAttentionConfig &x,
+                               const RankedAttentionConfig &y) {
+    return x.predictedMs < y.predictedMs;
+  });
+  out.append(ranked.begin(), ranked.end());
+  return out;
 }
 
 rt::SearchStatus measureCeilings(const MeasureOptions &o, const std::string &path,
@@ -544,7 +628,7 @@ std::string configSummary(GemmConfigAttr c) {
 
 nlohmann::json strategyOf(nlohmann::json config) {
   if (config.is_object())
-    for (const char *key : {"source", "entry", "attribute"})
+    for (const char *key : {"source", "entry", "attribute", "predicted_ms"})
       config.erase(key);
   return config;
 }
@@ -553,13 +637,17 @@ nlohmann::json strategyOf(GemmConfigAttr config) {
   return strategyOf(mlir::kgen::toJson(config));
 }
 
-/// The one package folder under a candidate's folder.
-static std::string onlyPackage(const std::string &dir) {
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
-       it.increment(ec))
-    return it->path();
-  return "";
+nlohmann::json strategyOf(mlir::kgen::AttentionConfigAttr config) {
+  return strategyOf(mlir::kgen::toJson(config));
+}
+
+std::string configSummary(mlir::kgen::AttentionConfigAttr c) {
+  return llvm::formatv("{0} {1}x{2} w{3} s{4} split{5}{6}",
+                       mlir::kgen::stringifyInstructionFamily(c.getInstruction()),
+                       c.getBlockM(), c.getBlockN(), c.getWarpsM(),
+                       c.getStages(), c.getSplitKv(),
+                       c.getPackGqa() ? " pack" : "")
+      .str();
 }
 
 std::vector<CompiledCandidate>

@@ -74,12 +74,15 @@ mlir::OwningOpRef<mlir::ModuleOp> isolateGemm(mlir::kgen::GemmOp gemm,
 bool applyCeilings(const std::string &path, mlir::kgen::MachineModel &model,
                    std::string &err);
 
-/// A candidate config of a gemm with the cost model's prediction.
-struct RankedConfig {
-  mlir::kgen::GemmConfigAttr config;
+/// A candidate config (a gemm_config or an attention_config) with the cost
+/// model's prediction.
+template <typename Config> struct Ranked {
+  Config config;
   double predictedMs = 0;
   bool isDefault = false; // the default heuristic's choice
 };
+using RankedConfig = Ranked<mlir::kgen::GemmConfigAttr>;
+using RankedAttentionConfig = Ranked<mlir::kgen::AttentionConfigAttr>;
 
 /// Every valid config of `gemm` on `target` (`spaceSize` of them) in the
 /// order to measure them: with `defaultFirst`, the default heuristic's
@@ -92,10 +95,30 @@ rankCandidates(mlir::kgen::GemmOp gemm, mlir::kgen::Target target,
                const mlir::kgen::MachineModel &machine, bool defaultFirst,
                size_t &spaceSize);
 
+/// Every legal attention_config of `attention` on `target` (the search
+/// space of passes/AttentionStrategy.h, `spaceSize` of them) in the order to
+/// measure them: with `defaultFirst`, the default heuristic's config (its
+/// strategy once), then the rest, fastest predicted by the attention cost
+/// model first (of equal predictions, the space's order). No tile classes
+/// as for gemm: the attention model has no fitted scales of its own yet.
+llvm::SmallVector<RankedAttentionConfig>
+rankAttentionCandidates(mlir::kgen::AttentionOp attention,
+                        mlir::kgen::Target target,
+                        const mlir::kgen::MachineModel &machine,
+                        bool defaultFirst, size_t &spaceSize);
+
 /// Lowers `gemm` with `config` and writes its package, not compiled, under
-/// `dir` (kgen-lower-gemm-to-tiles, kgen-emit-packages); false with the
-/// diagnostics in `why`. compileCandidates compiles such packages.
+/// `dir` (kgen-lower-gemm-to-tiles, kgen-emit-packages), the cost model's
+/// `predictedMs` recorded as the manifest's config.predicted_ms (so the
+/// results and the tuning database keep it); false with the diagnostics in
+/// `why`. compileCandidates compiles such packages.
 bool emitCandidate(mlir::kgen::GemmOp gemm, mlir::kgen::GemmConfigAttr config,
+                   double predictedMs, const std::string &dir,
+                   std::string &why);
+/// The same for an attention (kgen-lower-attention-to-tiles): one package
+/// holding its kernels (the combine kernel too with split-KV).
+bool emitCandidate(mlir::kgen::AttentionOp attention,
+                   mlir::kgen::AttentionConfigAttr config, double predictedMs,
                    const std::string &dir, std::string &why);
 
 /// A candidate's package after compileCandidates.
@@ -117,15 +140,19 @@ compileCandidates(const std::vector<std::string> &dirs,
                   const std::string &cacheDir, unsigned jobs,
                   unsigned &threads);
 
-/// A config's JSON without where it came from (source, entry, attribute):
-/// equal for one strategy whoever chose it, so a database's candidates
-/// compare with the configs of the space.
+/// A config's JSON without where it came from (source, entry, attribute)
+/// and what was predicted of it (predicted_ms): equal for one strategy
+/// whoever chose it, so a database's candidates compare with the configs
+/// of the space.
 nlohmann::json strategyOf(nlohmann::json config);
 nlohmann::json strategyOf(mlir::kgen::GemmConfigAttr config);
+nlohmann::json strategyOf(mlir::kgen::AttentionConfigAttr config);
 
 /// "wgmma 128x256x64 w8x1 s4 k1 r8" (and " c2x1" with a cluster): a config
 /// on one line.
 std::string configSummary(mlir::kgen::GemmConfigAttr config);
+/// "mma_sync 64x64 w4 s2 split1" (and " pack" with pack_gqa).
+std::string configSummary(mlir::kgen::AttentionConfigAttr config);
 
 } // namespace kgen::tune
 

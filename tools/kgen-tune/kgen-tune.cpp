@@ -13,11 +13,16 @@
 //     next in rank takes their place. Each DIR/gemm<i> is built in a
 //     temporary folder beside it, which then replaces it whole
 //     (Staging.h): an interrupted run leaves the earlier one and no debris.
+//     Each kgen.attention likewise: its legal attention_configs
+//     (passes/AttentionStrategy.h) ranked by the attention cost model, the
+//     default heuristic's first with --packages, as DIR/attention<i>/c<j>.
+//     Every package's manifest config records the model's predicted_ms.
 // kgen-tune FILE.mlir --json [--top=N | --all]
 //     The same ranking as JSON on stdout (schema "kgen.tune-ranking",
 //     version 1): {target, gemms: [{index, op, space, candidates: [{rank,
-//     config, predicted_ms, default}]}]}, the candidates in the order a
-//     measured search takes them (the default strategy first).
+//     config, predicted_ms, default}]}], attentions: [the same]}, the
+//     candidates in the order a measured search takes them (the default
+//     strategy first).
 // kgen-tune FILE.mlir --measure --db=DB.json [--max-candidates=N]
 //           [--max-seconds=S] [--jobs=J] [--finalists=F] [--rounds=R]
 //           [--work-dir=DIR] [--bench=PATH] [--cache=DIR] [--ceilings=C]
@@ -28,7 +33,8 @@
 //     does not pick the winner; every measured candidate goes into DB
 //     (merged with what it holds). Prints progress, then per gemm the tuned
 //     config's speed-up over the default. Exit 3 when kgen-bench finds no
-//     GPU (nothing measured, DB untouched).
+//     GPU (nothing measured, DB untouched). Gemms only: attention
+//     candidates are measured by kgen-bench tune over --packages.
 // kgen-tune FILE.mlir --report --db=DB.json
 //     For each kgen.gemm, every correct measured candidate of its database
 //     entries beside the cost model's prediction, and the model's relative
@@ -45,10 +51,12 @@
 // kgen-tune --import=RESULTS.json --db=DB.json
 //     Add every kgen result of a kgen-bench results file (the packages
 //     measured on a GPU: `kgen-bench run DIR/*/* --out RESULTS.json`) to a
-//     tuning database, which kgen-select-strategy{db=...} reads. A result
+//     tuning database, which kgen-select-strategy{db=...} reads: gemm and
+//     attention results alike. A result
 //     the database records already is not added again; one that would make
 //     an invalid entry (an incomplete op, a time no measurement gives, a
-//     config the gemm legality refuses for every gemm) refuses the import,
+//     config the gemm or attention legality refuses for every op of its
+//     kind) refuses the import,
 //     naming the field, the database left as it was.
 // Exit codes: 0 ok, 1 a step failed, 2 bad input or options, 3 no GPU.
 //
@@ -60,6 +68,7 @@
 #include "tools/kgen-tune/Staging.h"
 
 #include "codegen/emit/EmitCuda.h"
+#include "dialect/AttentionJson.h"
 #include "dialect/GemmJson.h"
 #include "dialect/KgenTarget.h"
 #include "kgen/runtime/Package.h"
@@ -195,6 +204,8 @@ using mlir::kgen::GemmConfigAttr;
 using mlir::kgen::GemmOp;
 using mlir::kgen::stringifyInstructionFamily;
 
+std::string attentionShape(mlir::kgen::AttentionOp attention);
+
 int fail(const llvm::Twine &msg, int code = 1) {
   llvm::errs() << "kgen-tune: error: " << msg << "\n";
   return code;
@@ -308,6 +319,13 @@ int measureModule(ModuleOp module, mlir::kgen::Target target,
     return fail("--measure needs --db", 2);
   if (maxSeconds <= 0)
     return fail("--max-seconds must be positive", 2);
+  SmallVector<GemmOp> gemms;
+  module.walk([&](GemmOp gemm) { gemms.push_back(gemm); });
+  if (gemms.empty())
+    return fail("no kgen.gemm in " + inputFile +
+                    ": --measure measures gemms (for kgen.attention, write "
+                    "--packages and measure them with kgen-bench tune)",
+                2);
   std::string err;
   rt::TuningDb db;
   if (llvm::sys::fs::exists(dbPath) && !rt::readTuningDb(dbPath, db, err))
@@ -357,10 +375,6 @@ int measureModule(ModuleOp module, mlir::kgen::Target target,
   o.finalists = finalists;
   o.rounds = rounds;
   o.seed = seed;
-  SmallVector<GemmOp> gemms;
-  module.walk([&](GemmOp gemm) { gemms.push_back(gemm); });
-  if (gemms.empty())
-    return fail("no kgen.gemm in " + inputFile, 2);
   SmallVector<::kgen::tune::GemmSearchSummary> summaries(gemms.size());
   int status = 0;
   for (auto [index, gemm] : llvm::enumerate(gemms)) {
@@ -397,9 +411,10 @@ int measureModule(ModuleOp module, mlir::kgen::Target target,
 }
 
 /// One ranked candidate's line: its config, predicted time and rate.
-void printCandidate(GemmOp gemm, unsigned rank,
-                    const ::kgen::tune::RankedConfig &r, StringRef note) {
-  double flops = *mlir::kgen::estimateFlops(gemm);
+template <typename Op, typename Config>
+void printCandidate(Op op, unsigned rank,
+                    const ::kgen::tune::Ranked<Config> &r, StringRef note) {
+  double flops = mlir::kgen::estimateFlops(op).value_or(0);
   llvm::outs() << llvm::format("  %2u  %-40s %9.4f ms %8.1f TFLOP/s", rank,
                                ::kgen::tune::configSummary(r.config).c_str(),
                                r.predictedMs,
@@ -408,17 +423,18 @@ void printCandidate(GemmOp gemm, unsigned rank,
 }
 
 /// The first `wanted` of `ranked`, printed; how many.
-unsigned listCandidates(GemmOp gemm,
-                        ArrayRef<::kgen::tune::RankedConfig> ranked,
+template <typename Op, typename Config>
+unsigned listCandidates(Op op, ArrayRef<::kgen::tune::Ranked<Config>> ranked,
                         size_t wanted) {
   for (size_t i = 0; i < wanted; ++i)
-    printCandidate(gemm, unsigned(i), ranked[i], "");
+    printCandidate(op, unsigned(i), ranked[i], "");
   return unsigned(wanted);
 }
 
 /// --packages: the first `wanted` of `ranked` that compile cleanly, as
-/// packages DIR/gemm<index>/c<rank> (c0 the first kept, numbered without
-/// gaps). Emitted one by one (fast), compiled with NVRTC on --jobs threads
+/// packages DIR/<kind><index>/c<rank> (DIR/gemm0/c0, DIR/attention0/c0; c0
+/// the first kept, numbered without gaps), each manifest's config holding
+/// the cost model's predicted_ms. Emitted one by one (fast), compiled with NVRTC on --jobs threads
 /// (slow), in rounds until `wanted` are kept or the ranking runs out; a
 /// candidate that does not lower, does not compile, or has a stack frame or
 /// spills is dropped and the next in rank takes their place. How many kept;
@@ -430,11 +446,13 @@ unsigned listCandidates(GemmOp gemm,
 /// leaves the earlier DIR/gemm<index> as it was and no staging debris (the
 /// folder is removed on failure and on SIGINT, SIGTERM and SIGHUP, and what
 /// a killed run left is removed by the next).
-unsigned packageCandidates(GemmOp gemm,
-                           ArrayRef<::kgen::tune::RankedConfig> ranked,
+template <typename Op, typename Config>
+unsigned packageCandidates(Op op, ArrayRef<::kgen::tune::Ranked<Config>> ranked,
                            size_t wanted, int index, bool &failed) {
   llvm::SmallString<256> gemmDir(packagesDir);
-  llvm::sys::path::append(gemmDir, "gemm" + std::to_string(index));
+  llvm::sys::path::append(gemmDir,
+                          (isa<GemmOp>(op) ? "gemm" : "attention") +
+                              std::to_string(index));
   ::kgen::tune::PackageStaging staging;
   std::string err;
   if (!staging.create(gemmDir.str().str(), err)) {
@@ -453,7 +471,8 @@ unsigned packageCandidates(GemmOp gemm,
       llvm::SmallString<256> dir(staging.path());
       llvm::sys::path::append(dir, "pending" + std::to_string(next));
       std::string why;
-      if (!::kgen::tune::emitCandidate(gemm, ranked[next].config,
+      if (!::kgen::tune::emitCandidate(op, ranked[next].config,
+                                       ranked[next].predictedMs,
                                        dir.str().str(), why)) {
         (void)llvm::sys::fs::remove_directories(dir);
         llvm::outs() << "  dropped  "
@@ -468,7 +487,7 @@ unsigned packageCandidates(GemmOp gemm,
     std::vector<::kgen::tune::CompiledCandidate> compiled =
         ::kgen::tune::compileCandidates(dirs, {}, cacheDir, jobs, threads);
     for (auto [dir, i, c] : llvm::zip(dirs, which, compiled)) {
-      const ::kgen::tune::RankedConfig &r = ranked[i];
+      const ::kgen::tune::Ranked<Config> &r = ranked[i];
       const std::string name = "c" + std::to_string(kept);
       llvm::SmallString<256> staged(staging.path());
       llvm::sys::path::append(staged, name);
@@ -486,7 +505,7 @@ unsigned packageCandidates(GemmOp gemm,
       }
       llvm::SmallString<256> final(gemmDir);
       llvm::sys::path::append(final, name);
-      printCandidate(gemm, kept, r, ("  -> " + final).str());
+      printCandidate(op, kept, r, ("  -> " + final).str());
       ++kept;
     }
   }
@@ -498,9 +517,46 @@ unsigned packageCandidates(GemmOp gemm,
   return kept;
 }
 
-/// --json: every gemm's candidates in the order a measured search takes
-/// them (the default strategy first, then the model's ranking), --top or
-/// --all of them, as one JSON document (schema kgen.tune-ranking v1).
+/// The candidates of the `index`-th op of its kind kept: listed, or with
+/// --packages written; how many.
+template <typename Op, typename Config>
+unsigned keepCandidates(Op op, ArrayRef<::kgen::tune::Ranked<Config>> ranked,
+                        int index, bool &failed) {
+  // Packages feed kgen-bench tune: unless told otherwise, as many as a
+  // measured search measures.
+  const size_t wanted =
+      all ? ranked.size()
+      : !packagesDir.empty() && top.getNumOccurrences() == 0
+          ? rt::measurementBudget(ranked.size(), maxCandidates)
+          : std::min<size_t>(top, ranked.size());
+  return packagesDir.empty()
+             ? listCandidates(op, ranked, wanted)
+             : packageCandidates(op, ranked, wanted, index, failed);
+}
+
+/// One op's entry of --json: its signature, the size of its space and
+/// --top (or --all) of `ranked`.
+template <typename Config>
+nlohmann::json rankingJson(size_t index, DictionaryAttr signature,
+                           size_t space,
+                           ArrayRef<::kgen::tune::Ranked<Config>> ranked) {
+  size_t wanted = all ? ranked.size() : std::min<size_t>(top, ranked.size());
+  nlohmann::json candidates = nlohmann::json::array();
+  for (size_t i = 0; i < wanted; ++i)
+    candidates.push_back({{"rank", i},
+                          {"config", mlir::kgen::toJson(ranked[i].config)},
+                          {"predicted_ms", ranked[i].predictedMs},
+                          {"default", ranked[i].isDefault}});
+  return {{"index", index},
+          {"op", mlir::kgen::toJson(signature)},
+          {"space", space},
+          {"candidates", std::move(candidates)}};
+}
+
+/// --json: every gemm's and attention's candidates in the order a measured
+/// search takes them (the default strategy first, then the model's
+/// ranking), --top or --all of them, as one JSON document (schema
+/// kgen.tune-ranking v1).
 int printRankingJson(ModuleOp module, mlir::kgen::Target target,
                      const mlir::kgen::MachineModel &machine) {
   nlohmann::json gemms = nlohmann::json::array();
@@ -509,23 +565,24 @@ int printRankingJson(ModuleOp module, mlir::kgen::Target target,
     SmallVector<::kgen::tune::RankedConfig> ranked =
         ::kgen::tune::rankCandidates(gemm, target, machine,
                                      /*defaultFirst=*/true, space);
-    size_t wanted = all ? ranked.size() : std::min<size_t>(top, ranked.size());
-    nlohmann::json candidates = nlohmann::json::array();
-    for (size_t i = 0; i < wanted; ++i)
-      candidates.push_back({{"rank", i},
-                            {"config", mlir::kgen::toJson(ranked[i].config)},
-                            {"predicted_ms", ranked[i].predictedMs},
-                            {"default", ranked[i].isDefault}});
-    gemms.push_back(
-        {{"index", gemms.size()},
-         {"op", mlir::kgen::toJson(mlir::kgen::gemmSignature(gemm))},
-         {"space", space},
-         {"candidates", std::move(candidates)}});
+    gemms.push_back(rankingJson<GemmConfigAttr>(
+        gemms.size(), mlir::kgen::gemmSignature(gemm), space, ranked));
+  });
+  nlohmann::json attentions = nlohmann::json::array();
+  module.walk([&](mlir::kgen::AttentionOp attention) {
+    size_t space = 0;
+    SmallVector<::kgen::tune::RankedAttentionConfig> ranked =
+        ::kgen::tune::rankAttentionCandidates(attention, target, machine,
+                                              /*defaultFirst=*/true, space);
+    attentions.push_back(rankingJson<mlir::kgen::AttentionConfigAttr>(
+        attentions.size(), mlir::kgen::attentionSignature(attention), space,
+        ranked));
   });
   nlohmann::json doc = {{"schema", "kgen.tune-ranking"},
                         {"version", 1},
                         {"target", targetName.getValue()},
-                        {"gemms", std::move(gemms)}};
+                        {"gemms", std::move(gemms)},
+                        {"attentions", std::move(attentions)}};
   llvm::outs() << doc.dump(1) << "\n";
   return 0;
 }
@@ -552,9 +609,16 @@ int tuneModule() {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return fail("could not parse " + inputFile, 2);
-  if (!module->walk([](GemmOp) { return WalkResult::interrupt(); })
+  if (!module
+           ->walk([](Operation *op) {
+             return isa<GemmOp, mlir::kgen::AttentionOp>(op)
+                        ? WalkResult::interrupt()
+                        : WalkResult::advance();
+           })
            .wasInterrupted())
-    return fail(inputFile + ": no kgen.gemm in the module: nothing to tune",
+    return fail(inputFile +
+                    ": no kgen.gemm or kgen.attention in the module: nothing "
+                    "to tune",
                 2);
 
   mlir::kgen::MachineModel machine;
@@ -578,7 +642,7 @@ int tuneModule() {
                   2);
   }
   int status = 0, index = 0;
-  module->walk([&](GemmOp gemm) {
+  WalkResult gemms = module->walk([&](GemmOp gemm) {
     // With packages (for kgen-bench tune), the default strategy leads:
     // the speed-up of tuning is over it.
     size_t space = 0;
@@ -590,18 +654,9 @@ int tuneModule() {
                  << gemm.getM() << "x" << gemm.getN() << "x" << gemm.getK()
                  << " " << gemm.getA().getType().getElementType() << ", "
                  << space << " valid configs for " << targetName << "\n";
-    // Packages feed kgen-bench tune: unless told otherwise, as many as a
-    // measured search measures.
-    const size_t wanted =
-        all ? ranked.size()
-        : !packagesDir.empty() && top.getNumOccurrences() == 0
-            ? rt::measurementBudget(ranked.size(), maxCandidates)
-            : std::min<size_t>(top, ranked.size());
     bool failed = false;
-    unsigned kept = packagesDir.empty()
-                        ? listCandidates(gemm, ranked, wanted)
-                        : packageCandidates(gemm, ranked, wanted, index,
-                                            failed);
+    unsigned kept = keepCandidates<GemmOp, GemmConfigAttr>(gemm, ranked,
+                                                           index, failed);
     ++index;
     if (failed) { // the folder cannot be written: neither can the next
       status = 1;
@@ -613,7 +668,49 @@ int tuneModule() {
     }
     return WalkResult::advance();
   });
+  if (gemms.wasInterrupted()) // the packages' folder cannot be written
+    return status;
+  index = 0;
+  module->walk([&](mlir::kgen::AttentionOp attention) {
+    size_t space = 0;
+    SmallVector<::kgen::tune::RankedAttentionConfig> ranked =
+        ::kgen::tune::rankAttentionCandidates(
+            attention, *target, machine,
+            /*defaultFirst=*/!packagesDir.empty(), space);
+    llvm::outs() << "attention " << index << ": " << attentionShape(attention)
+                 << ", " << space << " valid configs for " << targetName
+                 << "\n";
+    bool failed = false;
+    unsigned kept =
+        keepCandidates<mlir::kgen::AttentionOp, mlir::kgen::AttentionConfigAttr>(
+            attention, ranked, index, failed);
+    ++index;
+    if (failed) {
+      status = 1;
+      return WalkResult::interrupt();
+    }
+    if (kept == 0) { // f32: no config lowers it, nothing to measure
+      llvm::outs() << "  no candidate\n";
+      status = 1;
+    }
+    return WalkResult::advance();
+  });
   return status;
+}
+
+/// "b1 h32/8 q4096 kv4096 d128 bf16 causal": an attention on one line.
+std::string attentionShape(mlir::kgen::AttentionOp a) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "b" << a.getBatch() << " h" << a.getQueryHeads() << "/"
+     << a.getKvHeads() << " q" << a.getSeqQ() << " kv" << a.getSeqKv() << " d"
+     << a.getHeadDim() << " "
+     << cast<RankedTensorType>(a.getQ().getType()).getElementType();
+  if (a.getCausal())
+    os << " causal";
+  if (std::optional<int64_t> w = a.getSlidingWindow())
+    os << " window " << *w;
+  return text;
 }
 
 /// Prediction against measurement for every measured candidate of `gemm`.
@@ -767,10 +864,12 @@ int importIntoDb() {
     if (r.implementation != "kgen")
       continue; // a baseline
     // Results of other ops, or of packages that never loaded (no config),
-    // are not measurements of a gemm config.
+    // are not measurements of a gemm or attention config.
     auto kind = r.op.is_object() ? r.op.find("kind") : r.op.end();
+    const bool attention = kind != r.op.end() && *kind == "attention";
     if (!r.config.is_object() ||
-        (kind != r.op.end() && kind->is_string() && *kind != "gemm")) {
+        (kind != r.op.end() && kind->is_string() && *kind != "gemm" &&
+         !attention)) {
       ++skipped;
       continue;
     }
@@ -783,7 +882,15 @@ int importIntoDb() {
     c.measuredAt = results.createdAt;
     c.host = results.host;
     std::string why;
-    if (rt::checkKey(key, why) && rt::checkCandidate(c, why)) {
+    if (attention && rt::checkKey(key, why) && rt::checkCandidate(c, why)) {
+      // The attention legality's rules for every attention.
+      mlir::kgen::AttentionLegalityError refusal;
+      if (!mlir::kgen::attentionConfigFromJson(
+              r.config, &context, mlir::kgen::ConfigSource::measured, "",
+              refusal))
+        why = "config" + (refusal.field.empty() ? "" : "." + refusal.field) +
+              ": " + refusal.message;
+    } else if (rt::checkKey(key, why) && rt::checkCandidate(c, why)) {
       ScopedDiagnosticHandler capture(&context, [&](Diagnostic &d) {
         if (why.empty())
           why = "config: " + d.str();
@@ -817,7 +924,7 @@ int importIntoDb() {
                     "added again";
   if (skipped)
     llvm::outs() << "; skipped " << skipped
-                 << " results that are not of a gemm config";
+                 << " results that are not of a gemm or attention config";
   llvm::outs() << "\n";
   return 0;
 }
