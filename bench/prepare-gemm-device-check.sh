@@ -22,6 +22,13 @@
 #                              device check's sweep step tunes both and
 #                              compares (bench/tuning_bar.py)
 #   tune.mlir, sweep.mlir, *.log   the modules and kgen-tune's rankings
+# and the attention suite's packages (bench/suites/attention.json for
+# TARGET, one per entry, split-KV decode steps with their combine kernel)
+# in build-device/attention-packages/, which the device check's packages
+# step verifies and times and its torch step compares with SDPA. Entries
+# whose K and V exceed ATTENTION_MAX_KV_GIB (default 4: batch 16 at 128k
+# keys and batch 128 at 32k) are left out, for the device time; "" keeps
+# every entry.
 # Environment: BUILD_DIR (default build), JOBS (parallel compiles, default
 # all cores), KGEN_CACHE_DIR (NVRTC cache, default BUILD_DIR/nvrtc-cache).
 # Needs a build (scripts/dev.sh build): kgen-opt and kgen-tune from build/bin.
@@ -42,6 +49,17 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 python3 "$ROOT/bench/suite-to-mlir.py" "$SUITE" --m "$MS" --models "$MODELS" > "$OUT.mlir"
 "$BIN/kgen-opt" "$OUT.mlir" --kgen-pipeline="target=$TARGET output-dir=$OUT" -o /dev/null
+
+ATT=$ROOT/build-device/attention-packages
+rm -rf "$ATT"
+mkdir -p "$ATT"
+MAX_KV=()
+[ -n "${ATTENTION_MAX_KV_GIB-4}" ] && MAX_KV=(--max-kv-gib "${ATTENTION_MAX_KV_GIB-4}")
+python3 "$ROOT/bench/suite-to-mlir.py" "$ROOT/bench/suites/attention.json" "${MAX_KV[@]}" \
+  > "$ATT.mlir"
+echo "kgen-opt: attention packages ..."
+"$BIN/kgen-opt" "$ATT.mlir" --kgen-pipeline="target=$TARGET output-dir=$ATT" -o /dev/null
+echo "attention: $(find "$ATT" -name manifest.json | wc -l) packages ($(du -sh "$ATT" | cut -f1))"
 
 CAND=$ROOT/build-device/candidates
 rm -rf "$CAND" "$CAND.tar.xz" "$ROOT/build-device/tune"
