@@ -3,7 +3,7 @@
 
 usage: suite-to-mlir.py SUITE.json [--m 4096,16] [--models llama3-8b,...]
                         [--gemms o,qkv]               (a kgen.gemm-suite)
-       suite-to-mlir.py SUITE.json [--entries SUBSTR,...] [--max-kv N]
+       suite-to-mlir.py SUITE.json [--entries SUBSTR,...] [--max-kv-gib G]
                                                       (a kgen.attention-suite)
 
 GEMM suite: one function per distinct (M, N, K): y = x W^T with x [M, K] and
@@ -17,7 +17,8 @@ entry's op object (docs/kernel-package.md): q [B, Hq, Sq, D], k and v
 [B, Hkv, Skv, D], kv_lens ([B] i32) and the lse result ([B, Hq, Sq] f32) when
 the entry has them, scale, causal, sliding_window and softcap as given.
 --entries keeps the entries whose name contains one of the substrings;
---max-kv drops those with seq_kv above N. Entries with the same op are
+--max-kv-gib drops those whose K and V together (2 B Hkv Skv D elements)
+exceed G GiB (the device check's cut of the largest decode steps). Entries with the same op are
 written once, under the first name.
 
 Pipe the output to `kgen-opt --kgen-pipeline="target=... output-dir=..."` to
@@ -66,6 +67,12 @@ def gemm_module(suite, path, args):
     return out
 
 
+def kv_bytes(op):
+    """Bytes of K and V together."""
+    elem = 4 if op["dtype"] == "f32" else 2
+    return 2 * op["batch"] * op["kv_heads"] * op["seq_kv"] * op["head_dim"] * elem
+
+
 def attention_function(name, op):
     """The function of one attention suite entry (its op object)."""
     b, hq, hkv = op["batch"], op["q_heads"], op["kv_heads"]
@@ -108,7 +115,7 @@ def attention_module(suite, path, args):
         name, op = entry["name"], entry["op"]
         if wanted and not any(w in name for w in wanted):
             continue
-        if args.max_kv is not None and op["seq_kv"] > args.max_kv:
+        if args.max_kv_gib is not None and kv_bytes(op) > args.max_kv_gib * 2**30:
             continue
         key = json.dumps(op, sort_keys=True)
         if key in seen:
@@ -116,7 +123,7 @@ def attention_module(suite, path, args):
         seen.add(key)
         out.append(f"// {name}\n{attention_function(name, op)}")
     if not seen:
-        sys.exit("suite-to-mlir: no attention entry of the suite matches --entries and --max-kv")
+        sys.exit("suite-to-mlir: no attention entry of the suite matches --entries and --max-kv-gib")
     return out
 
 
@@ -129,8 +136,8 @@ def main():
                         "models, e.g. o,qkv (default: all)")
     parser.add_argument("--entries", help="attention suite: comma-separated substrings of "
                         "entry names (default: all)")
-    parser.add_argument("--max-kv", type=int, help="attention suite: leave out entries "
-                        "with seq_kv above this")
+    parser.add_argument("--max-kv-gib", type=float, help="attention suite: leave out "
+                        "entries whose K and V together exceed this many GiB")
     args = parser.parse_args()
     try:
         with open(args.suite, encoding="utf-8") as f:
@@ -139,8 +146,8 @@ def main():
         sys.exit(f"suite-to-mlir: cannot read {args.suite}: {e}")
     schema = suite.get("schema")
     if schema == "kgen.gemm-suite":
-        if args.entries or args.max_kv is not None:
-            sys.exit("suite-to-mlir: --entries and --max-kv are for attention suites")
+        if args.entries or args.max_kv_gib is not None:
+            sys.exit("suite-to-mlir: --entries and --max-kv-gib are for attention suites")
         out = gemm_module(suite, args.suite, args)
     elif schema == "kgen.attention-suite":
         if args.m or args.models or args.gemms:
