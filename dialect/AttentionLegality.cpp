@@ -138,17 +138,39 @@ Error checkMmaSync(const AttentionConfigFields &c,
                               288 - dp));
   // Attention.cuh: each thread issues block_n * Dp / (256 * warps_m)
   // 16-byte copies per K and per V tile, whose addresses stay live across
-  // the key loop; past 16 each, one warp at Dp 128 and block_n 64 spilled
-  // 428 bytes (ptxas, sm_80 and sm_90a).
-  if (c.blockN * dp > 4096 * c.warpsM)
+  // the key loop. Measured with ptxas (nvcc 13, sm_80 and sm_90a, every
+  // mask, kv_lens; test/Codegen/attention-kernels-compile.mlir holds the
+  // edges): 16 copies spill nothing up to Dp 128 (one warp, block_n 32);
+  // beyond Dp 128 the output accumulator leaves less room: 14 spilled at
+  // Dp 224 (one warp, block_n 16: 52 bytes; two, block_n 32: 68), 15 at
+  // Dp 160 with 3 stages (two warps, block_n 48: 80), 12 spilled nowhere
+  // with 2 stages. More stages cost registers too: with 3 or 4, 12 copies
+  // spilled at Dp 192 and 16 at Dp 128 (one warp), 8 at Dp 256 (two
+  // warps), while 8 at Dp 128 spill nowhere.
+  if (c.stages > 2 && dp > 128)
+    return fail("stages",
+                llvm::formatv("is {0}; beyond head dim 128 (tiles of {1}) "
+                              "a third K/V stage spills registers: at most 2",
+                              c.stages, dp));
+  int64_t copies = c.blockN * dp / (256 * c.warpsM);
+  int64_t maxCopies = c.stages > 2 ? 8 : dp <= 128 ? 16 : 12;
+  if (c.blockN * dp > maxCopies * 256 * c.warpsM) {
+    int64_t maxBlockN = maxCopies * 256 * c.warpsM / dp / 16 * 16;
+    std::string fix =
+        maxBlockN >= 16
+            ? llvm::formatv("block_n must be at most {0}", maxBlockN).str()
+            : llvm::formatv("no block_n fits: block_m = 16 x warps_m with "
+                            "warps_m at least {0}",
+                            llvm::divideCeil(16 * dp, maxCopies * 256))
+                  .str();
     return fail("block_n",
                 llvm::formatv("is {0}; with {1} warps and head dim {2} "
                               "(tiles of {3}) a thread would issue {4} "
-                              "copies per K tile: block_n must be at most "
-                              "{5}",
-                              c.blockN, c.warpsM, o->headDim, dp,
-                              c.blockN * dp / (256 * c.warpsM),
-                              4096 * c.warpsM / dp / 16 * 16));
+                              "copies per K tile, more than the {5} that "
+                              "compile without spills: {6}",
+                              c.blockN, c.warpsM, o->headDim, dp, copies,
+                              maxCopies, fix));
+  }
   const TargetInfo &info = getTargetInfo(c.target);
   int64_t smem = attentionSharedMemoryBytes(c, o->headDim, o->elemBytes());
   if (smem > info.maxSharedBytesPerBlock)

@@ -85,13 +85,16 @@ mlir::kgen::defaultAttentionFields(const AttentionProblem &p, Target target,
   AttentionTileChoice tile = chooseAttentionTile(p);
   AttentionOperands operands = p.operands();
   std::optional<AttentionLegalityError> firstError;
+  // More warps only where the tile's do not fit (one warp holding a row
+  // block of head dim 208 and more spills at any block_n).
+  for (int64_t warps = tile.warpsM; warps <= 8; warps *= 2)
   for (int64_t bn : tile.blockNs)
     for (int64_t stages : {2, 1}) { // 1 only where 2 do not fit
       AttentionConfigFields f;
       f.target = target;
       f.instruction = InstructionFamily::mma_sync;
-      f.blockM = tile.blockM;
-      f.warpsM = tile.warpsM;
+      f.blockM = 16 * warps;
+      f.warpsM = warps;
       f.blockN = bn;
       f.stages = stages;
       f.packGqa = tile.packGqa;

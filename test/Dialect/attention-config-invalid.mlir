@@ -140,8 +140,35 @@ func.func @f(%q: tensor<1x8x128x256xbf16>, %k: tensor<1x2x128x256xbf16>, %v: ten
 
 // one warp's copies
 func.func @f(%q: tensor<1x8x128x128xbf16>, %k: tensor<1x2x128x128xbf16>, %v: tensor<1x2x128x128xbf16>) -> tensor<1x8x128x128xbf16> {
-  // expected-error @+1 {{attention_config 'block_n': is 64; with 1 warps and head dim 128 (tiles of 128) a thread would issue 32 copies per K tile: block_n must be at most 32}}
+  // expected-error @+1 {{attention_config 'block_n': is 64; with 1 warps and head dim 128 (tiles of 128) a thread would issue 32 copies per K tile, more than the 16 that compile without spills: block_n must be at most 32}}
   %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 64, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x128xbf16>, tensor<1x2x128x128xbf16>, tensor<1x2x128x128xbf16> -> tensor<1x8x128x128xbf16>
+  return %o : tensor<1x8x128x128xbf16>
+}
+
+// -----
+
+// copies beyond head dim 128
+func.func @f(%q: tensor<1x8x128x160xbf16>, %k: tensor<1x2x128x160xbf16>, %v: tensor<1x2x128x160xbf16>) -> tensor<1x8x128x160xbf16> {
+  // expected-error @+1 {{attention_config 'block_n': is 48; with 2 warps and head dim 160 (tiles of 160) a thread would issue 15 copies per K tile, more than the 12 that compile without spills: block_n must be at most 32}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 48, warps_m = 2, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x160xbf16>, tensor<1x2x128x160xbf16>, tensor<1x2x128x160xbf16> -> tensor<1x8x128x160xbf16>
+  return %o : tensor<1x8x128x160xbf16>
+}
+
+// -----
+
+// stages beyond head dim 128
+func.func @f(%q: tensor<1x8x128x144xbf16>, %k: tensor<1x2x128x144xbf16>, %v: tensor<1x2x128x144xbf16>) -> tensor<1x8x128x144xbf16> {
+  // expected-error @+1 {{attention_config 'stages': is 3; beyond head dim 128 (tiles of 144) a third K/V stage spills registers: at most 2}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 32, warps_m = 4, stages = 3, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x144xbf16>, tensor<1x2x128x144xbf16>, tensor<1x2x128x144xbf16> -> tensor<1x8x128x144xbf16>
+  return %o : tensor<1x8x128x144xbf16>
+}
+
+// -----
+
+// copies with 3 stages
+func.func @f(%q: tensor<1x8x128x128xbf16>, %k: tensor<1x2x128x128xbf16>, %v: tensor<1x2x128x128xbf16>) -> tensor<1x8x128x128xbf16> {
+  // expected-error @+1 {{attention_config 'block_n': is 32; with 1 warps and head dim 128 (tiles of 128) a thread would issue 16 copies per K tile, more than the 8 that compile without spills: block_n must be at most 16}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 32, warps_m = 1, stages = 3, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x128xbf16>, tensor<1x2x128x128xbf16>, tensor<1x2x128x128xbf16> -> tensor<1x8x128x128xbf16>
   return %o : tensor<1x8x128x128xbf16>
 }
 
@@ -149,7 +176,7 @@ func.func @f(%q: tensor<1x8x128x128xbf16>, %k: tensor<1x2x128x128xbf16>, %v: ten
 
 // shared memory
 func.func @f(%q: tensor<1x8x128x128xbf16>, %k: tensor<1x2x128x128xbf16>, %v: tensor<1x2x128x128xbf16>) -> tensor<1x8x128x128xbf16> {
-  // expected-error @+1 {{attention_config 'stages': is 4; the Q tile and 4 K and V stages of 128 x 128 take 278528 bytes of shared memory, more than the 166912 of sm_80}}
-  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 128, warps_m = 4, stages = 4, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x128xbf16>, tensor<1x2x128x128xbf16>, tensor<1x2x128x128xbf16> -> tensor<1x8x128x128xbf16>
+  // expected-error @+1 {{attention_config 'stages': is 4; the Q tile and 4 K and V stages of 128 x 128 take 294912 bytes of shared memory, more than the 166912 of sm_80}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 128, block_n = 128, warps_m = 8, stages = 4, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x128xbf16>, tensor<1x2x128x128xbf16>, tensor<1x2x128x128xbf16> -> tensor<1x8x128x128xbf16>
   return %o : tensor<1x8x128x128xbf16>
 }

@@ -69,56 +69,56 @@ func.func @head_dim_192(%q: tensor<1x2x9x192xbf16>, %k: tensor<1x1x21x192xbf16>,
 
 func.func @head_dim_200(%q: tensor<1x2x9x200xbf16>, %k: tensor<1x1x21x200xbf16>, %v: tensor<1x1x21x200xbf16>)
     -> (tensor<1x2x9x200xbf16>, tensor<1x2x9xf32>) {
-  %o, %lse = kgen.attention %q, %k, %v {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>}
+  %o, %lse = kgen.attention %q, %k, %v {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 16, warps_m = 2, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>}
       : tensor<1x2x9x200xbf16>, tensor<1x1x21x200xbf16>, tensor<1x1x21x200xbf16> -> tensor<1x2x9x200xbf16>, tensor<1x2x9xf32>
   return %o, %lse : tensor<1x2x9x200xbf16>, tensor<1x2x9xf32>
 }
 
 func.func @head_dim_208(%q: tensor<1x2x9x208xbf16>, %k: tensor<1x1x21x208xbf16>, %v: tensor<1x1x21x208xbf16>)
     -> (tensor<1x2x9x208xbf16>, tensor<1x2x9xf32>) {
-  %o, %lse = kgen.attention %q, %k, %v {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>}
+  %o, %lse = kgen.attention %q, %k, %v {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 16, warps_m = 2, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>}
       : tensor<1x2x9x208xbf16>, tensor<1x1x21x208xbf16>, tensor<1x1x21x208xbf16> -> tensor<1x2x9x208xbf16>, tensor<1x2x9xf32>
   return %o, %lse : tensor<1x2x9x208xbf16>, tensor<1x2x9xf32>
 }
 
 func.func @head_dim_216(%q: tensor<1x2x9x216xbf16>, %k: tensor<1x1x21x216xbf16>, %v: tensor<1x1x21x216xbf16>)
     -> (tensor<1x2x9x216xbf16>, tensor<1x2x9xf32>) {
-  %o, %lse = kgen.attention %q, %k, %v {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>}
+  %o, %lse = kgen.attention %q, %k, %v {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 16, warps_m = 2, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>}
       : tensor<1x2x9x216xbf16>, tensor<1x1x21x216xbf16>, tensor<1x1x21x216xbf16> -> tensor<1x2x9x216xbf16>, tensor<1x2x9xf32>
   return %o, %lse : tensor<1x2x9x216xbf16>, tensor<1x2x9xf32>
 }
 
 func.func @head_dim_224(%q: tensor<1x2x9x224xbf16>, %k: tensor<1x1x21x224xbf16>, %v: tensor<1x1x21x224xbf16>)
     -> (tensor<1x2x9x224xbf16>, tensor<1x2x9xf32>) {
-  %o, %lse = kgen.attention %q, %k, %v {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>}
+  %o, %lse = kgen.attention %q, %k, %v {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 16, warps_m = 2, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>}
       : tensor<1x2x9x224xbf16>, tensor<1x1x21x224xbf16>, tensor<1x1x21x224xbf16> -> tensor<1x2x9x224xbf16>, tensor<1x2x9xf32>
   return %o, %lse : tensor<1x2x9x224xbf16>, tensor<1x2x9xf32>
 }
 
 func.func @head_dim_232(%q: tensor<1x2x9x232xbf16>, %k: tensor<1x1x21x232xbf16>, %v: tensor<1x1x21x232xbf16>)
     -> (tensor<1x2x9x232xbf16>, tensor<1x2x9xf32>) {
-  %o, %lse = kgen.attention %q, %k, %v {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>}
+  %o, %lse = kgen.attention %q, %k, %v {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 16, warps_m = 2, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>}
       : tensor<1x2x9x232xbf16>, tensor<1x1x21x232xbf16>, tensor<1x1x21x232xbf16> -> tensor<1x2x9x232xbf16>, tensor<1x2x9xf32>
   return %o, %lse : tensor<1x2x9x232xbf16>, tensor<1x2x9xf32>
 }
 
 func.func @head_dim_240(%q: tensor<1x2x9x240xbf16>, %k: tensor<1x1x21x240xbf16>, %v: tensor<1x1x21x240xbf16>)
     -> (tensor<1x2x9x240xbf16>, tensor<1x2x9xf32>) {
-  %o, %lse = kgen.attention %q, %k, %v {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>}
+  %o, %lse = kgen.attention %q, %k, %v {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 16, warps_m = 2, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>}
       : tensor<1x2x9x240xbf16>, tensor<1x1x21x240xbf16>, tensor<1x1x21x240xbf16> -> tensor<1x2x9x240xbf16>, tensor<1x2x9xf32>
   return %o, %lse : tensor<1x2x9x240xbf16>, tensor<1x2x9xf32>
 }
 
 func.func @head_dim_248(%q: tensor<1x2x9x248xbf16>, %k: tensor<1x1x21x248xbf16>, %v: tensor<1x1x21x248xbf16>)
     -> (tensor<1x2x9x248xbf16>, tensor<1x2x9xf32>) {
-  %o, %lse = kgen.attention %q, %k, %v {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>}
+  %o, %lse = kgen.attention %q, %k, %v {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 16, warps_m = 2, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>}
       : tensor<1x2x9x248xbf16>, tensor<1x1x21x248xbf16>, tensor<1x1x21x248xbf16> -> tensor<1x2x9x248xbf16>, tensor<1x2x9xf32>
   return %o, %lse : tensor<1x2x9x248xbf16>, tensor<1x2x9xf32>
 }
 
 func.func @head_dim_256(%q: tensor<1x2x9x256xbf16>, %k: tensor<1x1x21x256xbf16>, %v: tensor<1x1x21x256xbf16>)
     -> (tensor<1x2x9x256xbf16>, tensor<1x2x9xf32>) {
-  %o, %lse = kgen.attention %q, %k, %v {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>}
+  %o, %lse = kgen.attention %q, %k, %v {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 16, warps_m = 2, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>}
       : tensor<1x2x9x256xbf16>, tensor<1x1x21x256xbf16>, tensor<1x1x21x256xbf16> -> tensor<1x2x9x256xbf16>, tensor<1x2x9xf32>
   return %o, %lse : tensor<1x2x9x256xbf16>, tensor<1x2x9xf32>
 }
