@@ -15,6 +15,8 @@ DictionaryAttr mlir::kgen::attentionSignature(AttentionOp op) {
   };
   Attribute unit = b.getUnitAttr(); // absent: null in JSON
   std::optional<int64_t> window = op.getSlidingWindow();
+  std::optional<uint64_t> windowLeft = op.getWindowLeft(),
+                          windowRight = op.getWindowRight();
   std::optional<float> cap = op.getSoftcapValue();
   SmallVector<NamedAttribute> fields = {
       b.getNamedAttr("kind", b.getStringAttr("attention")),
@@ -32,6 +34,15 @@ DictionaryAttr mlir::kgen::attentionSignature(AttentionOp op) {
       b.getNamedAttr("causal", b.getBoolAttr(op.getCausal())),
       b.getNamedAttr("sliding_window",
                      window ? Attribute(b.getI64IntegerAttr(*window)) : unit),
+      b.getNamedAttr("window_left", windowLeft
+                                        ? Attribute(b.getI64IntegerAttr(
+                                              int64_t(*windowLeft)))
+                                        : unit),
+      b.getNamedAttr("window_right", windowRight
+                                         ? Attribute(b.getI64IntegerAttr(
+                                               int64_t(*windowRight)))
+                                         : unit),
+      b.getNamedAttr("alibi", b.getBoolAttr(bool(op.getAlibiSlopes()))),
       b.getNamedAttr("softcap",
                      cap ? Attribute(b.getF32FloatAttr(*cap)) : unit)};
   return b.getDictionaryAttr(fields);

@@ -16,8 +16,8 @@
 namespace mlir::kgen {
 /// The op an attention computes, as the runtime reads it
 /// (docs/kernel-package.md): kind, batch, q_heads, kv_heads, seq_q, seq_kv,
-/// head_dim, dtype, dtype_out, kv_lens, lse, scale, causal, sliding_window
-/// and softcap (null when absent).
+/// head_dim, dtype, dtype_out, kv_lens, lse, scale, causal, sliding_window,
+/// window_left, window_right and softcap (null when absent), alibi.
 DictionaryAttr attentionSignature(AttentionOp op);
 
 /// Every field of an attention_config, plus "attribute": its MLIR text, and

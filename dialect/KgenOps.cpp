@@ -294,6 +294,20 @@ std::optional<float> AttentionOp::getSoftcapValue() {
     return cap->convertToFloat();
   return std::nullopt;
 }
+
+std::optional<int64_t> AttentionOp::getLeftWindow() {
+  if (std::optional<uint64_t> l = getWindowLeft())
+    return int64_t(*l);
+  if (std::optional<uint64_t> w = getSlidingWindow())
+    return int64_t(*w) - 1;
+  return std::nullopt;
+}
+
+std::optional<int64_t> AttentionOp::getRightWindow() {
+  if (std::optional<uint64_t> r = getWindowRight())
+    return int64_t(*r);
+  return std::nullopt;
+}
 int64_t AttentionOp::getBatch() { return getQ().getType().getDimSize(0); }
 int64_t AttentionOp::getQueryHeads() { return getQ().getType().getDimSize(1); }
 int64_t AttentionOp::getKvHeads() { return getK().getType().getDimSize(1); }
@@ -359,6 +373,21 @@ LogicalResult AttentionOp::verify() {
                            << "; expected at least 1";
     if (!getCausal())
       return emitOpError("'sliding_window' needs 'causal'");
+  }
+  for (auto [name, w] : {std::pair{"window_left", getWindowLeft()},
+                         std::pair{"window_right", getWindowRight()}})
+    if (w && int64_t(*w) < 0)
+      return emitOpError() << "'" << name << "' is " << int64_t(*w)
+                           << "; expected at least 0";
+  if (getSlidingWindow() && getWindowLeft())
+    return emitOpError("'sliding_window' is 'window_left' + 1 with "
+                       "'causal': give one of them");
+  if (Value slopes = getAlibiSlopes()) {
+    RankedTensorType t;
+    if (failed(check.shaped("alibi_slopes", slopes, {1}, "[Hq]", t)) ||
+        failed(check.elem("alibi_slopes", t, Float32Type::get(getContext()))) ||
+        failed(check.shape("alibi_slopes", t, {hq}, "[Hq], one per query head")))
+      return failure();
   }
   if (AttentionConfigAttr config = getConfigAttr()) {
     AttentionOperands operands = AttentionOperands::of(*this);

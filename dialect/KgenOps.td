@@ -87,7 +87,7 @@ def Kgen_GemmOp : Kgen_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
 // Attention
 //===----------------------------------------------------------------------===//
 
-def Kgen_AttentionOp : Kgen_Op<"attention", [Pure]> {
+def Kgen_AttentionOp : Kgen_Op<"attention", [Pure, AttrSizedOperandSegments]> {
   let summary = "scaled dot-product attention (causal, GQA, windowed, padded)";
   let description = [{
     Computes `O = softmax(scale * Q K^T + mask) V` per batch and query head,
@@ -105,6 +105,13 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure]> {
     - `causal` aligns the queries bottom-right, as FlashAttention does: query
       `i` sits at position `p = i + L - Sq` and sees keys `j <= p`;
     - `sliding_window = W` (needs `causal`) also hides keys `j <= p - W`;
+    - a local window, FlashAttention's `window_size = (left, right)`, with
+      or without `causal`: `window_left = l` hides keys `j < p - l`,
+      `window_right = r` keys `j > p + r` (not with `sliding_window`, which
+      is `window_left = W - 1`);
+    - the optional `alibi_slopes` (`[Hq]`, `f32`) add `-slope[h] * |p - j|`
+      to the (scaled, capped) logit of query head `h` and key `j`
+      (ALiBi, as FlashAttention applies it);
     - a query row with no visible key produces zeros (and `-inf` in the
       log-sum-exp).
 
@@ -128,15 +135,19 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure]> {
     AnyRankedTensor:$k,
     AnyRankedTensor:$v,
     Optional<AnyRankedTensor>:$kv_lens,
+    Optional<AnyRankedTensor>:$alibi_slopes,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$sliding_window,
+    OptionalAttr<I64Attr>:$window_left,
+    OptionalAttr<I64Attr>:$window_right,
     OptionalAttr<F32Attr>:$softcap,
     OptionalAttr<Kgen_AttentionConfigAttr>:$config
   );
   let results = (outs AnyRankedTensor:$out, Optional<AnyRankedTensor>:$lse);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
+    (`alibi` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     attr-dict `:` type($q) `,` type($k) `,` type($v) `->` type($out) (`,` type($lse)^)?
   }];
   let hasVerifier = 1;
@@ -151,6 +162,12 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure]> {
     float getScaleValue();
     /// `softcap` as a float, if given.
     std::optional<float> getSoftcapValue();
+    /// The keys a query sees before its position: `window_left`, or
+    /// `sliding_window - 1`; none when unlimited.
+    std::optional<int64_t> getLeftWindow();
+    /// The keys a query sees after its position: `window_right`; none when
+    /// unlimited.
+    std::optional<int64_t> getRightWindow();
   }];
 }
 

@@ -281,9 +281,20 @@ LogicalResult TileOnlineSoftmaxOp::verify() {
   float scale = getScale().convertToFloat();
   if (!std::isfinite(scale) || scale == 0.0f)
     return emitOpError("'scale' must be finite and non-zero");
-  if (std::optional<int64_t> w = getWindow(); w && int64_t(*w) < 1)
-    return emitOpError() << "'window' is " << int64_t(*w)
-                         << "; expected at least 1";
+  for (auto [name, w] : {std::pair{"window_left", getWindowLeft()},
+                         std::pair{"window_right", getWindowRight()}})
+    if (w && int64_t(*w) < 0)
+      return emitOpError() << "'" << name << "' is " << int64_t(*w)
+                           << "; expected at least 0";
+  if (bool(getAlibi()) != bool(getHead0()))
+    return emitOpError("'alibi' comes with the first query head 'head0'");
+  if (Value alibi = getAlibi()) {
+    MemRefType t = memrefOf(alibi);
+    if (t.getRank() != 1 || !t.getElementType().isF32())
+      return emitOpError() << "'alibi' must be f32 slopes [query heads]; "
+                              "got "
+                           << t;
+  }
   if (std::optional<APFloat> cap = getSoftcap()) {
     float c = cap->convertToFloat();
     if (!std::isfinite(c) || c <= 0.0f)

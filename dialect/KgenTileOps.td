@@ -239,28 +239,35 @@ def Kgen_TileQkOp : Kgen_Op<"tile.qk"> {
   let hasVerifier = 1;
 }
 
-def Kgen_TileOnlineSoftmaxOp : Kgen_Op<"tile.online_softmax"> {
+def Kgen_TileOnlineSoftmaxOp : Kgen_Op<"tile.online_softmax",
+                                       [AttrSizedOperandSegments]> {
   let summary = "mask the scores, update the row statistics, rescale the output";
   let description = [{
     For row m of the tile, packed row `r = row0 + m` is query
-    `i = r mod seq_q` at position `p = i + kv_len - seq_q` (bottom-right);
-    column n is key `j = col0 + n`, visible when `j < kv_len`, and
-    `j <= p` with `causal`, and `j > p - window` with `window`. With
-    `t = visible ? cap(scale * s[m, n]) : -inf` (`cap(x) = softcap *
-    tanh(x / softcap)` with `softcap`, else x), the old max `mo` and sum
-    `l`: `mn = max(mo, max_n t)`, `shift = mn == -inf ? 0 : mn`,
+    `i = r mod seq_q` of query head `head0 + r / seq_q`, at position
+    `p = i + kv_len - seq_q` (bottom-right); column n is key `j = col0 +
+    n`, visible when `j < kv_len`, and `j <= p` with `causal`, and
+    `j >= p - window_left`, `j <= p + window_right` with those. With
+    `t = visible ? cap(scale * s[m, n]) - slope * |p - j| : -inf`
+    (`cap(x) = softcap * tanh(x / softcap)` with `softcap`, else x; `slope
+    = alibi[head]` with `alibi`, else 0), the old max `mo` and sum `l`:
+    `mn = max(mo, max_n t)`, `shift = mn == -inf ? 0 : mn`,
     `alpha = mo == -inf ? 0 : exp(mo - shift)`, `p_n = exp(t_n - shift)`;
     then `s[m, n] = p_n`, `acc[m, :] *= alpha`, `stats[1, m] = alpha * l +
     sum_n p_n` (n in order) and `stats[0, m] = mn`. All in f32.
   }];
   let arguments = (ins AnyMemRef:$s, AnyMemRef:$stats, AnyMemRef:$acc,
                        Index:$row0, Index:$col0, Index:$kv_len,
+                       Optional<AnyMemRef>:$alibi, Optional<Index>:$head0,
                        I64Attr:$seq_q, F32Attr:$scale, UnitAttr:$causal,
-                       OptionalAttr<I64Attr>:$window,
+                       OptionalAttr<I64Attr>:$window_left,
+                       OptionalAttr<I64Attr>:$window_right,
                        OptionalAttr<F32Attr>:$softcap);
   let assemblyFormat = [{
     $s `,` $stats `,` $acc `rows` `(` $row0 `)` `cols` `(` $col0 `)`
-    `kv_len` `(` $kv_len `)` attr-dict `:` type($s) `,` type($stats) `,` type($acc)
+    `kv_len` `(` $kv_len `)`
+    (`alibi` `(` $alibi^ `[` $head0 `]` `:` type($alibi) `)`)?
+    attr-dict `:` type($s) `,` type($stats) `,` type($acc)
   }];
   let hasVerifier = 1;
 }

@@ -108,29 +108,37 @@ std::pair<Value, Value> visibleKeyTiles(Ix &ix, AttentionPlan &p,
   Value zero = ix.c(0);
   Value hi = ix.ceilDiv(len, p.bn);
   Value lo = zero;
-  if (!p.op.getCausal())
+  std::optional<int64_t> left = p.op.getLeftWindow();
+  std::optional<int64_t> right =
+      p.op.getCausal() ? std::optional<int64_t>(0) : p.op.getRightWindow();
+  if (!left && !right)
     return {lo, hi};
   // The block's rows may span query heads (pack_gqa): then its queries
   // cover every position. Last row and the heads between first and last.
   Value last = ix.sub(ix.smin(ix.add(rows.r0, p.bm), rows.rhi), ix.c(1));
   Value span = ix.sub(ix.div(last, p.sq), ix.div(rows.r0, p.sq));
   Value spanRows = ix.mul(span, p.sq);
-  // Row i sees keys j <= i + len - Sq: the last query, up to maxI.
-  Value maxI = ix.smin(ix.c(p.sq - 1), ix.add(ix.rem(last, p.sq), spanRows));
-  Value seen = ix.smax(ix.sub(ix.add(maxI, ix.add(len, 1)), ix.c(p.sq)), zero);
-  hi = ix.smin(hi, ix.ceilDiv(seen, p.bn));
-  if (std::optional<int64_t> w = p.op.getSlidingWindow()) {
-    // ... and keys j > i + len - Sq - W: the first query, from minI.
+  if (right) {
+    // Query i sees keys j <= i + len - Sq + right: the last, up to maxI.
+    Value maxI =
+        ix.smin(ix.c(p.sq - 1), ix.add(ix.rem(last, p.sq), spanRows));
+    Value seen = ix.smax(
+        ix.sub(ix.add(maxI, ix.add(len, 1 + *right)), ix.c(p.sq)), zero);
+    hi = ix.smin(hi, ix.ceilDiv(seen, p.bn));
+  }
+  if (left) {
+    // ... and keys j >= i + len - Sq - left: the first query, from minI.
     Value minI = ix.smax(ix.sub(ix.rem(rows.r0, p.sq), spanRows), zero);
     Value first =
-        ix.smax(ix.sub(ix.add(minI, ix.add(len, 1)), ix.c(p.sq + *w)), zero);
+        ix.smax(ix.sub(ix.add(minI, len), ix.c(p.sq + *left)), zero);
     lo = ix.div(first, p.bn);
   }
   return {lo, hi};
 }
 
 /// The main kernel's body. Parameters after (bx, by, bz): q, k, v,
-/// [kv_lens], then out, [lse] (or o_partial, lse_partial with a split).
+/// [kv_lens], [alibi_slopes], then out, [lse] (or o_partial, lse_partial
+/// with a split).
 void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
   Ix ix{b};
   Value bx = body->getArgument(0), bz = body->getArgument(2);
@@ -138,6 +146,7 @@ void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
         v = body->getArgument(5);
   size_t i = 6;
   Value lens = p.op.getKvLens() ? body->getArgument(i++) : Value();
+  Value slopes = p.op.getAlibiSlopes() ? body->getArgument(i++) : Value();
   Value out = body->getArgument(i++);
   Value lse = i < body->getNumArguments() ? body->getArgument(i) : Value();
 
@@ -189,13 +198,17 @@ void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
     Value j0 = ix.mul(compute->getArgument(0), p.bn);
     Value stage = compute->getArgument(1);
     TileQkOp::create(b, sq, sk, stage, s);
-    std::optional<int64_t> window = p.op.getSlidingWindow();
+    std::optional<int64_t> left = p.op.getLeftWindow();
+    std::optional<int64_t> right = p.op.getRightWindow();
     std::optional<float> cap = p.op.getSoftcapValue();
+    // The plane's first query head, for the ALiBi slope of a row.
+    Value head0 = slopes ? ix.mul(rows.hk, p.groups) : Value();
     TileOnlineSoftmaxOp::create(
-        b, s, stats, acc, rows.r0, j0, len, b.getI64IntegerAttr(p.sq),
-        b.getF32FloatAttr(p.op.getScaleValue()),
+        b, s, stats, acc, rows.r0, j0, len, slopes, head0,
+        b.getI64IntegerAttr(p.sq), b.getF32FloatAttr(p.op.getScaleValue()),
         p.op.getCausal() ? b.getUnitAttr() : UnitAttr(),
-        window ? b.getI64IntegerAttr(*window) : IntegerAttr(),
+        left ? b.getI64IntegerAttr(*left) : IntegerAttr(),
+        right ? b.getI64IntegerAttr(*right) : IntegerAttr(),
         cap ? b.getF32FloatAttr(*cap) : FloatAttr());
     TilePvOp::create(b, s, sv, stage, acc);
   }
@@ -286,6 +299,10 @@ void lowerAttention(AttentionOp op, SymbolTable &symbols, OpBuilder &top) {
   if (Value lens = op.getKvLens()) {
     inputs.push_back(lens);
     names.push_back("kv_lens");
+  }
+  if (Value slopes = op.getAlibiSlopes()) {
+    inputs.push_back(slopes);
+    names.push_back("alibi_slopes");
   }
   SmallVector<Type> params;
   for (Value v : inputs)

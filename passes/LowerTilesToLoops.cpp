@@ -333,12 +333,18 @@ void lowerOnlineSoftmax(TileOnlineSoftmaxOp op, RefBuilder &rb) {
   int64_t seqQ = op.getSeqQ();
   float scale = op.getScale().convertToFloat();
   std::optional<APFloat> cap = op.getSoftcap();
-  std::optional<uint64_t> window = op.getWindow();
+  std::optional<uint64_t> left = op.getWindowLeft(),
+                          right = op.getWindowRight();
   Value c0 = rb.idx(0), c1 = rb.idx(1);
   rb.loop(dim(s, 0), [&](Value m) {
-    Value i = arith::RemUIOp::create(rb.b, rb.addi(op.getRow0(), m),
-                                     rb.idx(seqQ));
+    Value r = rb.addi(op.getRow0(), m);
+    Value i = arith::RemUIOp::create(rb.b, r, rb.idx(seqQ));
     Value pos = rb.subi(rb.addi(i, len), rb.idx(seqQ)); // bottom-right
+    Value slope;
+    if (Value alibi = op.getAlibi()) { // of query head head0 + r / seq_q
+      Value head = rb.addi(op.getHead0(), rb.divi(r, seqQ));
+      slope = rb.loadF32(alibi, {rb.clamp(head, c0, rb.idx(dim(alibi, 0) - 1))});
+    }
     Value old = memref::LoadOp::create(rb.b, stats, ValueRange{c0, m});
     // t_n, into s, and their max.
     Value mx = rb.reduce(dim(s, 1), rb.f32(kNegInf), [&](Value n, Value mx) {
@@ -349,12 +355,14 @@ void lowerOnlineSoftmax(TileOnlineSoftmaxOp op, RefBuilder &rb) {
         Value c = rb.f32(cap->convertToFloat());
         t = rb.mulf(c, math::TanhOp::create(rb.b, rb.divf(t, c)));
       }
-      Value visible = rb.cmpi(P::slt, j, len);
-      if (op.getCausal())
-        visible = rb.andi(visible, rb.cmpi(P::sle, j, pos));
-      if (window)
-        visible = rb.andi(visible, rb.cmpi(P::sgt, j,
-                                           rb.subi(pos, rb.idx(*window))));
+      if (slope) // ALiBi
+        t = rb.subf(t, rb.alibiBias(slope, pos, j));
+      std::optional<int64_t> l, r;
+      if (left)
+        l = int64_t(*left);
+      if (right)
+        r = int64_t(*right);
+      Value visible = rb.attentionVisible(j, len, pos, op.getCausal(), l, r);
       t = rb.select(visible, t, rb.f32(kNegInf));
       memref::StoreOp::create(rb.b, t, s, ValueRange{m, n});
       return rb.maxf(mx, t);

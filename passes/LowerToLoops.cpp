@@ -104,7 +104,7 @@ SmallVector<Value> lowerGemm(GemmOp op, RefBuilder &rb) {
   return {rb.tensor(d, op.getD().getType())};
 }
 
-/// O = softmax(mask(softcap(scale Q K^T))) V per (batch, head, query row),
+/// O = softmax(mask(softcap(scale Q K^T) - alibi)) V per (batch, head, query row),
 /// in three passes over a scratch row of Skv logits: logits and max, exp and
 /// sum, then the weighted sum of V divided by the sum.
 SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
@@ -114,12 +114,13 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
   Value q = rb.buffer(op.getQ()), k = rb.buffer(op.getK()),
         v = rb.buffer(op.getV());
   Value lens = op.getKvLens() ? rb.buffer(op.getKvLens()) : Value();
+  Value slopes = op.getAlibiSlopes() ? rb.buffer(op.getAlibiSlopes()) : Value();
   Value out = rb.alloc(op.getOut().getType());
   Value lse = op.getLse() ? rb.alloc(op.getLse().getType()) : Value();
   Value row = rb.alloc({skv}, rb.b.getF32Type()); // p_j of one query row
   float scale = op.getScaleValue();
   std::optional<float> cap = op.getSoftcapValue();
-  std::optional<int64_t> window = op.getSlidingWindow();
+  std::optional<int64_t> left = op.getLeftWindow(), right = op.getRightWindow();
   float negInf = -std::numeric_limits<float>::infinity();
   using P = arith::CmpIPredicate;
 
@@ -140,12 +141,10 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
           if (cap)
             s = rb.mulf(rb.f32(*cap),
                         math::TanhOp::create(rb.b, rb.divf(s, rb.f32(*cap))));
-          Value visible = rb.cmpi(P::slt, j, len);
-          if (op.getCausal())
-            visible = rb.andi(visible, rb.cmpi(P::sle, j, pos));
-          if (window)
-            visible = rb.andi(visible,
-                              rb.cmpi(P::sgt, j, rb.subi(pos, rb.idx(*window))));
+          if (slopes) // ALiBi
+            s = rb.subf(s, rb.alibiBias(rb.loadF32(slopes, {h}), pos, j));
+          Value visible = rb.attentionVisible(j, len, pos, op.getCausal(),
+                                              left, right);
           s = rb.select(visible, s, rb.f32(negInf));
           memref::StoreOp::create(rb.b, s, row, j);
           return rb.maxf(mx, s);

@@ -57,6 +57,33 @@ public:
                 cmpi(arith::CmpIPredicate::slt, x, hi));
   }
 
+  /// Attention masks (kgen.attention, kgen.tile.online_softmax): key `j`
+  /// of a query at position `pos` is visible when j < len, and j <= pos
+  /// with `causal`, j >= pos - left, j <= pos + right with those windows.
+  Value attentionVisible(Value j, Value len, Value pos, bool causal,
+                         std::optional<int64_t> left,
+                         std::optional<int64_t> right) {
+    using P = arith::CmpIPredicate;
+    Value visible = cmpi(P::slt, j, len);
+    if (causal)
+      visible = andi(visible, cmpi(P::sle, j, pos));
+    if (left)
+      visible = andi(visible, cmpi(P::sge, j, subi(pos, idx(*left))));
+    if (right)
+      visible = andi(visible,
+                     cmpi(P::sle, j, arith::AddIOp::create(b, pos, idx(*right))));
+    return visible;
+  }
+  /// ALiBi's bias `slope * |pos - j|` (f32) of key `j` for a query at `pos`.
+  Value alibiBias(Value slope, Value pos, Value j) {
+    Value d = subi(pos, j);
+    Value dist = select(cmpi(arith::CmpIPredicate::slt, d, idx(0)),
+                        subi(idx(0), d), d);
+    Value fd = arith::SIToFPOp::create(
+        b, b.getF32Type(), arith::IndexCastOp::create(b, b.getI64Type(), dist));
+    return mulf(slope, fd);
+  }
+
   /// The activations of KgenAttrs.td, on an f32 scalar.
   Value activation(Activation act, Value x) {
     switch (act) {

@@ -89,17 +89,22 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
       })
       .Case([&](TileOnlineSoftmaxOp o) {
         std::optional<APFloat> cap = o.getSoftcap();
-        std::optional<uint64_t> window = o.getWindow();
-        line() << "kgen::block::online_softmax<"
-               << (o.getCausal() ? "true" : "false") << ", "
-               << (cap ? "true" : "false") << ", "
-               << (window ? "true" : "false") << ">(" << name(o.getS())
-               << ", " << name(o.getStats()) << ", " << name(o.getAcc())
-               << ", " << name(o.getRow0()) << ", " << name(o.getCol0())
-               << ", " << name(o.getKvLen()) << ", " << o.getSeqQ() << ", "
+        std::optional<uint64_t> left = o.getWindowLeft(),
+                                right = o.getWindowRight();
+        auto flag = [](bool b) { return b ? "true" : "false"; };
+        line() << "kgen::block::online_softmax<" << flag(o.getCausal())
+               << ", " << flag(bool(cap)) << ", " << flag(bool(left)) << ", "
+               << flag(bool(right)) << ", " << flag(bool(o.getAlibi()))
+               << ">(" << name(o.getS()) << ", " << name(o.getStats())
+               << ", " << name(o.getAcc()) << ", " << name(o.getRow0())
+               << ", " << name(o.getCol0()) << ", " << name(o.getKvLen())
+               << ", " << o.getSeqQ() << ", "
                << floatLiteral(o.getScale().convertToFloat()) << ", "
                << floatLiteral(cap ? cap->convertToFloat() : 0.0f) << ", "
-               << (window ? int64_t(*window) : 0) << ");\n";
+               << (left ? int64_t(*left) : 0) << ", "
+               << (right ? int64_t(*right) : 0) << ", "
+               << (o.getAlibi() ? name(o.getAlibi()) : "nullptr") << ", "
+               << (o.getHead0() ? name(o.getHead0()) : "0") << ");\n";
         return success();
       })
       .Case([&](TilePvOp o) {

@@ -237,9 +237,11 @@ bool verifyAttention(const rt::KernelPackage &pkg, const rt::AttentionSpec &spec
       rowCount, rowCount <= kAttentionAllRows ? rowCount : kAttentionSampledRows,
       rt::mixSeed(seed, kRowSalt));
   const int iLens = paramIndex(pkg, "kv_lens");
+  const int iSlopes = paramIndex(pkg, "alibi_slopes");
   const rt::AttentionExpected expected = rt::attentionExpected(
       spec, host[paramIndex(pkg, "q")], host[paramIndex(pkg, "k")],
-      host[paramIndex(pkg, "v")], iLens >= 0 ? &host[iLens] : nullptr, rows);
+      host[paramIndex(pkg, "v")], iLens >= 0 ? &host[iLens] : nullptr, rows,
+      iSlopes >= 0 ? &host[iSlopes] : nullptr);
   const rt::HostTensor got = rt::gatherRows(
       computed(host, mem, paramIndex(pkg, "out")), rows, spec.headDim);
   rt::CompareStats stats;

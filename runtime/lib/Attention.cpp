@@ -144,6 +144,21 @@ bool readMask(const json &op, AttentionSpec &spec, std::string &err) {
       return fail(err, "'sliding_window' needs 'causal'");
     spec.window = w;
   }
+  spec.windowLeft.reset();
+  spec.windowRight.reset();
+  for (auto [key, slot] : {std::pair{"window_left", &spec.windowLeft},
+                           std::pair{"window_right", &spec.windowRight}})
+    if (present(op, key)) {
+      int64_t w = 0;
+      if (!readInt(op, key, 0, w, err))
+        return false;
+      *slot = w;
+    }
+  if (spec.window && spec.windowLeft)
+    return fail(err, "'sliding_window' is 'window_left' + 1 with 'causal': "
+                     "give one of them");
+  if (!readBool(op, "alibi", spec.alibi, err))
+    return false;
   spec.softcap.reset();
   if (present(op, "softcap")) {
     double cap = 0;
@@ -266,6 +281,11 @@ json attentionOpJson(const AttentionSpec &spec) {
       {"scale", spec.scale},
       {"causal", spec.causal},
       {"sliding_window", spec.window ? json(*spec.window) : json(nullptr)},
+      {"window_left",
+       spec.windowLeft ? json(*spec.windowLeft) : json(nullptr)},
+      {"window_right",
+       spec.windowRight ? json(*spec.windowRight) : json(nullptr)},
+      {"alibi", spec.alibi},
       {"softcap", spec.softcap ? json(*spec.softcap) : json(nullptr)}};
 }
 
@@ -346,6 +366,14 @@ bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
                     "kv_lens";
     return false;
   }
+  if (spec.alibi ? !checkTensor(pkg, "alibi_slopes", ElemType::F32,
+                                ParamRole::Input, {{spec.qHeads}}, err)
+                 : hasTensor(pkg, "alibi_slopes")) {
+    if (!spec.alibi)
+      err = where + "has a tensor parameter 'alibi_slopes' but the op has "
+                    "no alibi";
+    return false;
+  }
   if (spec.lse ? !checkTensor(pkg, "lse", ElemType::F32, ParamRole::Output,
                               lseShapes, err)
                : hasTensor(pkg, "lse")) {
@@ -356,13 +384,15 @@ bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
   if (!checkWorkspaces(pkg, spec, err))
     return false;
   for (const KernelParam &p : pkg.params) {
-    static const char *const kNames[] = {"q",   "k",   "v",         "kv_lens",
-                                         "out", "lse", "o_partial", "lse_partial"};
+    static const char *const kNames[] = {
+        "q",   "k",   "v",         "kv_lens",    "alibi_slopes",
+        "out", "lse", "o_partial", "lse_partial"};
     if (p.kind == ParamKind::Tensor &&
         std::none_of(std::begin(kNames), std::end(kNames),
                      [&](const char *n) { return p.name == n; })) {
       err = where + "has a tensor parameter '" + p.name +
-            "', not one of q k v kv_lens out lse o_partial lse_partial";
+            "', not one of q k v kv_lens alibi_slopes out lse o_partial "
+                  "lse_partial";
       return false;
     }
   }
@@ -389,7 +419,7 @@ HostTensor attentionKvLens(const AttentionSpec &spec, uint64_t seed) {
 AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
                           const HostTensor &k, const HostTensor &v,
                           const HostTensor *kvLens, int64_t b, int64_t h,
-                          int64_t i) {
+                          int64_t i, const HostTensor *alibi) {
   const int64_t D = spec.headDim, Skv = spec.seqKv;
   const int64_t hk = h / attentionGroup(spec);
   int64_t L = Skv;
@@ -403,6 +433,12 @@ AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
     end = std::clamp<int64_t>(p + 1, 0, L);
   if (spec.window)
     begin = std::clamp<int64_t>(p - *spec.window + 1, 0, end);
+  if (spec.windowLeft)
+    begin = std::clamp<int64_t>(p - *spec.windowLeft, 0, end);
+  if (spec.windowRight)
+    end = std::clamp<int64_t>(p + *spec.windowRight + 1, 0, end);
+  begin = std::min(begin, end);
+  const double slope = spec.alibi && alibi != nullptr ? alibi->getAsDouble(h) : 0.0;
 
   AttentionRow row;
   row.out.assign(static_cast<size_t>(D), 0.0);
@@ -423,6 +459,7 @@ AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
     double s = spec.scale * dot;
     if (spec.softcap)
       s = *spec.softcap * std::tanh(s / *spec.softcap);
+    s -= slope * static_cast<double>(std::abs(p - j)); // ALiBi
     t[j - begin] = s;
     mx = std::max(mx, s);
   }
@@ -443,7 +480,8 @@ AttentionExpected attentionExpected(const AttentionSpec &spec,
                                     const HostTensor &q, const HostTensor &k,
                                     const HostTensor &v,
                                     const HostTensor *kvLens,
-                                    const std::vector<int64_t> &rows) {
+                                    const std::vector<int64_t> &rows,
+                                    const HostTensor *alibi) {
   const auto n = static_cast<int64_t>(rows.size());
   AttentionExpected e{makeZeros(spec.out, {n, spec.headDim}),
                       makeZeros(ElemType::F32, {n})};
@@ -452,7 +490,8 @@ AttentionExpected attentionExpected(const AttentionSpec &spec,
     const int64_t i = flat % spec.seqQ;
     const int64_t h = (flat / spec.seqQ) % spec.qHeads;
     const int64_t b = flat / (spec.seqQ * spec.qHeads);
-    const AttentionRow row = attentionRow(spec, q, k, v, kvLens, b, h, i);
+    const AttentionRow row =
+        attentionRow(spec, q, k, v, kvLens, b, h, i, alibi);
     for (int64_t d = 0; d < spec.headDim; ++d)
       e.out.setFromDouble(r * spec.headDim + d, row.out[d]);
     e.lse.setFromDouble(r, row.lse);

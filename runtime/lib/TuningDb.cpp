@@ -85,6 +85,7 @@ enum class SignatureValue {
   Kind,                // one of kOpKinds (checked first, by checkOp)
   Size,                // an integer in [1, kMaxOpSize]
   OptionalSize,        // null (absent) or a Size
+  OptionalCount,       // null (absent) or an integer >= 0
   Flag,                // true or false
   ElementType,         // one of kElementTypes
   OptionalElementType, // null (no such operand) or one of kElementTypes
@@ -138,6 +139,9 @@ const SignatureField kAttentionSignature[] = {
     {"scale", SignatureValue::Scalar},
     {"causal", SignatureValue::Flag},
     {"sliding_window", SignatureValue::OptionalSize},
+    {"window_left", SignatureValue::OptionalCount},
+    {"window_right", SignatureValue::OptionalCount},
+    {"alibi", SignatureValue::Flag},
     {"softcap", SignatureValue::OptionalScalar},
 };
 
@@ -184,6 +188,10 @@ bool checkSignatureValue(const json &j, const std::string &path,
   case SignatureValue::OptionalSize: {
     int64_t unused;
     return j.is_null() || readInt(j, path, 1, kMaxOpSize, unused, err);
+  }
+  case SignatureValue::OptionalCount: {
+    int64_t unused;
+    return j.is_null() || readInt(j, path, 0, kMaxOpSize, unused, err);
   }
   case SignatureValue::Flag: {
     bool unused;

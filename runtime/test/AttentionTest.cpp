@@ -664,3 +664,71 @@ TEST_F(AttentionPackageTest, RefusesACorruptAttentionOpWithAMessage) {
   EXPECT_FALSE(loadPackage(write("bad", manifest), pkg, err));
   EXPECT_NE(err.find("op: missing 'seq_q'"), std::string::npos) << err;
 }
+
+namespace {
+
+TEST(AttentionReferenceTest, LocalWindowKeepsKeysAroundThePosition) {
+  // Zero logits: the output is the mean of the visible keys' value rows.
+  AttentionSpec s = tinySpec();
+  s.seqQ = 2;
+  s.seqKv = 10;
+  s.windowLeft = 2;
+  s.windowRight = 1;
+  HostTensor q = makeZeros(ElemType::F32, attentionShapeQ(s));
+  HostTensor k = makeZeros(ElemType::F32, attentionShapeKv(s));
+  HostTensor v = keyNumbered(s);
+  // Query 0 at position 0 + 10 - 2 = 8: keys 6..9 (9 is the last key).
+  EXPECT_DOUBLE_EQ(attentionRow(s, q, k, v, nullptr, 0, 0, 0).out[3],
+                   meanOfKeys(6, 10, 3));
+  // Query 1 at position 9: keys 7..9.
+  EXPECT_DOUBLE_EQ(attentionRow(s, q, k, v, nullptr, 0, 0, 1).out[3],
+                   meanOfKeys(7, 10, 3));
+  s.windowRight = 0; // query 0 sees keys 6..8
+  EXPECT_DOUBLE_EQ(attentionRow(s, q, k, v, nullptr, 0, 0, 0).out[3],
+                   meanOfKeys(6, 9, 3));
+}
+
+TEST(AttentionReferenceTest, AlibiSubtractsSlopeTimesDistance) {
+  // Two keys, zero logits; the query at position 1 (Sq = 1, Skv = 2): key 0
+  // is at distance 1, so its weight is exp(-slope) against key 1's 1.
+  AttentionSpec s = tinySpec();
+  s.seqKv = 2;
+  s.alibi = true;
+  s.qHeads = 2;
+  HostTensor q = makeZeros(ElemType::F32, attentionShapeQ(s));
+  HostTensor k = makeZeros(ElemType::F32, attentionShapeKv(s));
+  HostTensor v = keyNumbered(s);
+  HostTensor slopes = makeZeros(ElemType::F32, {2});
+  slopes.setFromDouble(0, 0.5);
+  slopes.setFromDouble(1, 2.0);
+  for (int64_t h = 0; h < 2; ++h) {
+    const double slope = h == 0 ? 0.5 : 2.0, w0 = std::exp(-slope);
+    const AttentionRow row =
+        attentionRow(s, q, k, v, nullptr, 0, h, 0, &slopes);
+    EXPECT_NEAR(row.out[0], (w0 * 0 + 1 * 100) / (w0 + 1), 1e-12);
+    EXPECT_NEAR(row.lse, std::log(w0 + 1), 1e-12);
+  }
+}
+
+TEST(AttentionOpTest, ReadsWindowsAndAlibi) {
+  AttentionSpec s = tinySpec();
+  s.windowLeft = 0;
+  s.windowRight = 7;
+  s.alibi = true;
+  AttentionSpec back;
+  std::string err;
+  ASSERT_TRUE(parseAttentionOp(attentionOpJson(s), back, err)) << err;
+  EXPECT_EQ(back.windowLeft, std::optional<int64_t>(0));
+  EXPECT_EQ(back.windowRight, std::optional<int64_t>(7));
+  EXPECT_TRUE(back.alibi);
+  nlohmann::json j = attentionOpJson(s);
+  j["window_left"] = -1;
+  EXPECT_FALSE(parseAttentionOp(j, back, err));
+  j["window_left"] = 3;
+  j["causal"] = true;
+  j["sliding_window"] = 4;
+  EXPECT_FALSE(parseAttentionOp(j, back, err));
+  EXPECT_NE(err.find("give one of them"), std::string::npos) << err;
+}
+
+} // namespace

@@ -48,6 +48,8 @@ json attentionOp(int64_t seqKv = 4096) {
           {"dtype_out", "bf16"},  {"kv_lens", false},
           {"lse", false},         {"scale", 0.08838834764831845},
           {"causal", true},       {"sliding_window", nullptr},
+          {"window_left", nullptr}, {"window_right", nullptr},
+          {"alibi", false},
           {"softcap", nullptr}};
 }
 
@@ -582,7 +584,7 @@ const Mutation kAttentionMutations[] = {
     {"/entries/2/key/op/sliding_window", 0, "entries[2].key.op.sliding_window: expected an integer in [1, 2147483648], got 0"},
     {"/entries/2/key/op/softcap", "30", "entries[2].key.op.softcap: expected a finite number or null, got \"30\""},
     {"/entries/2/key/op/softcap", -30, "entries[2].key.op.softcap: expected null or a number > 0, got -30"},
-    {"/entries/2/key/op/m", 4096, "entries[2].key.op: unknown field \"m\" (an attention signature has exactly: kind batch q_heads kv_heads seq_q seq_kv head_dim dtype dtype_out kv_lens lse scale causal sliding_window softcap)"},
+    {"/entries/2/key/op/m", 4096, "entries[2].key.op: unknown field \"m\" (an attention signature has exactly: kind batch q_heads kv_heads seq_q seq_kv head_dim dtype dtype_out kv_lens lse scale causal sliding_window window_left window_right alibi softcap)"},
     {"/entries/2/candidates/0/config/block_m", json::object(), "entries[2].candidates[0].config.block_m: expected a string, number, true, false or null, got an object"},
 };
 

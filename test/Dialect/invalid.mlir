@@ -1469,3 +1469,35 @@ func.func @moe_combine_y_shape(%yp: tensor<8x32xf32>, %pos: tensor<4x2xi32>, %w:
   %y = kgen.moe_combine %yp, %pos, %w : tensor<8x32xf32>, tensor<4x2xi32>, tensor<4x2xf32> -> tensor<8x32xf32>
   return %y : tensor<8x32xf32>
 }
+
+// -----
+
+func.func @attention_window_left_negative(%q: tensor<1x8x16x64xf32>, %k: tensor<1x8x16x64xf32>, %v: tensor<1x8x16x64xf32>) -> tensor<1x8x16x64xf32> {
+  // expected-error @+1 {{'window_left' is -1; expected at least 0}}
+  %o = kgen.attention %q, %k, %v {window_left = -1} : tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32> -> tensor<1x8x16x64xf32>
+  return %o : tensor<1x8x16x64xf32>
+}
+
+// -----
+
+func.func @attention_two_left_windows(%q: tensor<1x8x16x64xf32>, %k: tensor<1x8x16x64xf32>, %v: tensor<1x8x16x64xf32>) -> tensor<1x8x16x64xf32> {
+  // expected-error @+1 {{'sliding_window' is 'window_left' + 1 with 'causal': give one of them}}
+  %o = kgen.attention %q, %k, %v {causal, sliding_window = 4, window_left = 3} : tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32> -> tensor<1x8x16x64xf32>
+  return %o : tensor<1x8x16x64xf32>
+}
+
+// -----
+
+func.func @attention_alibi_shape(%q: tensor<1x8x16x64xf32>, %k: tensor<1x8x16x64xf32>, %v: tensor<1x8x16x64xf32>, %s: tensor<4xf32>) -> tensor<1x8x16x64xf32> {
+  // expected-error @+1 {{'alibi_slopes' has shape [4]; expected [8] ([Hq], one per query head)}}
+  %o = kgen.attention %q, %k, %v alibi(%s : tensor<4xf32>) : tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32> -> tensor<1x8x16x64xf32>
+  return %o : tensor<1x8x16x64xf32>
+}
+
+// -----
+
+func.func @attention_alibi_type(%q: tensor<1x8x16x64xf32>, %k: tensor<1x8x16x64xf32>, %v: tensor<1x8x16x64xf32>, %s: tensor<8xbf16>) -> tensor<1x8x16x64xf32> {
+  // expected-error @+1 {{'alibi_slopes' has element type 'bf16'; expected 'f32'}}
+  %o = kgen.attention %q, %k, %v alibi(%s : tensor<8xbf16>) : tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32> -> tensor<1x8x16x64xf32>
+  return %o : tensor<1x8x16x64xf32>
+}

@@ -845,12 +845,22 @@ kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
 
 // -----
 
-// online_softmax: window
+// online_softmax: window_left
 kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
 ^bb0(%bx: index, %by: index, %bz: index, %s: memref<16x16xf32>, %st: memref<2x16xf32>, %acc: memref<16x32xf32>):
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{'window' is 0; expected at least 1}}
-  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) {scale = 1.0 : f32, seq_q = 4, window = 0} : memref<16x16xf32>, memref<2x16xf32>, memref<16x32xf32>
+  // expected-error @+1 {{'window_left' is -1; expected at least 0}}
+  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) {scale = 1.0 : f32, seq_q = 4, window_left = -1} : memref<16x16xf32>, memref<2x16xf32>, memref<16x32xf32>
+}
+
+// -----
+
+// online_softmax: alibi slopes not f32
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %s: memref<16x16xf32>, %st: memref<2x16xf32>, %acc: memref<16x32xf32>, %sl: memref<8xbf16>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'alibi' must be f32 slopes [query heads]; got 'memref<8xbf16>'}}
+  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) alibi(%sl[%c0] : memref<8xbf16>) {scale = 1.0 : f32, seq_q = 4} : memref<16x16xf32>, memref<2x16xf32>, memref<16x32xf32>
 }
 
 // -----

@@ -174,7 +174,7 @@ func.func @gemm_silu(%a: tensor<4x8xf16>, %b: tensor<8x2xf16>) -> tensor<4x2xf16
 // CHECK:                 arith.cmpi slt, %[[J]]
 // CHECK:                 arith.cmpi sle, %[[J]]
 // CHECK:                 arith.andi
-// CHECK:                 arith.cmpi sgt, %[[J]]
+// CHECK:                 arith.cmpi sge, %[[J]]
 // CHECK:                 arith.andi
 // CHECK:                 %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
 // CHECK:                 %[[MASKED:.+]] = arith.select %{{.+}}, %{{.+}}, %[[NEGINF]] : f32

@@ -17,6 +17,14 @@
 // RUN: kgen-run %s --entry=kv_lens_causal --input=%t/kv_lens_causal/q.npy,%t/kv_lens_causal/k.npy,%t/kv_lens_causal/v.npy,%t/kv_lens_causal/kv_lens.npy \
 // RUN:   --compare-file=0:%t/kv_lens_causal/expected0.npy,1:%t/kv_lens_causal/expected1.npy \
 // RUN:   --tolerance=1e-5 | FileCheck %s --check-prefix=LSE
+// RUN: %python %S/Inputs/reference.py gen attention --dir %t/local --seed 113 --dtype f32 --b 2 --hq 2 --hkv 1 --sq 9 --skv 20 --d 32 --window-left 5 --window-right 3 --kv-lens 20,11
+// RUN: kgen-run %s --entry=local --input=%t/local/q.npy,%t/local/k.npy,%t/local/v.npy,%t/local/kv_lens.npy \
+// RUN:   --compare-file=0:%t/local/expected0.npy,1:%t/local/expected1.npy \
+// RUN:   --tolerance=1e-5 | FileCheck %s --check-prefix=LSE
+// RUN: %python %S/Inputs/reference.py gen attention --dir %t/alibi --seed 114 --dtype f32 --b 1 --hq 4 --hkv 2 --sq 6 --skv 15 --d 32 --causal --alibi
+// RUN: kgen-run %s --entry=alibi --input=%t/alibi/q.npy,%t/alibi/k.npy,%t/alibi/v.npy,%t/alibi/alibi.npy \
+// RUN:   --compare-file=0:%t/alibi/expected0.npy,1:%t/alibi/expected1.npy \
+// RUN:   --tolerance=1e-5 | FileCheck %s --check-prefix=LSE
 
 // CHECK: compare 0:{{.*}}: OK
 // LSE: compare 0:{{.*}}: OK
@@ -56,4 +64,25 @@ func.func @kv_lens_causal(%q: tensor<2x2x4x32xf32>,
       : tensor<2x2x4x32xf32>, tensor<2x1x16x32xf32>, tensor<2x1x16x32xf32>
         -> tensor<2x2x4x32xf32>, tensor<2x2x4xf32>
   return %o, %lse : tensor<2x2x4x32xf32>, tensor<2x2x4xf32>
+}
+
+// A local window of 5 keys before and 3 after each query's position, not
+// causal, kv_lens 20 and 11 (bottom-right positions move with the length).
+func.func @local(%q: tensor<2x2x9x32xf32>, %k: tensor<2x1x20x32xf32>,
+    %v: tensor<2x1x20x32xf32>, %lens: tensor<2xi32>)
+    -> (tensor<2x2x9x32xf32>, tensor<2x2x9xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v kv_lens(%lens : tensor<2xi32>) {window_left = 5, window_right = 3}
+      : tensor<2x2x9x32xf32>, tensor<2x1x20x32xf32>, tensor<2x1x20x32xf32>
+        -> tensor<2x2x9x32xf32>, tensor<2x2x9xf32>
+  return %o, %lse : tensor<2x2x9x32xf32>, tensor<2x2x9xf32>
+}
+
+// ALiBi slopes per query head (random, of both signs), causal, GQA.
+func.func @alibi(%q: tensor<1x4x6x32xf32>, %k: tensor<1x2x15x32xf32>,
+    %v: tensor<1x2x15x32xf32>, %slopes: tensor<4xf32>)
+    -> (tensor<1x4x6x32xf32>, tensor<1x4x6xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v alibi(%slopes : tensor<4xf32>) {causal}
+      : tensor<1x4x6x32xf32>, tensor<1x2x15x32xf32>, tensor<1x2x15x32xf32>
+        -> tensor<1x4x6x32xf32>, tensor<1x4x6xf32>
+  return %o, %lse : tensor<1x4x6x32xf32>, tensor<1x4x6xf32>
 }

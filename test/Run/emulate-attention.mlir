@@ -14,6 +14,8 @@
 // CHECK-DAG: softcap_window: mma_sync emulated ok, reference OK
 // CHECK-DAG: kv_lens_causal: mma_sync emulated ok, reference OK
 // CHECK-DAG: decode_split: mma_sync emulated ok, reference OK
+// CHECK-DAG: local_window: mma_sync emulated ok, reference OK
+// CHECK-DAG: alibi_decode_split: mma_sync emulated ok, reference OK
 // CHECK-DAG: split_no_lse: mma_sync emulated ok, reference OK
 //
 // Mutations of the emitted kernel (proof that this check can fail):
@@ -23,8 +25,8 @@
 // RUN: sed 's|__syncthreads(); // the stage may be refilled next||' %t.m/kgen_attention_bf16_h4x2_q37_kv150_d64_causal/kernel.cu > %t.m/nosync.cu
 // RUN: not kgen-emulate %t.m/kgen_attention_bf16_h4x2_q37_kv150_d64_causal --source %t.m/nosync.cu 2>&1 | FileCheck %s --check-prefix=NOSYNC
 // NOSYNC: race: cp.async.cg.shared.global 16 by thread {{[0-9]+}} writes shared byte {{[0-9]+}} that {{other threads|another thread}} read with no barrier between them
-// RUN: sed 's|online_softmax<true, false, false>|online_softmax<false, false, false>|' %t.m/kgen_attention_bf16_h4x2_q37_kv150_d64_causal/kernel.cu > %t.m/nocausal.cu
-// RUN: grep -q 'online_softmax<false, false, false>' %t.m/nocausal.cu
+// RUN: sed 's|online_softmax<true, false, false, false, false>|online_softmax<false, false, false, false, false>|' %t.m/kgen_attention_bf16_h4x2_q37_kv150_d64_causal/kernel.cu > %t.m/nocausal.cu
+// RUN: grep -q 'online_softmax<false, false, false, false, false>' %t.m/nocausal.cu
 // RUN: not kgen-emulate %t.m/kgen_attention_bf16_h4x2_q37_kv150_d64_causal --source %t.m/nocausal.cu 2>&1 | FileCheck %s --check-prefix=WRONG
 // WRONG: mma_sync emulated WRONG
 
@@ -89,6 +91,22 @@ func.func @decode_split(%q: tensor<2x8x1x128xbf16>, %k: tensor<2x2x300x128xbf16>
     -> (tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>) {
   %o, %lse = kgen.attention %q, %k, %v kv_lens(%lens : tensor<2xi32>) {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 32, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 4, source = user>}
       : tensor<2x8x1x128xbf16>, tensor<2x2x300x128xbf16>, tensor<2x2x300x128xbf16> -> tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
+  return %o, %lse : tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
+}
+
+// A local window (9 keys before, 20 after), not causal, kv_lens.
+func.func @local_window(%q: tensor<2x2x40x64xbf16>, %k: tensor<2x1x90x64xbf16>, %v: tensor<2x1x90x64xbf16>, %lens: tensor<2xi32>)
+    -> (tensor<2x2x40x64xbf16>, tensor<2x2x40xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v kv_lens(%lens : tensor<2xi32>) {window_left = 9, window_right = 20, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 16, warps_m = 2, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>}
+      : tensor<2x2x40x64xbf16>, tensor<2x1x90x64xbf16>, tensor<2x1x90x64xbf16> -> tensor<2x2x40x64xbf16>, tensor<2x2x40xf32>
+  return %o, %lse : tensor<2x2x40x64xbf16>, tensor<2x2x40xf32>
+}
+
+// ALiBi slopes per query head, packed decode rows of 4 heads, split-KV.
+func.func @alibi_decode_split(%q: tensor<2x8x1x128xbf16>, %k: tensor<2x2x200x128xbf16>, %v: tensor<2x2x200x128xbf16>, %slopes: tensor<8xf32>)
+    -> (tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v alibi(%slopes : tensor<8xf32>) {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 32, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 3, source = user>}
+      : tensor<2x8x1x128xbf16>, tensor<2x2x200x128xbf16>, tensor<2x2x200x128xbf16> -> tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
   return %o, %lse : tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
 }
 

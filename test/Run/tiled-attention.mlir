@@ -5,7 +5,8 @@
 // softmax rescales in another order and rounds P to the operand type before
 // P V, so the comparison has bf16's tolerance (relative Frobenius, LSE
 // included). Every feature: causal (bottom-right) and not, rows with no
-// visible key, sliding window, softcap and scale, kv_lens (random in
+// visible key, sliding window, local windows (left and right, not causal),
+// ALiBi, softcap and scale, kv_lens (random in
 // [0, 40): empty, short and clamped), GQA with and without packing (row
 // tiles that span query heads), decode, split-KV with its combine kernel
 // (more splits than key tiles too), f16 with f32 output, 1 to 4 stages,
@@ -24,6 +25,10 @@
 // CHECK-DAG: decode_split: OK
 // CHECK-DAG: split_causal: OK
 // CHECK-DAG: split_more_than_tiles: OK
+// CHECK-DAG: local_window: OK
+// CHECK-DAG: local_window_packed: OK
+// CHECK-DAG: alibi_causal: OK
+// CHECK-DAG: alibi_window_split: OK
 // CHECK-DAG: split_no_lse: OK
 // CHECK-DAG: f16_f32_out: OK
 // CHECK-DAG: one_stage: OK
@@ -124,6 +129,38 @@ func.func @split_more_than_tiles(%q: tensor<1x1x3x32xbf16>, %k: tensor<1x1x40x32
   %o, %lse = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 16, source = user>}
       : tensor<1x1x3x32xbf16>, tensor<1x1x40x32xbf16>, tensor<1x1x40x32xbf16> -> tensor<1x1x3x32xbf16>, tensor<1x1x3xf32>
   return %o, %lse : tensor<1x1x3x32xbf16>, tensor<1x1x3xf32>
+}
+
+// A local window (9 keys before, 20 after), not causal: the key range ends early and starts late.
+func.func @local_window(%q: tensor<2x2x40x64xbf16>, %k: tensor<2x1x90x64xbf16>, %v: tensor<2x1x90x64xbf16>, %lens: tensor<2xi32>)
+    -> (tensor<2x2x40x64xbf16>, tensor<2x2x40xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v kv_lens(%lens : tensor<2xi32>) {window_left = 9, window_right = 20, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 16, warps_m = 2, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>}
+      : tensor<2x2x40x64xbf16>, tensor<2x1x90x64xbf16>, tensor<2x1x90x64xbf16> -> tensor<2x2x40x64xbf16>, tensor<2x2x40xf32>
+  return %o, %lse : tensor<2x2x40x64xbf16>, tensor<2x2x40xf32>
+}
+
+// A local window on packed rows that span heads, split-KV.
+func.func @local_window_packed(%q: tensor<1x8x5x32xbf16>, %k: tensor<1x2x60x32xbf16>, %v: tensor<1x2x60x32xbf16>)
+    -> (tensor<1x8x5x32xbf16>, tensor<1x8x5xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v {window_left = 3, window_right = 2, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 2, source = user>}
+      : tensor<1x8x5x32xbf16>, tensor<1x2x60x32xbf16>, tensor<1x2x60x32xbf16> -> tensor<1x8x5x32xbf16>, tensor<1x8x5xf32>
+  return %o, %lse : tensor<1x8x5x32xbf16>, tensor<1x8x5xf32>
+}
+
+// ALiBi slopes per query head, causal, packed rows spanning heads.
+func.func @alibi_causal(%q: tensor<1x8x33x64xbf16>, %k: tensor<1x2x47x64xbf16>, %v: tensor<1x2x47x64xbf16>, %slopes: tensor<8xf32>)
+    -> (tensor<1x8x33x64xbf16>, tensor<1x8x33xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v alibi(%slopes : tensor<8xf32>) {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 16, warps_m = 2, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>}
+      : tensor<1x8x33x64xbf16>, tensor<1x2x47x64xbf16>, tensor<1x2x47x64xbf16> -> tensor<1x8x33x64xbf16>, tensor<1x8x33xf32>
+  return %o, %lse : tensor<1x8x33x64xbf16>, tensor<1x8x33xf32>
+}
+
+// ALiBi with a sliding window, softcap and split-KV.
+func.func @alibi_window_split(%q: tensor<2x4x3x32xbf16>, %k: tensor<2x4x100x32xbf16>, %v: tensor<2x4x100x32xbf16>, %slopes: tensor<4xf32>)
+    -> (tensor<2x4x3x32xbf16>, tensor<2x4x3xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v alibi(%slopes : tensor<4xf32>) {causal, sliding_window = 40, softcap = 5.0 : f32, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 4, source = user>}
+      : tensor<2x4x3x32xbf16>, tensor<2x4x100x32xbf16>, tensor<2x4x100x32xbf16> -> tensor<2x4x3x32xbf16>, tensor<2x4x3xf32>
+  return %o, %lse : tensor<2x4x3x32xbf16>, tensor<2x4x3xf32>
 }
 
 // Split-KV without an LSE result.

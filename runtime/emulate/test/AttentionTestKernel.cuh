@@ -122,9 +122,11 @@ attn_kernel(const T *__restrict__ q /* (B, Hkv, G*Sq, D) */,
     {
       const long stage = read.index;
       s.template qk<Dp>(sq, sk + stage * BN * Dp);
-      kgen::block::online_softmax<Causal, HasSoftcap, HasWindow>(
-          s, stats, acc, r0, kt * BN, L, sh.Sq, sh.scale, sh.softcap,
-          sh.window);
+      // A sliding window W is a left window of W - 1 keys.
+      kgen::block::online_softmax<Causal, HasSoftcap, HasWindow, false,
+                                  false>(s, stats, acc, r0, kt * BN, L, sh.Sq,
+                                         sh.scale, sh.softcap, sh.window - 1,
+                                         0, nullptr, 0);
       acc.template pv<BN>(s, sv + stage * BN * Dp);
     }
     __syncthreads(); // the stage may be refilled next

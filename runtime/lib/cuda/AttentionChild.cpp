@@ -141,9 +141,12 @@ void AttentionGroupRun::computeReference() {
       std::clamp<int64_t>(kReferenceWork / perRow, kMinRows, kSpotCheckElements);
   rows_ = sampleIndices(rowCount, count, mixSeed(o_.seed, kRowSalt));
   const Tensor *lens = tensors_.count("kv_lens") ? &tensors_.at("kv_lens") : nullptr;
+  const Tensor *slopes =
+      tensors_.count("alibi_slopes") ? &tensors_.at("alibi_slopes") : nullptr;
   expected_ = attentionExpected(spec_, tensors_.at("q").host,
                                 tensors_.at("k").host, tensors_.at("v").host,
-                                lens != nullptr ? &lens->host : nullptr, rows_);
+                                lens != nullptr ? &lens->host : nullptr, rows_,
+                                slopes != nullptr ? &slopes->host : nullptr);
 }
 
 /// Before a package's checked run: its outputs NaN again, so that an

@@ -6,8 +6,8 @@ usage: check_emulated.py MODULE.mlir WORKDIR [--seed=N] [--tolerance=T]
 
 For every public function F of MODULE (one configured kgen.gemm each, its
 arguments in the order A, B, then bias and residual C if it has them; or one
-configured kgen.attention, its arguments q, k, v, then kv_lens if it has
-them, its results out, then lse if it has it):
+configured kgen.attention, its arguments q, k, v, then kv_lens and
+alibi_slopes if it has them, its results out, then lse if it has it):
 1. `kgen-opt` on F alone, `--kgen-pipeline` for its config's target (sm_80
    unless the config says sm_90a): one package;
 2. `kgen-emulate --save-tensors`: the package's kernel.cu on the emulated
@@ -110,7 +110,8 @@ def main():
             continue
         family = line.split()[1]
         if "kgen.attention" in source:
-            inputs = ["q", "k", "v"] + (["kv_lens"] if "kv_lens(" in source else [])
+            inputs = ["q", "k", "v"] + (["kv_lens"] if "kv_lens(" in source else []) \
+                + (["alibi_slopes"] if "alibi(" in source else [])
             outputs = ["out"] + (["lse"] if "%lse" in source else [])
             as_declared(tensors, source, inputs, outputs)
         else:

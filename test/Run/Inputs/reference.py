@@ -156,8 +156,10 @@ def gemm(a, b, dtype, out, bias=None, c=None, epi_dtype=None, ta=False,
 
 
 def attention(q, k, v, dtype, out, scale=None, causal=False, window=None,
-              softcap=None, kv_lens=None):
-    """(O, lse): softmax(scale Q K^T + mask) V, bottom-right causal, GQA."""
+              softcap=None, kv_lens=None, left=None, right=None, slopes=None):
+    """(O, lse): softmax(scale Q K^T - alibi + mask) V, bottom-right causal,
+    GQA; `window` hides j <= p - window, `left` j < p - left, `right`
+    j > p + right; `slopes` (per query head) subtract slope * |p - j|."""
     q, k, v = rnd(q, dtype), rnd(k, dtype), rnd(v, dtype)
     B, Hq, Sq, D = q.shape
     Hkv, Skv = k.shape[1], k.shape[2]
@@ -173,12 +175,18 @@ def attention(q, k, v, dtype, out, scale=None, causal=False, window=None,
             visible = visible & (j <= p)
         if window is not None:
             visible = visible & (j > p - window)
+        if left is not None:
+            visible = visible & (j >= p - left)
+        if right is not None:
+            visible = visible & (j <= p + right)
         for h in range(Hq):
             kv = h // (Hq // Hkv)
             s = scale * (q[bi, h] @ k[bi, kv].T)
             if softcap is not None:
                 c = f32(softcap)
                 s = c * np.tanh(s / c)
+            if slopes is not None:
+                s = s - slopes[h] * np.abs(p - j)
             s = np.where(visible, s, -np.inf)
             for i in range(Sq):
                 if not visible[i].any():
@@ -333,8 +341,10 @@ def gen(args):
         k = inp("k", [B, Hkv, args.skv, D], args.dtype, args.amp)
         v = inp("v", [B, Hkv, args.skv, D], args.dtype)
         lens = ints("kv_lens", args.kv_lens) if args.kv_lens else None
+        slopes = inp("alibi", [Hq], "f32") if args.alibi else None
         o, lse = attention(q, k, v, args.dtype, out, args.scale, args.causal,
-                           args.window, args.softcap, lens)
+                           args.window, args.softcap, lens, args.window_left,
+                           args.window_right, slopes)
         expect(o, lse)
     elif args.op in ("moe", "moe_route"):
         T, H, I, E = args.t, args.h, args.i, args.e
@@ -442,10 +452,11 @@ def main():
     for dim, default in (("m", 8), ("n", 8), ("k", 8), ("batch", 0), ("b", 1),
                          ("hq", 1), ("hkv", 1), ("sq", 4), ("skv", 4),
                          ("d", 32), ("t", 4), ("h", 8), ("i", 8), ("e", 4),
-                         ("top-k", 2), ("window", None)):
+                         ("top-k", 2), ("window", None), ("window-left", None),
+                         ("window-right", None)):
         g.add_argument("--" + dim, type=int, default=default)
     for flag in ("ta", "tb", "broadcast-b", "bias", "residual", "causal",
-                 "renormalize", "gated"):
+                 "renormalize", "gated", "alibi"):
         g.add_argument("--" + flag, action="store_true")
     g.add_argument("--alpha", type=float, default=1.0)
     g.add_argument("--beta", type=float)

@@ -20,7 +20,8 @@ decode = {"kind": "attention", "batch": 16, "q_heads": 32, "kv_heads": 8,
           "seq_q": 1, "seq_kv": 8192, "head_dim": 128, "dtype": "bf16",
           "dtype_out": "bf16", "kv_lens": True, "lse": False,
           "scale": 0.08838834764831845, "causal": False,
-          "sliding_window": None, "softcap": None}
+          "sliding_window": None, "window_left": None, "window_right": None,
+          "alibi": False, "softcap": None}
 prefill = dict(decode, batch=4, seq_q=4096, seq_kv=4096, kv_lens=False, causal=True)
 ceilings = {"copy_gbps": 4000.0, "matmul_tflops": 800.0, "matmul_what": "test"}
 work = tb.attention_suite_work(decode)

@@ -36,22 +36,25 @@
 //         TOut (__nv_bfloat16, __half, or float for split-KV partials);
 //         lse[row0 + m] = l > 0 ? max + log(l) : -inf (natural log), when
 //         lse is not null. out and lse point at the (b, hk) plane.
-//   template <bool Causal, bool HasSoftcap, bool HasWindow,
-//             int BM, int BN, int Dp, int WarpsM>
+//   template <bool Causal, bool HasSoftcap, bool HasLeft, bool HasRight,
+//             bool HasAlibi, int BM, int BN, int Dp, int WarpsM>
 //   online_softmax(AttentionScores<BM, BN, WarpsM> &s,
 //                  AttentionRowStats<BM, WarpsM> &stats,
 //                  AttentionAccumulator<BM, Dp, WarpsM> &acc,
 //                  long row0, long col0, long kv_len, long seq_q,
-//                  float scale, float softcap, int window)
+//                  float scale, float softcap, int left, int right,
+//                  const float *alibi, long head0)
 //       kgen.tile.online_softmax, per block row m (packed row r = row0 + m,
-//       query i = r mod seq_q, position p = i + kv_len - seq_q) and column
-//       n (key j = col0 + n): visible = j < kv_len && (!Causal || j <= p)
-//       && (!HasWindow || j > p - window); t = visible ? softcap(scale * s)
-//       : -inf, softcap(x) = softcap * tanh(x / softcap); m' = max(m, max_n
-//       t); shift = m' == -inf ? 0 : m'; alpha = exp(m - shift) (0 when m =
-//       -inf); s[m, n] = exp(t - shift); l = alpha l + sum_n s[m, n];
-//       acc[m, :] *= alpha; m = m'. softcap / window are ignored unless
-//       HasSoftcap / HasWindow.
+//       query i = r mod seq_q of query head head0 + r / seq_q, position
+//       p = i + kv_len - seq_q) and column n (key j = col0 + n): visible =
+//       j < kv_len && (!Causal || j <= p) && (!HasLeft || j >= p - left)
+//       && (!HasRight || j <= p + right); t = visible ? softcap(scale * s)
+//       - slope * |p - j| : -inf, softcap(x) = softcap * tanh(x /
+//       softcap), slope = alibi[head] (0 without HasAlibi); m' = max(m,
+//       max_n t); shift = m' == -inf ? 0 : m'; alpha = exp(m - shift) (0
+//       when m = -inf); s[m, n] = exp(t - shift); l = alpha l + sum_n s[m,
+//       n]; acc[m, :] *= alpha; m = m'. softcap, left, right and alibi are
+//       ignored unless HasSoftcap, HasLeft, HasRight, HasAlibi.
 //   template <int Rows, int Cols, int Threads, class TOut>
 //   attention_combine(const float *o_partial, long o_split_stride,
 //                     const float *lse_partial, long lse_split_stride,
@@ -338,13 +341,14 @@ template <int BM, int Dp, int WarpsM> struct AttentionAccumulator {
   }
 };
 
-template <bool Causal, bool HasSoftcap, bool HasWindow, int BM, int BN,
-          int Dp, int WarpsM>
+template <bool Causal, bool HasSoftcap, bool HasLeft, bool HasRight,
+          bool HasAlibi, int BM, int BN, int Dp, int WarpsM>
 KGEN_DEVICE void online_softmax(AttentionScores<BM, BN, WarpsM> &s,
                                 AttentionRowStats<BM, WarpsM> &stats,
                                 AttentionAccumulator<BM, Dp, WarpsM> &acc,
                                 long row0, long col0, long kv_len, long seq_q,
-                                float scale, float softcap, int window) {
+                                float scale, float softcap, int left,
+                                int right, const float *alibi, long head0) {
   using Rows = AttentionRows<BM, WarpsM>;
   constexpr int kNT = BN / 8, kDT = Dp / 8;
   constexpr float kLog2e = 1.44269504088896341f;
@@ -362,7 +366,13 @@ KGEN_DEVICE void online_softmax(AttentionScores<BM, BN, WarpsM> &s,
     int hi_n = len - c0;
     if (Causal && p + 1 - c0 < hi_n)
       hi_n = p + 1 - c0;
-    const int lo_n = HasWindow ? p - window + 1 - c0 : 0;
+    if (HasRight && p + right + 1 - c0 < hi_n)
+      hi_n = p + right + 1 - c0;
+    const int lo_n = HasLeft ? p - left - c0 : 0;
+    // ALiBi: - slope * |p - j| (in log2 units), the slope of the row's
+    // query head.
+    const float slope =
+        HasAlibi ? alibi[head0 + r / int(seq_q)] * kLog2e : 0.f;
     float mx = stats.max[ri];
 #pragma unroll
     for (int nt = 0; nt < kNT; ++nt)
@@ -371,7 +381,9 @@ KGEN_DEVICE void online_softmax(AttentionScores<BM, BN, WarpsM> &s,
         float &x = s.v[(mt * kNT + nt) * 4 + e0 + e];
         const int n = 8 * nt + 2 * (lane % 4) + e;
         const float u = HasSoftcap ? tanhf(x * pre) : x;
-        x = (n < hi_n && n >= lo_n) ? u * mul : neg_inf();
+        const float bias =
+            HasAlibi ? slope * fabsf(float(p - c0 - n)) : 0.f;
+        x = (n < hi_n && n >= lo_n) ? u * mul - bias : neg_inf();
         mx = fmaxf(mx, x);
       }
     mx = fmaxf(mx, kgen::cuda::shfl_xor(mx, 1));

@@ -44,6 +44,9 @@ struct AttentionSpec {
   double scale = 0;                // an f32 value (rounded when parsed)
   bool causal = false;
   std::optional<int64_t> window;   // sliding_window, >= 1, only with causal
+  std::optional<int64_t> windowLeft;  // window_left, >= 0, not with window
+  std::optional<int64_t> windowRight; // window_right, >= 0
+  bool alibi = false;              // an f32 [Hq] input of ALiBi slopes
   std::optional<double> softcap;   // an f32 value, > 0
 };
 
@@ -52,15 +55,17 @@ struct AttentionSpec {
 ///   {"kind": "attention", "batch": B, "q_heads": Hq, "kv_heads": Hkv,
 ///    "seq_q": Sq, "seq_kv": Skv, "head_dim": D, "dtype": "bf16",
 ///    "dtype_out": "bf16", "kv_lens": false, "lse": false, "scale": 0.088,
-///    "causal": true, "sliding_window": null, "softcap": null}
+///    "causal": true, "sliding_window": null, "window_left": null,
+///    "window_right": null, "alibi": false, "softcap": null}
 ///
 /// Required: the six sizes (integers in [1, 2^31]) and dtype (bf16, f16 or
 /// f32). Optional: dtype_out (dtype's; bf16 f16 f32), kv_lens, lse, causal
-/// (false), scale (1 / sqrt(D) as kgen.attention defaults it), sliding_window
-/// and softcap (null). Checked as the op's verifier checks them: D a
+/// (false), scale (1 / sqrt(D) as kgen.attention defaults it), sliding_window,
+/// window_left, window_right and softcap (null), alibi (false). Checked as the op's verifier checks them: D a
 /// multiple of 8 in [32, 256], Hq a multiple of Hkv, scale finite and
 /// non-zero and softcap finite and > 0 (both as f32, to which they are
-/// rounded), sliding_window >= 1 and only with causal. False with a message
+/// rounded), sliding_window >= 1 and only with causal, window_left and
+/// window_right >= 0, window_left not with sliding_window. False with a message
 /// naming the field.
 bool parseAttentionOp(const nlohmann::json &op, AttentionSpec &spec,
                       std::string &err);
@@ -110,7 +115,8 @@ double attentionLseTolerance(const AttentionSpec &spec);
 /// Checks that `pkg` has the tensor parameters of `spec` and no others:
 /// q, k, v (role input; q [B, Hq, Sq, D] or the packed view [B, Hkv, G * Sq,
 /// D], k and v [B, Hkv, Skv, D], all of dtype), kv_lens (input, i32 [B])
-/// exactly when the op has it, out (output, dtype_out, q's shapes), lse
+/// exactly when the op has it, alibi_slopes (input, f32 [Hq]) exactly when
+/// the op has it, out (output, dtype_out, q's shapes), lse
 /// (output, f32, [B, Hq, Sq] or [B, Hkv, G * Sq]) exactly when the op has
 /// it, and the split-KV workspaces o_partial (f32 [S, B, Hkv, G * Sq, D])
 /// and lse_partial (f32 [S, B, Hkv, G * Sq]), both or neither, role
@@ -139,7 +145,7 @@ struct AttentionRow {
 AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
                           const HostTensor &k, const HostTensor &v,
                           const HostTensor *kvLens, int64_t b, int64_t h,
-                          int64_t i);
+                          int64_t i, const HostTensor *alibi = nullptr);
 
 /// The reference at `rows` (flat indices of [B, Hq, Sq], e.g. from
 /// sampleIndices): out [rows, D] rounded to dtype_out, lse [rows] f32.
@@ -151,7 +157,8 @@ AttentionExpected attentionExpected(const AttentionSpec &spec,
                                     const HostTensor &q, const HostTensor &k,
                                     const HostTensor &v,
                                     const HostTensor *kvLens,
-                                    const std::vector<int64_t> &rows);
+                                    const std::vector<int64_t> &rows,
+                                    const HostTensor *alibi = nullptr);
 
 /// Rows `rows` of `t` read as [numElements / rowElements, rowElements]: a
 /// tensor [rows.size(), rowElements] of t's type.
