@@ -2,8 +2,8 @@
 // with nvcc for sm_80 and sm_90a with no stack frame and no spills
 // (dialect/AttentionLegality.cpp's register rules: Dp + block_n <= 288,
 // and per thread and K tile at most 16 copies up to Dp 128 and 12 beyond),
-// with every mask, 2 to 4 stages, both 16-bit types, padded head dims and
-// split-KV's combine kernel.
+// with every mask and ALiBi, 2 to 4 stages, both 16-bit types, padded head
+// dims and split-KV's combine kernel.
 // REQUIRES: nvcc
 // RUN: kgen-opt %s --kgen-lower-attention-to-tiles | kgen-translate --kgen-emit-cuda -o %t.cu
 // RUN: %nvcc -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -c %t.cu -o %t.o 2>&1 | FileCheck %s
@@ -135,5 +135,37 @@ func.func @d72_window(%q: tensor<2x4x200x72xbf16>, %k: tensor<2x1x200x72xbf16>, 
   %o, %lse = kgen.attention %q, %k, %v {causal, sliding_window = 64, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>}
       : tensor<2x4x200x72xbf16>, tensor<2x1x200x72xbf16>, tensor<2x1x200x72xbf16> -> tensor<2x4x200x72xbf16>, tensor<2x4x200xf32>
   return %o, %lse : tensor<2x4x200x72xbf16>, tensor<2x4x200xf32>
+}
+
+// ALiBi with every mask at the register edge of head dim 128.
+func.func @alibi_d128_bn128(%q: tensor<1x8x300x128xbf16>, %k: tensor<1x2x300x128xbf16>, %v: tensor<1x2x300x128xbf16>, %slopes: tensor<8xf32>)
+    -> (tensor<1x8x300x128xbf16>, tensor<1x8x300xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v alibi(%slopes : tensor<8xf32>) {causal, sliding_window = 100, softcap = 30.0 : f32, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 128, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>}
+      : tensor<1x8x300x128xbf16>, tensor<1x2x300x128xbf16>, tensor<1x2x300x128xbf16> -> tensor<1x8x300x128xbf16>, tensor<1x8x300xf32>
+  return %o, %lse : tensor<1x8x300x128xbf16>, tensor<1x8x300xf32>
+}
+
+// ALiBi with every mask at head dim 256.
+func.func @alibi_d256_bn32(%q: tensor<1x8x300x256xbf16>, %k: tensor<1x2x300x256xbf16>, %v: tensor<1x2x300x256xbf16>, %slopes: tensor<8xf32>)
+    -> (tensor<1x8x300x256xbf16>, tensor<1x8x300xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v alibi(%slopes : tensor<8xf32>) {causal, sliding_window = 100, softcap = 30.0 : f32, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 32, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>}
+      : tensor<1x8x300x256xbf16>, tensor<1x2x300x256xbf16>, tensor<1x2x300x256xbf16> -> tensor<1x8x300x256xbf16>, tensor<1x8x300xf32>
+  return %o, %lse : tensor<1x8x300x256xbf16>, tensor<1x8x300xf32>
+}
+
+// ALiBi and a local window, one warp at 16 copies.
+func.func @alibi_decode_d128_bn32(%q: tensor<4x16x1x128xbf16>, %k: tensor<4x2x4000x128xbf16>, %v: tensor<4x2x4000x128xbf16>, %slopes: tensor<16xf32>)
+    -> (tensor<4x16x1x128xbf16>, tensor<4x16x1xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v alibi(%slopes : tensor<16xf32>) {window_left = 100, window_right = 4, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 32, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 4, source = user>}
+      : tensor<4x16x1x128xbf16>, tensor<4x2x4000x128xbf16>, tensor<4x2x4000x128xbf16> -> tensor<4x16x1x128xbf16>, tensor<4x16x1xf32>
+  return %o, %lse : tensor<4x16x1x128xbf16>, tensor<4x16x1xf32>
+}
+
+// ALiBi, one warp at head dim 192 (12 copies).
+func.func @alibi_decode_d192_bn16(%q: tensor<4x16x1x192xbf16>, %k: tensor<4x2x4000x192xbf16>, %v: tensor<4x2x4000x192xbf16>, %slopes: tensor<16xf32>)
+    -> (tensor<4x16x1x192xbf16>, tensor<4x16x1xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v alibi(%slopes : tensor<16xf32>) {causal, sliding_window = 100, softcap = 30.0 : f32, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 16, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 4, source = user>}
+      : tensor<4x16x1x192xbf16>, tensor<4x2x4000x192xbf16>, tensor<4x2x4000x192xbf16> -> tensor<4x16x1x192xbf16>, tensor<4x16x1xf32>
+  return %o, %lse : tensor<4x16x1x192xbf16>, tensor<4x16x1xf32>
 }
 
