@@ -350,7 +350,8 @@ void lowerAttention(AttentionOp op, SymbolTable &symbols, OpBuilder &top) {
       combineParams.push_back(memrefFor(t));
     auto [combine, cbody] = createKernel(
         top, symbols, loc, name + "_combine",
-        {llvm::divideCeil(p.rows, kAttentionCombineRows) * p.batch * p.hkv,
+        {int64_t(llvm::divideCeil(p.rows, kAttentionCombineRows)) * p.batch *
+             p.hkv,
          1, 1},
         kAttentionCombineThreads, /*smem=*/0, p.config, combineParams);
     // No signature: a continuation of the op (kgen-emit-packages puts it in
