@@ -327,7 +327,6 @@ void lowerQk(TileQkOp op, RefBuilder &rb) {
 }
 
 void lowerOnlineSoftmax(TileOnlineSoftmaxOp op, RefBuilder &rb) {
-  using P = arith::CmpIPredicate;
   Value s = op.getS(), stats = op.getStats(), acc = op.getAcc();
   Value len = op.getKvLen();
   int64_t seqQ = op.getSeqQ();

@@ -122,7 +122,6 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
   std::optional<float> cap = op.getSoftcapValue();
   std::optional<int64_t> left = op.getLeftWindow(), right = op.getRightWindow();
   float negInf = -std::numeric_limits<float>::infinity();
-  using P = arith::CmpIPredicate;
 
   rb.loop(batch, [&](Value bi) {
     Value len = lens ? rb.clamp(rb.loadIndex(lens, bi), rb.idx(0), rb.idx(skv))

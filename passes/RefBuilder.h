@@ -70,8 +70,7 @@ public:
     if (left)
       visible = andi(visible, cmpi(P::sge, j, subi(pos, idx(*left))));
     if (right)
-      visible = andi(visible,
-                     cmpi(P::sle, j, arith::AddIOp::create(b, pos, idx(*right))));
+      visible = andi(visible, cmpi(P::sle, j, addi(pos, idx(*right))));
     return visible;
   }
   /// ALiBi's bias `slope * |pos - j|` (f32) of key `j` for a query at `pos`.

@@ -83,16 +83,8 @@ std::string mlir::kgen::detail::floatLiteral(float v) {
 }
 
 std::string KernelPrinter::matrixBase(Value mem, ValueRange indices) {
-  auto t = cast<MemRefType>(mem.getType());
-  ArrayRef<int64_t> shape = t.getShape();
-  std::string offset;
-  int64_t stride = shape[shape.size() - 1] * shape[shape.size() - 2];
-  for (int i = int(shape.size()) - 3; i >= 0; --i) {
-    offset = name(indices[i]) + " * " + std::to_string(stride) +
-             (offset.empty() ? "" : " + " + offset);
-    stride *= shape[i];
-  }
-  return offset.empty() ? name(mem) : "(" + name(mem) + " + " + offset + ")";
+  // The leading indices pick the matrix; the last two address inside it.
+  return elementBase(mem, indices.drop_back(2), 0);
 }
 
 LogicalResult KernelPrinter::printAlloca(memref::AllocaOp op) {
