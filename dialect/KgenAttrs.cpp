@@ -3,6 +3,7 @@
 #include "dialect/KgenDialect.h"
 #include "dialect/AttentionLegality.h"
 #include "dialect/GemmLegality.h"
+#include "dialect/GroupedGemmLegality.h"
 #include "dialect/KgenTarget.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -81,6 +82,32 @@ LogicalResult AttentionConfigAttr::verify(
   // The family's rules that hold for any attention; kgen.attention's
   // verifier checks the rest (dialect/AttentionLegality.h).
   if (std::optional<AttentionLegalityError> e = checkAttentionLegality(fields))
+    return emitError() << e->str();
+  return success();
+}
+
+int64_t GroupedGemmConfigAttr::getThreads() const {
+  return GroupedGemmConfigFields::of(*this).threads();
+}
+
+LogicalResult GroupedGemmConfigAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, Target target,
+    InstructionFamily instruction, int64_t blockM, int64_t blockN,
+    int64_t blockK, int64_t warpsM, int64_t warpsN, int64_t stages,
+    ConfigSource source, StringRef entry) {
+  GroupedGemmConfigFields fields;
+  fields.target = target;
+  fields.instruction = instruction;
+  fields.blockM = blockM;
+  fields.blockN = blockN;
+  fields.blockK = blockK;
+  fields.warpsM = warpsM;
+  fields.warpsN = warpsN;
+  fields.stages = stages;
+  // The rules that hold for any grouped GEMM; the ops' verifiers check the
+  // rest (dialect/GroupedGemmLegality.h).
+  if (std::optional<GroupedGemmLegalityError> e =
+          checkGroupedGemmLegality(fields))
     return emitError() << e->str();
   return success();
 }

@@ -172,4 +172,47 @@ def Kgen_AttentionConfigAttr : AttrDef<Kgen_Dialect, "AttentionConfig"> {
   }];
 }
 
+def Kgen_GroupedGemmConfigAttr : AttrDef<Kgen_Dialect, "GroupedGemmConfig"> {
+  let mnemonic = "grouped_gemm_config";
+  let summary = "lowering strategy of a grouped GEMM (kgen.grouped_gemm, kgen.moe)";
+  let description = [{
+    The tiles of one launch over every expert's rows (docs/moe.md): a tile
+    scheduler maps each block to (expert, m tile, n tile) from the expert
+    offsets, and each block runs the gemm main loop of its family.
+
+    - `target`: `sm_80` or `sm_90a`;
+    - `instruction`: `mma_sync` (cp.async + ldmatrix + mma.sync; sm_80 and
+      later); `wgmma` is refused until it is lowered;
+    - `block_m` (16 to 128: light loads do not pad every expert to 128
+      rows), `block_n`, `block_k`: the block tile;
+    - `warps_m`, `warps_n`: the warp grid; `stages`: K tiles in flight;
+    - `source`, `entry`: where the config came from, as for gemm_config.
+
+    ```mlir
+    #kgen.grouped_gemm_config<target = sm_80, instruction = mma_sync,
+      block_m = 64, block_n = 128, block_k = 32, warps_m = 2, warps_n = 2,
+      stages = 3, source = default>
+    ```
+
+    The attribute's verifier checks what holds for any grouped GEMM; the
+    ops' verifiers check the config against the operands (element type,
+    the gated form's second accumulator) through the same legality
+    (dialect/GroupedGemmLegality.h).
+  }];
+  let parameters = (ins
+    "::mlir::kgen::Target":$target,
+    "::mlir::kgen::InstructionFamily":$instruction,
+    "int64_t":$block_m, "int64_t":$block_n, "int64_t":$block_k,
+    "int64_t":$warps_m, "int64_t":$warps_n, "int64_t":$stages,
+    "::mlir::kgen::ConfigSource":$source,
+    StringRefParameter<"tuning database entry", "\"\"">:$entry
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Threads per block: 32 x warps_m x warps_n.
+    int64_t getThreads() const;
+  }];
+}
+
 #endif // KGEN_ATTRS_TD

@@ -8,6 +8,7 @@
 #include "dialect/KgenOps.h"
 #include "dialect/AttentionLegality.h"
 #include "dialect/GemmLegality.h"
+#include "dialect/GroupedGemmLegality.h"
 #include "dialect/KgenTarget.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -441,6 +442,19 @@ LogicalResult MoeOp::verify() {
   if (failed(checkTopK(*this, topK, experts)) ||
       failed(check.mul(tokens, topK, "tokens * top_k")))
     return failure();
+  // The expert GEMMs: [T * k, H] x [E, H, I] gated, [T * k, I] x [E, I, H].
+  GroupedGemmOperands gateUp{x.getElementType(), x.getElementType(), hidden,
+                             inter, /*gated=*/true};
+  GroupedGemmOperands down{x.getElementType(), x.getElementType(), inter,
+                           hidden, /*gated=*/false};
+  for (auto [name, config, operands] :
+       {std::tuple<StringRef, GroupedGemmConfigAttr, GroupedGemmOperands>{
+            "gate_up_config", getGateUpConfigAttr(), gateUp},
+        {"down_config", getDownConfigAttr(), down}})
+    if (config)
+      if (std::optional<GroupedGemmLegalityError> e = checkGroupedGemmLegality(
+              GroupedGemmConfigFields::of(config), &operands))
+        return emitOpError() << "'" << name << "': " << e->str();
   return success();
 }
 
@@ -524,6 +538,14 @@ LogicalResult GroupedGemmOp::verify() {
       failed(check.shape("d", d, {a.getDimSize(0), b.getDimSize(2)},
                          "[R, N]")))
     return failure();
+  if (GroupedGemmConfigAttr config = getConfigAttr()) {
+    GroupedGemmOperands operands{a.getElementType(), d.getElementType(),
+                                 a.getDimSize(1), b.getDimSize(2),
+                                 getBUp() != nullptr};
+    if (std::optional<GroupedGemmLegalityError> e = checkGroupedGemmLegality(
+            GroupedGemmConfigFields::of(config), &operands))
+      return emitOpError() << e->str();
+  }
   return success();
 }
 

@@ -195,6 +195,12 @@ def Kgen_MoeOp : Kgen_Op<"moe", [Pure]> {
     (`kgen-decompose-moe`), so the two compute identical values.
     `activation` is `silu` (default), `gelu` or `relu`.
 
+    The optional `gate_up_config` and `down_config`
+    (`#kgen.grouped_gemm_config<...>`) are the strategies of the two expert
+    GEMMs (the gated `[T * k, H] x [E, H, I]` and `[T * k, I] x [E, I, H]`),
+    written by `kgen-select-strategy` and read by `kgen-lower-moe-to-tiles`,
+    which makes the whole layer one package of kernels (docs/moe.md).
+
     Example (Mixtral-style, 8 experts, top-2):
 
     ```mlir
@@ -211,7 +217,9 @@ def Kgen_MoeOp : Kgen_Op<"moe", [Pure]> {
     AnyRankedTensor:$w_down,
     I64Attr:$top_k,
     UnitAttr:$renormalize,
-    DefaultValuedAttr<Kgen_ActivationAttr, "::mlir::kgen::Activation::silu">:$activation
+    DefaultValuedAttr<Kgen_ActivationAttr, "::mlir::kgen::Activation::silu">:$activation,
+    OptionalAttr<Kgen_GroupedGemmConfigAttr>:$gate_up_config,
+    OptionalAttr<Kgen_GroupedGemmConfigAttr>:$down_config
   );
   let results = (outs AnyRankedTensor:$y);
   let assemblyFormat = [{
@@ -287,6 +295,10 @@ def Kgen_GroupedGemmOp : Kgen_Op<"grouped_gemm", [Pure]> {
     expert's first layer. Offsets are clamped to `[0, R]`; rows outside
     every group are zero.
 
+    The optional `config` (`#kgen.grouped_gemm_config<...>`) is the lowering
+    strategy; the kernels need non-decreasing offsets (what
+    `kgen.moe_permute` writes).
+
     ```mlir
     %h = kgen.grouped_gemm %xp, %wg, %off gated(%wu : tensor<8x4096x14336xbf16>)
         {activation = #kgen.activation<silu>}
@@ -297,7 +309,8 @@ def Kgen_GroupedGemmOp : Kgen_Op<"grouped_gemm", [Pure]> {
   let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$b,
                        AnyRankedTensor:$expert_offsets,
                        Optional<AnyRankedTensor>:$b_up,
-                       DefaultValuedAttr<Kgen_ActivationAttr, "::mlir::kgen::Activation::none">:$activation);
+                       DefaultValuedAttr<Kgen_ActivationAttr, "::mlir::kgen::Activation::none">:$activation,
+                       OptionalAttr<Kgen_GroupedGemmConfigAttr>:$config);
   let results = (outs AnyRankedTensor:$d);
   let assemblyFormat = [{
     $a `,` $b `,` $expert_offsets (`gated` `(` $b_up^ `:` type($b_up) `)`)?

@@ -9,7 +9,8 @@
 //   %y  = kgen.moe_combine %yp, %pos, %w                      [T, H]
 //
 // with %h and %yp in the element type of %x (the rounding points of
-// kgen.moe's semantics).
+// kgen.moe's semantics). The layer's gate_up_config and down_config become
+// the grouped GEMMs' configs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,11 +54,11 @@ struct DecomposeMoeOp : OpRewritePattern<MoeOp> {
     auto gateUp = GroupedGemmOp::create(
         rewriter, loc, RankedTensorType::get({tokens * topK, inter}, elem),
         permute.getPermuted(), op.getWGate(), permute.getExpertOffsets(),
-        op.getWUp(), op.getActivation());
+        op.getWUp(), op.getActivation(), op.getGateUpConfigAttr());
     auto down = GroupedGemmOp::create(
         rewriter, loc, RankedTensorType::get({tokens * topK, hidden}, elem),
         gateUp.getD(), op.getWDown(), permute.getExpertOffsets(),
-        /*b_up=*/Value(), Activation::none);
+        /*b_up=*/Value(), Activation::none, op.getDownConfigAttr());
     rewriter.replaceOpWithNewOp<MoeCombineOp>(op, op.getY().getType(),
                                               down.getD(),
                                               permute.getPositions(),

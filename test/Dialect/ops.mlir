@@ -379,6 +379,18 @@ func.func @moe(%x: tensor<16x64xbf16>, %logits: tensor<16x8xf32>, %wg: tensor<8x
 
 // -----
 
+// The expert GEMMs' strategies round-trip.
+// CHECK-LABEL: func.func @moe_configs(
+// CHECK:         kgen.moe {{.+}} {down_config = #kgen.grouped_gemm_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 64, block_k = 32, warps_m = 1, warps_n = 4, stages = 4, source = model>, gate_up_config = #kgen.grouped_gemm_config<target = sm_90a, instruction = mma_sync, block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 3, source = measured, entry = "e1">, top_k = 2 : i64}
+// CHECK:         kgen.grouped_gemm {{.+}} {config = #kgen.grouped_gemm_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 128, block_k = 32, warps_m = 2, warps_n = 2, stages = 3, source = user>}
+func.func @moe_configs(%x: tensor<16x64xbf16>, %logits: tensor<16x8xf32>, %wg: tensor<8x64x128xbf16>, %wu: tensor<8x64x128xbf16>, %wd: tensor<8x128x64xbf16>, %off: tensor<9xi32>) -> (tensor<16x64xbf16>, tensor<16x128xbf16>) {
+  %y = kgen.moe %x, %logits, %wg, %wu, %wd {top_k = 2, gate_up_config = #kgen.grouped_gemm_config<target = sm_90a, instruction = mma_sync, block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 3, source = measured, entry = "e1">, down_config = #kgen.grouped_gemm_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 64, block_k = 32, warps_m = 1, warps_n = 4, stages = 4, source = model>} : tensor<16x64xbf16>, tensor<16x8xf32>, tensor<8x64x128xbf16>, tensor<8x64x128xbf16>, tensor<8x128x64xbf16> -> tensor<16x64xbf16>
+  %d = kgen.grouped_gemm %x, %wg, %off {config = #kgen.grouped_gemm_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 128, block_k = 32, warps_m = 2, warps_n = 2, stages = 3, source = user>} : tensor<16x64xbf16>, tensor<8x64x128xbf16>, tensor<9xi32> -> tensor<16x128xbf16>
+  return %y, %d : tensor<16x64xbf16>, tensor<16x128xbf16>
+}
+
+// -----
+
 // The default activation (silu) is not printed; others are.
 // CHECK-LABEL: func.func @moe_activations(
 // CHECK:         kgen.moe {{.+}} {top_k = 1 : i64} : tensor<4x32xf16>, tensor<4x4xf16>

@@ -1,0 +1,113 @@
+//===- GroupedGemmLegality.cpp - what the grouped GEMM kernels lower ------===//
+
+#include "dialect/GroupedGemmLegality.h"
+#include "dialect/KgenTarget.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::kgen;
+
+GroupedGemmConfigFields
+GroupedGemmConfigFields::of(GroupedGemmConfigAttr c) {
+  GroupedGemmConfigFields f;
+  f.target = c.getTarget();
+  f.instruction = c.getInstruction();
+  f.blockM = c.getBlockM();
+  f.blockN = c.getBlockN();
+  f.blockK = c.getBlockK();
+  f.warpsM = c.getWarpsM();
+  f.warpsN = c.getWarpsN();
+  f.stages = c.getStages();
+  return f;
+}
+
+GemmConfigFields GroupedGemmConfigFields::asGemm(bool gated) const {
+  GemmConfigFields g;
+  g.target = target;
+  g.instruction = instruction;
+  g.blockM = blockM;
+  g.blockN = gated ? 2 * blockN : blockN;
+  g.blockK = blockK;
+  g.warpsM = warpsM;
+  g.warpsN = warpsN;
+  g.stages = stages;
+  return g;
+}
+
+std::string GroupedGemmLegalityError::str() const {
+  return "grouped_gemm_config '" + field + "': " + message;
+}
+
+int64_t mlir::kgen::groupedGemmSharedMemoryBytes(
+    const GroupedGemmConfigFields &c, int64_t elemBytes, bool gated) {
+  return stageBufferBytes(c.stages, c.blockM, c.blockK, elemBytes) +
+         (gated ? 2 : 1) *
+             stageBufferBytes(c.stages, c.blockK, c.blockN, elemBytes);
+}
+
+namespace {
+using Error = std::optional<GroupedGemmLegalityError>;
+
+Error fail(StringRef field, const llvm::Twine &message) {
+  return GroupedGemmLegalityError{field.str(), message.str()};
+}
+
+/// The gemm family's answer for the equivalent gemm, as a grouped GEMM
+/// error (the gated form's is said to be about the doubled tile).
+Error fromGemm(const std::optional<GemmLegalityError> &e, bool gated,
+               int64_t blockN) {
+  if (!e)
+    return std::nullopt;
+  if (!gated)
+    return fail(e->field, e->message);
+  return fail(e->field,
+              llvm::formatv("the gated form holds two B tiles and two "
+                            "accumulators, checked as the gemm tile of "
+                            "block_n = 2 x {0}: {1}",
+                            blockN, e->message));
+}
+} // namespace
+
+std::optional<GroupedGemmLegalityError>
+mlir::kgen::checkGroupedGemmLegality(const GroupedGemmConfigFields &c,
+                                     const GroupedGemmOperands *o) {
+  if (c.instruction == InstructionFamily::wgmma)
+    return fail("instruction", "wgmma grouped GEMMs are not lowered yet: "
+                               "use mma_sync (it runs on sm_90a too)");
+  if (c.instruction != InstructionFamily::mma_sync)
+    return fail("instruction",
+                llvm::formatv("{0}; grouped GEMMs run on tensor cores: "
+                              "expected mma_sync",
+                              stringifyInstructionFamily(c.instruction)));
+  // Light loads (decode: a few rows per expert) take 16-row tiles; the
+  // mma_sync warp tiles stop at 128 rows a block.
+  if (c.blockM < 16 || c.blockM > 128)
+    return fail("block_m",
+                llvm::formatv("{0}; expected 16 to 128 rows per expert tile",
+                              c.blockM));
+  bool gated = o && o->gated;
+  if (Error e = fromGemm(checkGemmLegality(c.asGemm(false)), false, c.blockN))
+    return e;
+  if (!o)
+    return std::nullopt;
+  if (!o->elem.isBF16() && !o->elem.isF16())
+    return fail("instruction",
+                llvm::formatv("the grouped GEMM kernels take bf16 or f16 "
+                              "operands (mma_sync, f32 accumulation); got {0}",
+                              o->elem));
+  GemmOperands g;
+  g.elem = o->elem;
+  g.batchedB = true;
+  g.rowElemsA = o->k;
+  g.rowElemsB = o->n;
+  g.outElem = o->outElem;
+  if (Error e = fromGemm(checkGemmLegality(c.asGemm(false), &g), false,
+                         c.blockN))
+    return e;
+  if (gated)
+    if (Error e = fromGemm(checkGemmLegality(c.asGemm(true), &g), true,
+                           c.blockN))
+      return e;
+  return std::nullopt;
+}
