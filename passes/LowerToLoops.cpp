@@ -181,13 +181,15 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
   return results;
 }
 
+} // namespace
+
 /// Softmax + top-k of one token's logits into ids[t, :] and weights[t, :].
 /// `probs` is scratch of [E] f32. Ties go to the lower expert index; the
 /// first unchosen expert is taken when no probability compares greater (NaN
 /// logits), so every id is a valid expert.
-void emitRoute(RefBuilder &rb, Value logits, Value t, int64_t experts,
-               int64_t topK, bool renormalize, Value probs, Value ids,
-               Value weights) {
+void mlir::kgen::emitRoute(RefBuilder &rb, Value logits, Value t,
+                           int64_t experts, int64_t topK, bool renormalize,
+                           Value probs, Value ids, Value weights) {
   float negInf = -std::numeric_limits<float>::infinity();
   using P = arith::CmpIPredicate;
   Value mx = rb.reduce(experts, rb.f32(negInf), [&](Value e, Value acc) {
@@ -232,6 +234,7 @@ void emitRoute(RefBuilder &rb, Value logits, Value t, int64_t experts,
     });
 }
 
+namespace {
 SmallVector<Value> lowerMoeRoute(MoeRouteOp op, RefBuilder &rb) {
   auto logitsType = op.getRouterLogits().getType();
   int64_t tokens = logitsType.getDimSize(0), experts = logitsType.getDimSize(1);

@@ -214,6 +214,13 @@ public:
   ImplicitLocOpBuilder &b;
 };
 
+/// Softmax + top-k of token `t`'s logits (`[T, E]`) into ids[t, :] and
+/// weights[t, :]: kgen.moe_route's definition, shared by the reference
+/// (kgen-lower-to-loops) and the routing tile op (kgen-lower-tiles-to-loops).
+/// `probs` is scratch of [E] f32.
+void emitRoute(RefBuilder &rb, Value logits, Value t, int64_t experts,
+               int64_t topK, bool renormalize, Value probs, Value ids,
+               Value weights);
 } // namespace mlir::kgen
 
 #endif // KGEN_PASSES_REFBUILDER_H
