@@ -18,6 +18,11 @@
 #   4. time cuBLASLt over the GEMM suite         -> baseline-cublaslt.json
 #   5. torch.matmul / Triton / SDPA baselines, and SDPA's cuDNN and flash
 #      backends at the attention packages' ops   -> baseline-torch.json
+#   5b. moe (not by default: the second call's): the MoE packages (kgen's
+#      host reference), then the cuBLAS loop and torch's grouped mm at their
+#      ops, or at the suite's device_check entries without packages
+#                                                -> kgen-moe.json,
+#                                                   baseline-torch-moe.json
 #   6. print the summary table last              -> summary.txt
 #      and write the report                      -> report.html, report.csv
 # Every file lands in the output folder, with device-check.log.
@@ -35,6 +40,10 @@
 #                       prepare-gemm-device-check.sh; none: skipped)
 #   --attention-seed S  kgen-bench run's seed for them, and the torch
 #                       step's kv_lens seed (default 1)
+#   --moe DIR           MoE packages (folders with manifest.json) for the
+#                       moe step (default build-device/moe-packages, from
+#                       prepare-device-check.sh; none: the torch baselines
+#                       alone, at the suite's device_check entries)
 #   --json-include DIR  folder holding nlohmann/json.hpp
 #                       (default $KGEN_NLOHMANN_INCLUDE_DIR or build-device/include)
 #   --out DIR           output folder (default $OUT, else ./bench-out)
@@ -49,9 +58,9 @@
 #   --sweep-seconds S   budget of the sweep of the whole space per op
 #                       (default 240)
 #   --steps LIST        comma-separated steps to run, of ceilings, packages,
-#                       faults, tune, sweep, suite, torch (default all but
-#                       sweep; "all": every one); the build and the summary
-#                       always run
+#                       faults, tune, sweep, suite, torch, moe (default all
+#                       but sweep and moe; "all": every one); the build and
+#                       the summary always run
 #   --quick             fewer samples (10..30, 30 ms each) for a smoke test
 #   --dry-run           no GPU, no build: unpack the candidates and print
 #                       the commands each step would run (a check of the
@@ -68,6 +77,7 @@ BUILD_DIR=${KGEN_BUILD_DIR:-/tmp/kgen-device-build}
 PACKED=$ROOT/build-device/candidates.tar.xz
 ATTENTION=$ROOT/build-device/attention-packages
 ATTENTION_SEED=1
+MOE=$ROOT/build-device/moe-packages
 TUNE_DIR=
 TUNE_SECONDS=60
 # The sweep's budget per op: ends the sweep (and writes its database) well
@@ -84,6 +94,7 @@ while [ $# -gt 0 ]; do
     --packages) PACKAGES=${2:?}; shift 2 ;;
     --attention) ATTENTION=${2:?}; shift 2 ;;
     --attention-seed) ATTENTION_SEED=${2:?}; shift 2 ;;
+    --moe) MOE=${2:?}; shift 2 ;;
     --json-include) JSON_INCLUDE=${2:?}; shift 2 ;;
     --out) OUT_DIR=${2:?}; shift 2 ;;
     --build) BUILD_DIR=${2:?}; shift 2 ;;
@@ -99,12 +110,12 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-[ "$STEPS" = all ] && STEPS=ceilings,packages,faults,tune,sweep,suite,torch
+[ "$STEPS" = all ] && STEPS=ceilings,packages,faults,tune,sweep,suite,torch,moe
 IFS=, read -r -a STEP_LIST <<<"$STEPS"
 for s in "${STEP_LIST[@]}"; do
   case "$s" in
-    ceilings|packages|faults|tune|sweep|suite|torch) ;;
-    *) echo "device-check: unknown step '$s' in --steps (ceilings, packages, faults, tune, sweep, suite, torch, all)" >&2; exit 2 ;;
+    ceilings|packages|faults|tune|sweep|suite|torch|moe) ;;
+    *) echo "device-check: unknown step '$s' in --steps (ceilings, packages, faults, tune, sweep, suite, torch, moe, all)" >&2; exit 2 ;;
   esac
 done
 # Whether step $1 is to run.
@@ -342,6 +353,39 @@ if want torch; then
   fi
 fi
 
+# The MoE suite (bench/README.md, "The device check"): kgen's packages, each
+# verified against the host reference and timed (a DeepSeek-V3 package makes
+# 21 GiB of weights on the host: 120 s without a report), then the cuBLAS
+# loop and torch's grouped mm at their ops; without packages (the compiler
+# cannot make them yet) the baselines alone, at the suite's device_check
+# entries.
+if want moe; then
+  mapfile -t MOE_PKGS < <(find "$MOE" -mindepth 2 -maxdepth 2 -name manifest.json \
+                            -printf '%h\n' 2>/dev/null | LC_ALL=C sort)
+  if [ ${#MOE_PKGS[@]} -gt 0 ]; then
+    step "moe packages from $MOE: ${#MOE_PKGS[@]}"
+    bench "moe packages" run "${MOE_PKGS[@]}" --out "$OUT_DIR/kgen-moe.json" --timeout 120 \
+      "${CEILINGS[@]}" "${TIMING[@]}"
+    TORCH_MOE=(--moe-packages "$MOE")
+  else
+    step "moe: no packages under $MOE; the baselines alone"
+    TORCH_MOE=(--moe-device-check)
+  fi
+  step "moe baselines: the cuBLAS loop and torch's grouped mm"
+  if dry; then
+    echo "would run: python3 bench/torch_baselines.py --moe-only --moe-suite" \
+         "$ROOT/bench/suites/moe.json ${TORCH_MOE[*]} --out $OUT_DIR/baseline-torch-moe.json"
+  elif python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+    # ~25 s for the device check's seven ops (torch's start included).
+    PYTHONUNBUFFERED=1 timeout 240 python3 "$ROOT/bench/torch_baselines.py" --moe-only \
+      --moe-suite "$ROOT/bench/suites/moe.json" "${TORCH_MOE[@]}" \
+      --out "$OUT_DIR/baseline-torch-moe.json" "${CEILINGS[@]}" "${TIMING[@]}" \
+      || fail "moe baselines (exit $?)"
+  else
+    echo "torch with CUDA does not import here: moe baselines skipped"
+  fi
+fi
+
 if dry; then
   echo
   echo "device-check: dry run done; nothing measured"
@@ -358,7 +402,8 @@ fi
 # The same results as one self-contained page and a CSV (roofline under the
 # ceilings, speed-ups over the baselines; docs/performance-history.md).
 REPORTED=()
-for f in kgen.json kgen-attention.json baseline-cublaslt.json baseline-torch.json; do
+for f in kgen.json kgen-attention.json kgen-moe.json baseline-cublaslt.json \
+         baseline-torch.json baseline-torch-moe.json; do
   [ -f "$OUT_DIR/$f" ] && REPORTED+=("$OUT_DIR/$f")
 done
 if [ ${#REPORTED[@]} -gt 0 ]; then

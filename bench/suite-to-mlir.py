@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Writes a shape suite (bench/suites/gemm.json or attention.json) as a kgen module.
+"""Writes a shape suite (bench/suites/gemm.json, attention.json or moe.json) as a kgen module.
 
 usage: suite-to-mlir.py SUITE.json [--m 4096,16] [--models llama3-8b,...]
                         [--gemms o,qkv]               (a kgen.gemm-suite)
        suite-to-mlir.py SUITE.json [--entries SUBSTR,...] [--max-kv-gib G]
                                                       (a kgen.attention-suite)
+       suite-to-mlir.py SUITE.json [--entries SUBSTR,...] [--device-check]
+                                                      (a kgen.moe-suite)
 
 GEMM suite: one function per distinct (M, N, K): y = x W^T with x [M, K] and
 W [N, K] (nn.Linear weights, transpose_b) in the suite's dtype, named
@@ -21,6 +23,13 @@ the entry has them, scale, causal, sliding_window and softcap as given.
 exceed G GiB (the device check's cut of the largest decode steps). Entries with the same op are
 written once, under the first name.
 
+MoE suite: one function per entry, named after it as above, holding one
+kgen.moe of the entry's op object: x [T, H], the router logits [T, E] (an
+input, of the op's logits_dtype), w_gate and w_up [E, H, I], w_down
+[E, I, H], the result [T, H] of dtype_out; top_k, renormalize, and the
+activation when it is not silu. --entries as above; --device-check keeps
+the entries the suite's "device_check" list names (the device check's cut).
+
 Pipe the output to `kgen-opt --kgen-pipeline="target=... output-dir=..."` to
 get packages.
 """
@@ -31,6 +40,7 @@ import sys
 
 
 ATTENTION_TYPES = {"bf16": "bf16", "f16": "f16", "f32": "f32"}
+MOE_TYPES = ATTENTION_TYPES
 
 
 def function_name(name):
@@ -107,24 +117,63 @@ def attention_function(name, op):
             f"  return {', '.join(values)} : {ret}\n}}")
 
 
-def attention_module(suite, path, args):
+def entry_functions(suite, args, keep, function, what, filters):
+    """The functions of an entry suite's entries (attention, moe): those
+    whose name contains one of --entries' substrings and that keep(name,
+    op) accepts, an op given twice written once, under the first name."""
     wanted = args.entries.split(",") if args.entries else None
-    seen = set()
-    out = [f"// Attention of {suite['name']} ({path}): one function per entry."]
+    seen, out = set(), []
     for entry in suite["entries"]:
         name, op = entry["name"], entry["op"]
         if wanted and not any(w in name for w in wanted):
             continue
-        if args.max_kv_gib is not None and kv_bytes(op) > args.max_kv_gib * 2**30:
+        if not keep(name, op):
             continue
         key = json.dumps(op, sort_keys=True)
         if key in seen:
             continue
         seen.add(key)
-        out.append(f"// {name}\n{attention_function(name, op)}")
+        out.append(f"// {name}\n{function(name, op)}")
     if not seen:
-        sys.exit("suite-to-mlir: no attention entry of the suite matches --entries and --max-kv-gib")
+        sys.exit(f"suite-to-mlir: no {what} entry of the suite matches {filters}")
     return out
+
+
+def attention_module(suite, path, args):
+    def keep(_, op):
+        return args.max_kv_gib is None or kv_bytes(op) <= args.max_kv_gib * 2**30
+    return [f"// Attention of {suite['name']} ({path}): one function per entry."] + \
+        entry_functions(suite, args, keep, attention_function, "attention",
+                        "--entries and --max-kv-gib")
+
+
+def moe_function(name, op):
+    """The function of one moe suite entry (its op object)."""
+    t_count, h, i, e = op["tokens"], op["hidden"], op["inter"], op["experts"]
+    t, tl = MOE_TYPES[op["dtype"]], MOE_TYPES[op.get("logits_dtype") or "f32"]
+    to = MOE_TYPES[op.get("dtype_out") or op["dtype"]]
+    x, logits = f"tensor<{t_count}x{h}x{t}>", f"tensor<{t_count}x{e}x{tl}>"
+    w_in, w_down, y = f"tensor<{e}x{h}x{i}x{t}>", f"tensor<{e}x{i}x{h}x{t}>", \
+        f"tensor<{t_count}x{h}x{to}>"
+    attrs = [f"top_k = {int(op['top_k'])}"]
+    if op.get("renormalize"):
+        attrs.append("renormalize")
+    if op.get("activation", "silu") != "silu":
+        attrs.append(f"activation = #kgen.activation<{op['activation']}>")
+    return (f"func.func @{function_name(name)}(%x: {x}, %logits: {logits}, "
+            f"%wg: {w_in}, %wu: {w_in}, %wd: {w_down}) -> {y} {{\n"
+            f"  %y = kgen.moe %x, %logits, %wg, %wu, %wd {{{', '.join(attrs)}}}\n"
+            f"      : {x}, {logits}, {w_in}, {w_in}, {w_down} -> {y}\n"
+            f"  return %y : {y}\n}}")
+
+
+def moe_module(suite, path, args):
+    listed = set(suite.get("device_check", []))
+
+    def keep(name, _):
+        return not args.device_check or name in listed
+    return [f"// MoE layers of {suite['name']} ({path}): one function per entry."] + \
+        entry_functions(suite, args, keep, moe_function, "moe", "--entries and --device-check")
 
 
 def main():
@@ -134,10 +183,12 @@ def main():
     parser.add_argument("--models", help="gemm suite: comma-separated model names (default: all)")
     parser.add_argument("--gemms", help="gemm suite: comma-separated gemm names of those "
                         "models, e.g. o,qkv (default: all)")
-    parser.add_argument("--entries", help="attention suite: comma-separated substrings of "
-                        "entry names (default: all)")
+    parser.add_argument("--entries", help="attention or moe suite: comma-separated "
+                        "substrings of entry names (default: all)")
     parser.add_argument("--max-kv-gib", type=float, help="attention suite: leave out "
                         "entries whose K and V together exceed this many GiB")
+    parser.add_argument("--device-check", action="store_true", help="moe suite: only "
+                        "the entries of the suite's device_check list")
     args = parser.parse_args()
     try:
         with open(args.suite, encoding="utf-8") as f:
@@ -145,17 +196,23 @@ def main():
     except (OSError, ValueError) as e:
         sys.exit(f"suite-to-mlir: cannot read {args.suite}: {e}")
     schema = suite.get("schema")
+    if schema != "kgen.gemm-suite" and (args.m or args.models or args.gemms):
+        sys.exit("suite-to-mlir: --m, --models and --gemms are for gemm suites")
+    if schema != "kgen.moe-suite" and args.device_check:
+        sys.exit("suite-to-mlir: --device-check is for moe suites")
     if schema == "kgen.gemm-suite":
         if args.entries or args.max_kv_gib is not None:
             sys.exit("suite-to-mlir: --entries and --max-kv-gib are for attention suites")
         out = gemm_module(suite, args.suite, args)
     elif schema == "kgen.attention-suite":
-        if args.m or args.models or args.gemms:
-            sys.exit("suite-to-mlir: --m, --models and --gemms are for gemm suites")
         out = attention_module(suite, args.suite, args)
+    elif schema == "kgen.moe-suite":
+        if args.max_kv_gib is not None:
+            sys.exit("suite-to-mlir: --max-kv-gib is for attention suites")
+        out = moe_module(suite, args.suite, args)
     else:
-        sys.exit(f"suite-to-mlir: {args.suite} is neither a kgen.gemm-suite "
-                 "nor a kgen.attention-suite file")
+        sys.exit(f"suite-to-mlir: {args.suite} is not a kgen.gemm-suite, "
+                 "kgen.attention-suite or kgen.moe-suite file")
     print("\n".join(out))
 
 

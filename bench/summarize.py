@@ -3,22 +3,35 @@
 
   python3 bench/summarize.py OUT_DIR
 
-Reads OUT_DIR/ceilings.json, kgen.json, kgen-attention.json,
-kgen-faults.json, baseline-cublaslt.json and baseline-torch.json (whichever
-exist) and prints: the device and ceilings, the kernel packages beside their
-cuBLASLt baselines, the GEMM suite with cuBLASLt, torch and Triton side by
-side, the models' SDPA baselines, the attention packages beside SDPA's cuDNN
-and flash backends at the same op (the suite entry's name; "vs best": the
-faster backend's median over kgen's), and every failure. Names are cut at " = " (shapes that
-several models share are listed under the first).
+Reads OUT_DIR/ceilings.json, kgen.json, kgen-attention.json, kgen-moe.json,
+kgen-faults.json, baseline-cublaslt.json, baseline-torch.json and
+baseline-torch-moe.json (whichever exist) and prints: the device and
+ceilings, the kernel packages beside their cuBLASLt baselines, the GEMM
+suite with cuBLASLt, torch and Triton side by side, the models' SDPA
+baselines, the attention packages beside SDPA's cuDNN and flash backends at
+the same op (the suite entry's name; "vs best": the faster backend's median
+over kgen's), the MoE layers beside the cuBLAS loop and torch's grouped mm
+with the targets (moe_table), and every failure. Names are cut at " = "
+(shapes that several models share are listed under the first).
 """
 
 import json
 import os
 import sys
 
-FILES = ["ceilings.json", "kgen.json", "kgen-attention.json", "kgen-faults.json",
-         "baseline-cublaslt.json", "baseline-torch.json"]
+from torch_baselines import MOE_BASELINES, moe_key, moe_weight_bytes
+
+FILES = ["ceilings.json", "kgen.json", "kgen-attention.json", "kgen-moe.json",
+         "kgen-faults.json", "baseline-cublaslt.json", "baseline-torch.json",
+         "baseline-torch-moe.json"]
+# The MoE targets: kgen's speed-up over the cuBLAS loop and over torch's
+# grouped mm at MOE_TARGET_TOKENS, and at <= MOE_DECODE_TOKENS the share of
+# the copy ceiling at which the expert weights hit are read.
+MOE_TARGET_TOKENS = 4096
+MOE_TARGET_OVER_LOOP = 1.3
+MOE_TARGET_OVER_GROUPED = 1.0
+MOE_DECODE_TOKENS = 64
+MOE_TARGET_WEIGHTS_BW = 0.8
 
 
 def load(out_dir):
@@ -158,6 +171,76 @@ def attention_table(kgen_results, torch_results):
     return table(rows)
 
 
+def median_ms(result):
+    """The median of an ok result, else None."""
+    if result and result["status"] == "ok" and result["time"]:
+        return result["time"]["median_ms"]
+    return None
+
+
+def moe_target(op, kgen_ms, loop_ms, grouped_ms, weights_bw):
+    """The target of an op's row, met or missed, or "-" where none applies
+    or a number is missing."""
+    if op["tokens"] == MOE_TARGET_TOKENS:
+        checks = [base_ms / kgen_ms >= bar for base_ms, bar in
+                  [(loop_ms, MOE_TARGET_OVER_LOOP), (grouped_ms, MOE_TARGET_OVER_GROUPED)]
+                  if kgen_ms and base_ms]
+        if not checks:
+            return "-"
+        missing = "; a baseline missing" if len(checks) < 2 else ""
+        return ("met" if all(checks) else "missed") + \
+            f" (>= {MOE_TARGET_OVER_LOOP}x loop, >= {MOE_TARGET_OVER_GROUPED}x grouped{missing})"
+    if op["tokens"] <= MOE_DECODE_TOKENS:
+        if weights_bw is None:
+            return "-"
+        return ("met" if weights_bw >= MOE_TARGET_WEIGHTS_BW else "missed") + \
+            f" (>= {100 * MOE_TARGET_WEIGHTS_BW:.0f}% bw)"
+    return "-"
+
+
+def moe_table(kgen_results, torch_results, copy_gbps):
+    """kgen's MoE packages beside the cuBLAS loop and torch's grouped mm,
+    one row per op: medians, kgen's speed-up over each, kgen's TFLOP/s, and
+    at <= MOE_DECODE_TOKENS tokens the weights' share of the copy ceiling:
+    the bytes of w_gate, w_up and w_down of the experts hit (the expected
+    number for uniform routing, E (1 - (1 - k/E)^T)) over kgen's median,
+    over the measured copy bandwidth."""
+    rows_by_op, names = {}, {}
+    for r in kgen_results + torch_results:
+        impl = r["implementation"]
+        if r["op"].get("kind") != "moe" or (impl != "kgen" and impl not in MOE_BASELINES):
+            continue
+        k = moe_key(r["op"])
+        rows_by_op.setdefault(k, {})[impl] = r
+        if impl != "kgen" or k not in names:
+            names[k] = r["name"]
+    if not rows_by_op:
+        return ""
+    rows = [["moe", "kgen ms", "loop ms", "grouped ms", "vs loop", "vs grouped",
+             "kgen TFLOP/s", "weights GB", "kgen %bw", "target"]]
+    for k, by in rows_by_op.items():
+        kg = by.get("kgen")
+        loop, grouped = by.get(MOE_BASELINES[0]), by.get(MOE_BASELINES[1])
+        op = (kg or loop or grouped)["op"]
+        kgen_ms, loop_ms, grouped_ms = median_ms(kg), median_ms(loop), median_ms(grouped)
+        weights = moe_weight_bytes(op)
+        weights_bw = None
+        if kgen_ms and copy_gbps and op["tokens"] <= MOE_DECODE_TOKENS:
+            weights_bw = weights / (kgen_ms * 1e-3) / (copy_gbps * 1e9)
+        rows.append([names[k], ms(kg) if kg else "-", ms(loop) if loop else "-",
+                     ms(grouped) if grouped else "-",
+                     f"{loop_ms / kgen_ms:.2f}x" if kgen_ms and loop_ms else "-",
+                     f"{grouped_ms / kgen_ms:.2f}x" if kgen_ms and grouped_ms else "-",
+                     f'{real(kg["tflops"]):.1f}' if kgen_ms else "-",
+                     f"{weights / 1e9:.2f}",
+                     percent(weights_bw) if weights_bw is not None else "-",
+                     moe_target(op, kgen_ms, loop_ms, grouped_ms, weights_bw)])
+    return table(rows) + (
+        "\n(the whole layer, logits to y; weights GB: w_gate, w_up and w_down of the "
+        "experts hit, the expected number for uniform routing; kgen %bw: those bytes "
+        f"over kgen's median, of the copy ceiling, at <= {MOE_DECODE_TOKENS} tokens)")
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -182,6 +265,12 @@ def main():
                                 torch_results)
     if attention:
         out += ["", attention]
+    ceilings = docs.get("ceilings.json", {}).get("ceilings") or {}
+    moe = moe_table(docs.get("kgen-moe.json", {}).get("results", []),
+                    docs.get("baseline-torch-moe.json", {}).get("results", []),
+                    real(ceilings.get("copy_gbps", 0)))
+    if moe:
+        out += ["", moe]
     failures = [f'{name}: {r["implementation"]} {short(r["name"])}: {r["status"]}: '
                 f'{r["reason"][:200]}'
                 for name, doc in docs.items() for r in doc.get("results", [])

@@ -27,6 +27,24 @@ padded cache; the log-sum-exp, which SDPA does not return, is not
 computed. A backend that refuses a case is a "skipped" result whose reason
 is torch's (its warnings), not a failure.
 
+For every entry of a MoE suite (--moe-suite, schema kgen.moe-suite, e.g.
+bench/suites/moe.json): the whole layer from the router logits to y, as
+kgen's package times it, in two forms: "torch-moe-cublas-loop" (softmax,
+top-k and renormalisation, the tokens grouped by expert, then per expert
+that has tokens torch.matmul (cuBLAS) of its rows by its gate|up weights,
+act(gate) * up, torch.matmul by its down weights, and the weighted combine;
+the group sizes come to the host once per call, as any loop needs them)
+and "torch-moe-grouped-mm" (the same routing, grouping and combine around
+two torch._grouped_mm calls, gate|up and down, no host sync; "skipped" with
+"not available" where torch lacks it). Gate and up are one [E, H, 2I]
+weight, as serving frameworks store them (one GEMM of 2I columns instead of
+two of I). Both are checked against an f32 computation of the layer at up
+to 64 tokens spread over the batch (same routing) before they are timed.
+--moe-packages DIR takes the ops of kgen's moe packages there (only
+entries some package has, carrying its op object); --moe-device-check the
+entries of the suite's device_check list. `--moe-cpu-check` runs both forms
+and the reference at small sizes on the CPU (torch without a GPU).
+
 Timing matches kgen-bench's method: warm-up, then per sample a 256 MiB
 buffer is overwritten (evicting the 60 MB L2), then CUDA events around one
 call; at least --min-samples samples, at most --max-samples, stopping after
@@ -37,6 +55,7 @@ percentiles.
       --out baseline-torch.json [--ceilings ceilings.json] [--no-triton]
       [--attention-suite bench/suites/attention.json
        [--attention-packages DIR --kv-lens-seed S]]
+      [--moe-suite bench/suites/moe.json [--moe-packages DIR | --moe-device-check]]
 
 Exit codes: 0 all ok, 1 something failed or was wrong, 2 bad input,
 3 no CUDA device. `--self-test-json F` writes a sample document without
@@ -64,6 +83,14 @@ SDPA_BACKEND_ENUM = {"cudnn": "CUDNN_ATTENTION", "flash": "FLASH_ATTENTION"}
 CHECK_ROWS = 256            # query rows per checked sequence (spread, first and last)
 CHECK_SEQUENCES = 4         # sequences checked (first, last, and between), L > 0
 KGEN_GROUP_PACKAGES = 16    # kgen-bench run: packages of one op per child (kGroupPackages)
+MOE_CHECK_TOKENS = 64       # tokens of a MoE layer checked against f32 (spread)
+MOE_TOLERANCE = 2e-2        # bf16 operands, f32 accumulation, four bf16 roundings
+MOE_BASELINES = ("torch-moe-cublas-loop", "torch-moe-grouped-mm")
+# The fields of a moe op object (kernel package manifests) that say what
+# is computed; a package's manifest may hold more (its strategy).
+MOE_FIELDS = ("tokens", "hidden", "inter", "experts", "top_k", "renormalize",
+              "activation", "dtype", "logits_dtype", "dtype_out")
+MOE_DEFAULTS = {"renormalize": False, "activation": "silu", "logits_dtype": "f32"}
 ELEM_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
 
 
@@ -279,6 +306,71 @@ def attention_cases(entries, packages=None, run_seed=1):
     return cases
 
 
+def load_moe_suite(path):
+    """A kgen.moe-suite file; raises ValueError."""
+    with open(path) as f:
+        suite = json.load(f)
+    if suite.get("schema") != "kgen.moe-suite" or suite.get("version") != 1:
+        raise ValueError(f"{path}: expected schema kgen.moe-suite version 1")
+    names = {e["name"] for e in suite["entries"]}
+    unknown = [n for n in suite.get("device_check", []) if n not in names]
+    if unknown:
+        raise ValueError(f"{path}: device_check names no entry: {', '.join(unknown)}")
+    return suite
+
+
+def moe_key(op):
+    """What a moe op computes: MOE_FIELDS with their defaults (dtype_out the
+    dtype), so that an entry and a package's fuller op object compare."""
+    full = {**MOE_DEFAULTS, "dtype_out": op.get("dtype"), **op}
+    return tuple(full.get(f) for f in MOE_FIELDS)
+
+
+def moe_experts_hit(op):
+    """The expected number of distinct experts T tokens hit when each picks
+    top_k distinct experts uniformly at random: E (1 - (1 - k/E)^T)."""
+    e, k, t = op["experts"], op["top_k"], op["tokens"]
+    return e * (1.0 - (1.0 - k / e) ** t)
+
+
+def moe_weight_bytes(op):
+    """Bytes of w_gate, w_up and w_down of the experts hit (expected, for
+    uniform routing): what a layer must read at least."""
+    return moe_experts_hit(op) * 3 * op["hidden"] * op["inter"] * ELEM_BYTES[op["dtype"]]
+
+
+def moe_work(op):
+    """(flops, fewest bytes) of a moe layer: the three expert GEMMs of
+    every routed copy (2 T k 3 H I); x, the logits and y once, and the
+    weights of the experts hit (moe_weight_bytes)."""
+    t, h, e = op["tokens"], op["hidden"], op["experts"]
+    flops = 2.0 * t * op["top_k"] * 3 * h * op["inter"]
+    nbytes = (t * h * (ELEM_BYTES[op["dtype"]] + ELEM_BYTES[op.get("dtype_out") or op["dtype"]])
+              + t * e * ELEM_BYTES[op.get("logits_dtype") or "f32"] + moe_weight_bytes(op))
+    return flops, float(nbytes)
+
+
+def moe_cases(suite, packages=None, device_check=False):
+    """What the torch step measures per moe suite entry: dicts with name,
+    op (the package's when `packages` is a list of (dir, op); then only
+    entries some package has), work (flops, bytes). With device_check, only
+    the entries of the suite's device_check list."""
+    listed = set(suite.get("device_check", []))
+    cases = []
+    for entry in suite["entries"]:
+        op = entry["op"]
+        if device_check and entry["name"] not in listed:
+            continue
+        if packages is not None:
+            found = [pop for _, pop in packages
+                     if pop.get("kind") == "moe" and moe_key(pop) == moe_key(op)]
+            if not found:
+                continue
+            op = found[0]
+        cases.append({"name": entry["name"], "op": op, "work": moe_work(op)})
+    return cases
+
+
 def visible_keys(op, length, i):
     """[begin, end): the keys query row i sees (kgen's bottom-right rule,
     Attention.h) in a sequence of `length` valid keys."""
@@ -292,12 +384,17 @@ def visible_keys(op, length, i):
     return begin, end
 
 
+def spread(n, count):
+    """Up to `count` indices spread over [0, n), first and last."""
+    if n <= count:
+        return list(range(n))
+    step = (n - 1) / (count - 1)
+    return sorted({round(k * step) for k in range(count)})
+
+
 def check_rows(seq_q):
     """Up to CHECK_ROWS query rows spread over [0, seq_q), first and last."""
-    if seq_q <= CHECK_ROWS:
-        return list(range(seq_q))
-    step = (seq_q - 1) / (CHECK_ROWS - 1)
-    return sorted({round(k * step) for k in range(CHECK_ROWS)})
+    return spread(seq_q, CHECK_ROWS)
 
 
 def check_sequences(kv_lens, batch):
@@ -753,6 +850,190 @@ def run_attention_suite(torch, timer, cases, ceilings, gen, log):
     return results
 
 
+MOE_TORCH_DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
+
+
+def moe_activation(torch, name):
+    """kgen's activation (gelu is the tanh form) as a function of a tensor."""
+    import torch.nn.functional as F
+    return {"silu": F.silu, "relu": F.relu,
+            "gelu": lambda v: F.gelu(v, approximate="tanh")}[name]
+
+
+def moe_route(torch, logits, op):
+    """kgen.moe_route in f32: softmax, the top_k experts, their
+    probabilities renormalised when the op says so. -> (weights [T, k] f32,
+    expert ids [T, k])."""
+    p = torch.softmax(logits.float(), dim=-1)
+    weights, ids = torch.topk(p, op["top_k"], dim=-1)
+    if op.get("renormalize"):
+        weights = weights / weights.sum(dim=-1, keepdim=True)
+    return weights, ids
+
+
+def moe_permute(torch, x, ids, experts):
+    """kgen.moe_permute: the copies of x's rows grouped by expert, in
+    (token, slot) order. -> (permuted [T k, H], positions [T, k] of each
+    copy, rows per expert [E], group ends [E] i32 as torch._grouped_mm
+    takes them)."""
+    k = ids.shape[1]
+    flat = ids.reshape(-1)
+    order = torch.sort(flat, stable=True).indices
+    positions = torch.empty_like(order)
+    positions[order] = torch.arange(order.numel(), device=order.device)
+    counts = torch.bincount(flat, minlength=experts)
+    return x[order // k], positions.view(-1, k), counts, \
+        torch.cumsum(counts, 0).to(torch.int32)
+
+
+def moe_combine(torch, expert_out, positions, weights, dtype_out):
+    """kgen.moe_combine: y[t] = sum_s weights[t, s] expert_out[positions[t, s]]
+    in f32, rounded to dtype_out."""
+    t, k = positions.shape
+    rows = expert_out[positions.reshape(-1)].view(t, k, -1).float()
+    return (rows * weights.unsqueeze(-1)).sum(dim=1).to(dtype_out)
+
+
+def moe_loop(torch, x, logits, w13, wd, op, dtype_out):
+    """The layer as a loop of per-expert torch.matmul (cuBLAS) calls over
+    the experts with tokens; the group sizes are read on the host."""
+    inter, act = op["inter"], moe_activation(torch, op.get("activation", "silu"))
+    weights, ids = moe_route(torch, logits, op)
+    xp, positions, counts, _ = moe_permute(torch, x, ids, op["experts"])
+    out = torch.empty((xp.shape[0], op["hidden"]), dtype=x.dtype, device=x.device)
+    begin = 0
+    for e, n in enumerate(counts.tolist()):
+        if n == 0:
+            continue
+        gu = torch.matmul(xp[begin:begin + n], w13[e])
+        torch.matmul(act(gu[:, :inter]) * gu[:, inter:], wd[e], out=out[begin:begin + n])
+        begin += n
+    return moe_combine(torch, out, positions, weights, dtype_out)
+
+
+def moe_grouped(torch, x, logits, w13, wd, op, dtype_out):
+    """The layer with torch._grouped_mm for the expert GEMMs (no host sync)."""
+    inter, act = op["inter"], moe_activation(torch, op.get("activation", "silu"))
+    weights, ids = moe_route(torch, logits, op)
+    xp, positions, _, ends = moe_permute(torch, x, ids, op["experts"])
+    gu = torch._grouped_mm(xp, w13, offs=ends)
+    out = torch._grouped_mm(act(gu[:, :inter]) * gu[:, inter:], wd, offs=ends)
+    return moe_combine(torch, out, positions, weights, dtype_out)
+
+
+def moe_reference(torch, x, logits, w13, wd, op, tokens):
+    """The layer in f32 at the given token rows (the same routing): per
+    expert hit, its rows' act(x w_gate) * (x w_up), times w_down, weighted."""
+    inter, act = op["inter"], moe_activation(torch, op.get("activation", "silu"))
+    index = torch.tensor(tokens, device=x.device)
+    weights, ids = moe_route(torch, logits[index], op)
+    xs = x[index].float()
+    y = torch.zeros((len(tokens), op["hidden"]), dtype=torch.float32, device=x.device)
+    for e in torch.unique(ids).tolist():
+        rows, slots = (ids == e).nonzero(as_tuple=True)
+        gu = xs[rows] @ w13[e].float()
+        h = act(gu[:, :inter]) * gu[:, inter:]
+        y.index_add_(0, rows, weights[rows, slots].unsqueeze(-1) * (h @ wd[e].float()))
+    return y
+
+
+def moe_inputs(torch, op, gen, device):
+    """x [T, H] and weights uniform (the weights scaled by 1/sqrt(fan-in),
+    so that the gate's activation is not saturated), logits [T, E] uniform in
+    [-4, 4): w13 [E, H, 2I] (gate | up), wd [E, I, H]."""
+    dtype = getattr(torch, MOE_TORCH_DTYPES[op["dtype"]])
+    logits_dtype = getattr(torch, MOE_TORCH_DTYPES[op.get("logits_dtype") or "f32"])
+    t, h, i, e = op["tokens"], op["hidden"], op["inter"], op["experts"]
+
+    def uniform_(shape, dt, bound):
+        return torch.empty(shape, dtype=dt, device=device).uniform_(-bound, bound, generator=gen)
+    return (uniform_((t, h), dtype, 1.0), uniform_((t, e), logits_dtype, 4.0),
+            uniform_((e, h, 2 * i), dtype, 1 / math.sqrt(h)),
+            uniform_((e, i, h), dtype, 1 / math.sqrt(i)))
+
+
+def moe_implementations(torch):
+    """(implementation name, function or None, why not) of MOE_BASELINES."""
+    grouped, why = moe_grouped, ""
+    if not hasattr(torch, "_grouped_mm"):
+        grouped = None
+        why = (f"not available: torch {torch.__version__} has no torch._grouped_mm "
+               "(torch 2.8 and later have it)")
+    return [(MOE_BASELINES[0], moe_loop, ""), (MOE_BASELINES[1], grouped, why)]
+
+
+def moe_check(torch, fn, x, logits, w13, wd, op, tokens, ref, dtype_out):
+    """The relative Frobenius error of fn's layer at `tokens` against `ref`."""
+    got = fn(torch, x, logits, w13, wd, op, dtype_out)[tokens]
+    return rel_error(torch, got, ref)
+
+
+def run_moe_suite(torch, timer, cases, ceilings, gen, log, device="cuda"):
+    """Every case under each of MOE_BASELINES (module docstring), with
+    inputs on `device`."""
+    results = []
+    impls = moe_implementations(torch)
+    for case in cases:
+        op = case["op"]
+        dtype_out = getattr(torch, MOE_TORCH_DTYPES[op.get("dtype_out") or op["dtype"]])
+        tokens = spread(op["tokens"], MOE_CHECK_TOKENS)
+        try:
+            x, logits, w13, wd = moe_inputs(torch, op, gen, device)
+            ref = moe_reference(torch, x, logits, w13, wd, op, tokens)
+        except Exception as e:  # noqa: BLE001 - out of memory: reported
+            for impl, _, _ in impls:
+                results.append(make_result(case["name"], impl, op, "launch_failed",
+                                           f"inputs: {type(e).__name__}: {e}"[:2000]))
+            x = logits = w13 = wd = ref = None
+            torch.cuda.empty_cache()
+            continue
+        for impl, fn, why in impls:
+            if fn is None:
+                results.append(make_result(case["name"], impl, op, "skipped", why))
+            else:
+                def call(fn=fn):
+                    return fn(torch, x, logits, w13, wd, op, dtype_out)
+
+                def check(fn=fn):
+                    return moe_check(torch, fn, x, logits, w13, wd, op, tokens, ref,
+                                     dtype_out)
+                results.append(judge_and_time(timer, make_result(case["name"], impl, op),
+                                              call, check, MOE_TOLERANCE, case["work"],
+                                              ceilings))
+            log(f'{impl} {case["name"]}: {results[-1]["status"]} {results[-1]["reason"][:200]}')
+        del x, logits, w13, wd, ref
+        torch.cuda.empty_cache()
+    return results
+
+
+def moe_cpu_check(log):
+    """Both forms and the reference at small sizes on the CPU (no GPU):
+    0 when every relative error is within MOE_TOLERANCE, else 1."""
+    import torch
+    gen = torch.Generator()
+    gen.manual_seed(1)
+    failed = 0
+    for t, h, i, e, k, renorm, act in [(13, 64, 32, 6, 2, True, "silu"),
+                                       (5, 32, 48, 16, 4, False, "gelu"),
+                                       (1, 64, 16, 8, 8, True, "relu")]:
+        op = {"kind": "moe", "tokens": t, "hidden": h, "inter": i, "experts": e,
+              "top_k": k, "renormalize": renorm, "activation": act, "dtype": "bf16",
+              "logits_dtype": "f32", "dtype_out": "bf16"}
+        x, logits, w13, wd = moe_inputs(torch, op, gen, "cpu")
+        tokens = spread(t, MOE_CHECK_TOKENS)
+        ref = moe_reference(torch, x, logits, w13, wd, op, tokens)
+        line = f"T={t} H={h} I={i} E={e} k={k} {act}{' renormalize' if renorm else ''}:"
+        for impl, fn, why in moe_implementations(torch):
+            if fn is None:
+                line += f" {impl} {why}"
+                continue
+            err = moe_check(torch, fn, x, logits, w13, wd, op, tokens, ref, torch.bfloat16)
+            failed += not err <= MOE_TOLERANCE
+            line += f" {impl} {err:.1e}"
+        log(line)
+    return 1 if failed else 0
+
+
 def package_ops(pkg_dir):
     """(dir, op) of the packages under pkg_dir, in the order the device check
     hands them to kgen-bench run (paths sorted bytewise, LC_ALL=C)."""
@@ -780,6 +1061,18 @@ def main():
                         help="kgen-bench run's --seed for those packages (default 1)")
     parser.add_argument("--attention-only", action="store_true",
                         help="with --attention-suite: no GEMMs, no --suite")
+    parser.add_argument("--moe-suite", metavar="F",
+                        help="a kgen.moe-suite file: the cuBLAS loop and torch._grouped_mm "
+                        "per entry")
+    parser.add_argument("--moe-packages", metavar="DIR",
+                        help="the kgen moe packages kgen-bench run measured: only their ops")
+    parser.add_argument("--moe-device-check", action="store_true",
+                        help="only the entries of the moe suite's device_check list")
+    parser.add_argument("--moe-only", action="store_true",
+                        help="with --moe-suite: no GEMMs, no --suite")
+    parser.add_argument("--moe-cpu-check", action="store_true",
+                        help="check the moe baselines against f32 at small sizes on the "
+                        "CPU (torch, no GPU) and exit")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--min-samples", type=int, default=20)
     parser.add_argument("--max-samples", type=int, default=200)
@@ -794,12 +1087,19 @@ def main():
     if args.self_test_json:
         write_atomic(args.self_test_json, self_test_document())
         return 0
-    if not args.out or not (args.suite or args.attention_only):
-        parser.error("--suite (or --attention-only) and --out are required")
+    if args.moe_cpu_check:
+        return moe_cpu_check(log)
+    only = args.attention_only or args.moe_only
+    if not args.out or not (args.suite or only):
+        parser.error("--suite (or --attention-only, --moe-only) and --out are required")
     if args.attention_only and not args.attention_suite:
         parser.error("--attention-only needs --attention-suite")
+    if args.moe_only and not args.moe_suite:
+        parser.error("--moe-only needs --moe-suite")
+    if args.moe_packages and args.moe_device_check:
+        parser.error("--moe-packages and --moe-device-check both pick entries: give one")
     try:
-        suite = load_suite(args.suite) if not args.attention_only else None
+        suite = load_suite(args.suite) if not only else None
         cases = []
         if args.attention_suite:
             entries = load_attention_suite(args.attention_suite)
@@ -809,6 +1109,13 @@ def main():
             if packages is not None and not cases:
                 raise ValueError(f"no package under {args.attention_packages} has "
                                  f"the op of an entry of {args.attention_suite}")
+        moe = []
+        if args.moe_suite:
+            packages = package_ops(args.moe_packages) if args.moe_packages else None
+            moe = moe_cases(load_moe_suite(args.moe_suite), packages, args.moe_device_check)
+            if packages is not None and not moe:
+                raise ValueError(f"no package under {args.moe_packages} has the op of "
+                                 f"an entry of {args.moe_suite}")
         ceilings = None
         if args.ceilings:
             with open(args.ceilings) as f:
@@ -835,6 +1142,9 @@ def main():
         write_atomic(args.out, make_document(device_info(torch), ceilings, results))
     if cases:
         results += run_attention_suite(torch, timer, cases, ceilings, gen, log)
+        write_atomic(args.out, make_document(device_info(torch), ceilings, results))
+    if moe:
+        results += run_moe_suite(torch, timer, moe, ceilings, gen, log)
         write_atomic(args.out, make_document(device_info(torch), ceilings, results))
     failed = [r for r in results if r["status"] not in ("ok", "skipped")]
     for r in failed:
