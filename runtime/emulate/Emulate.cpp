@@ -6,6 +6,7 @@
 #include "kgen/runtime/Attention.h"
 #include "kgen/runtime/Gemm.h"
 #include "kgen/runtime/HostTensor.h"
+#include "kgen/runtime/Moe.h"
 #include "kgen/runtime/Npy.h"
 
 #include <chrono>
@@ -280,6 +281,51 @@ bool verifyAttention(const rt::KernelPackage &pkg, const rt::AttentionSpec &spec
   return true;
 }
 
+/// Compares y with the host's reference (Moe.h) at moeCheckedTokens (every
+/// token of a small layer), and, when the package has the expert_ids
+/// workspace, the routing of every token exactly.
+bool verifyMoe(const rt::KernelPackage &pkg, const rt::MoeSpec &spec,
+               const std::vector<rt::HostTensor> &host,
+               const std::vector<std::unique_ptr<Guarded>> &mem, uint64_t seed,
+               EmulateResult &result) {
+  const rt::HostTensor &logits = host[paramIndex(pkg, "router_logits")];
+  const std::vector<int64_t> tokens = rt::moeCheckedTokens(spec, logits, seed);
+  const rt::MoeExpected expected = rt::moeExpected(
+      spec, host[paramIndex(pkg, "x")], logits, host[paramIndex(pkg, "w_gate")],
+      host[paramIndex(pkg, "w_up")], host[paramIndex(pkg, "w_down")], tokens);
+  const rt::HostTensor got = rt::gatherRows(
+      computed(host, mem, paramIndex(pkg, "y")), tokens, spec.hidden);
+  rt::CompareStats stats;
+  std::string err;
+  if (!rt::compare(got, expected.y, stats, err))
+    return fail(result, err);
+  result.relError = stats.gotNaNs > 0 || stats.nonFiniteMismatches > 0
+                        ? INFINITY
+                        : stats.relFrobErr;
+  result.tolerance = rt::moeTolerance(spec);
+  std::string routing;
+  const int iIds = paramIndex(pkg, "expert_ids");
+  if (iIds >= 0)
+    (void)rt::checkMoeRouting(spec, logits, computed(host, mem, iIds), routing);
+  result.correct = result.relError <= result.tolerance && routing.empty();
+  if (!result.correct) {
+    std::ostringstream os;
+    os << "wrong result over " << tokens.size() << " of " << spec.tokens
+       << " tokens: ";
+    if (result.relError > result.tolerance) {
+      os << "y: relative error " << result.relError << " over "
+         << result.tolerance;
+      if (stats.gotNaNs > 0)
+        os << " (" << stats.gotNaNs << " NaN elements)";
+      if (!routing.empty())
+        os << "; ";
+    }
+    os << routing;
+    return fail(result, os.str());
+  }
+  return true;
+}
+
 } // namespace
 
 bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
@@ -293,16 +339,23 @@ bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
                          pkg.op["kind"] == "attention";
   const bool gemm = pkg.op.is_object() && pkg.op.contains("kind") &&
                     pkg.op["kind"] == "gemm";
-  if (!gemm && !attention)
-    return fail(result, "only gemm and attention packages are emulated so far");
+  const bool moe = pkg.op.is_object() && pkg.op.contains("kind") &&
+                   pkg.op["kind"] == "moe";
+  if (!gemm && !attention && !moe)
+    return fail(result,
+                "only gemm, attention and moe packages are emulated so far");
   rt::GemmSpec spec;
   rt::AttentionSpec attentionSpec;
+  rt::MoeSpec moeSpec;
   std::string err;
   if (gemm && (!rt::parseGemmOp(pkg.op, spec, err) ||
                !rt::checkGemmParams(pkg, spec, err)))
     return fail(result, err);
   if (attention && (!rt::parseAttentionOp(pkg.op, attentionSpec, err) ||
                     !rt::checkAttentionParams(pkg, attentionSpec, err)))
+    return fail(result, err);
+  if (moe && (!rt::parseMoeOp(pkg.op, moeSpec, err) ||
+              !rt::checkMoeParams(pkg, moeSpec, err)))
     return fail(result, err);
 
   // Build.
@@ -450,6 +503,8 @@ bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
 
   if (attention)
     return verifyAttention(pkg, attentionSpec, host, mem, opts.seed, result);
+  if (moe)
+    return verifyMoe(pkg, moeSpec, host, mem, opts.seed, result);
   return verifyGemm(pkg, spec, host, mem, result);
 }
 

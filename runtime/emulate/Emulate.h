@@ -7,8 +7,10 @@
 // canaries, fills the inputs from a seed, runs the kernels in manifest order
 // and compares the output with the runtime's host reference (Gemm.h for
 // gemm; Attention.h for attention, out and lse at every query row, or at
-// rows drawn from the seed when there are many) under the GPU verification's
-// tolerance. No CUDA, no GPU, no MLIR.
+// rows drawn from the seed when there are many; Moe.h for moe, y at every
+// token or at moeCheckedTokens, and the routing workspace expert_ids at
+// every token) under the GPU verification's tolerance. No CUDA, no GPU, no
+// MLIR.
 //
 // What `kgen-bench run --emulate` is meant to call; kgen-emulate (tools/) is
 // its command-line form.
@@ -42,9 +44,11 @@ struct EmulateResult {
   bool ran = false;      // every kernel finished with no reported failure
   bool correct = false;  // ran, and the output is within the tolerance
   std::string error;     // why not, one line (reports go to stderr)
-  double relError = 0;   // relative Frobenius error of D (attention: out)
+  double relError = 0;   // relative Frobenius error of D (attention: out,
+                         // moe: y)
   double lseMaxAbsError = 0; // attention with lse: its largest error
-  double tolerance = 0;  // the GPU verification's bound (Gemm.h, Attention.h)
+  double tolerance = 0;  // the GPU verification's bound (Gemm.h,
+                         // Attention.h, Moe.h)
   double seconds = 0;    // the kernels' emulated run, wall clock
   double flops = 0;      // the package's FLOPs
   std::string family;    // config.instruction
@@ -53,7 +57,7 @@ struct EmulateResult {
 /// The emulation headers' folder in this source tree.
 std::string defaultIncludeDir();
 
-/// Runs `pkg` (a gemm or attention package) emulated. False when it could not run or was wrong; `result` says which.
+/// Runs `pkg` (a gemm, attention or moe package) emulated. False when it could not run or was wrong; `result` says which.
 bool emulatePackage(const kgen::rt::KernelPackage &pkg,
                     const EmulateOptions &opts, EmulateResult &result);
 

@@ -9,6 +9,7 @@
 
 #include "JsonRead.h"
 #include "kgen/runtime/Attention.h"
+#include "kgen/runtime/Moe.h"
 #include "kgen/runtime/FileUtil.h"
 #include "kgen/runtime/JsonLimits.h"
 #include "kgen/runtime/Names.h"
@@ -922,11 +923,16 @@ HostTensor makePackageInput(const KernelPackage &pkg, const KernelParam &param,
                             uint64_t runSeed) {
   const uint64_t seed = packageInputSeed(runSeed, param.name);
   AttentionSpec spec;
+  MoeSpec moe;
   std::string err;
-  if (param.name == "kv_lens" && pkg.op.is_object() &&
-      pkg.op.contains("kind") && pkg.op["kind"] == "attention" &&
+  const std::string kind =
+      pkg.op.is_object() ? pkg.op.value("kind", std::string()) : "";
+  if (param.name == "kv_lens" && kind == "attention" &&
       parseAttentionOp(pkg.op, spec, err))
     return attentionKvLens(spec, seed);
+  if (kind == "moe" && parseMoeOp(pkg.op, moe, err))
+    if (std::optional<HostTensor> t = moeInput(moe, param, seed))
+      return *t;
   return makeRandom(param.dtype, param.shape, seed);
 }
 

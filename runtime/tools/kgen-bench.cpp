@@ -229,7 +229,7 @@ int compileMode(const CliOptions &cli) {
   return resultsExitCode(file.results);
 }
 
-/// Compiles a gemm or attention package for `device` and the reference
+/// Compiles a gemm, attention or moe package for `device` and the reference
 /// epilogue. On
 /// failure marks `kernel` (compile_failed, or launch_failed for a target
 /// the device cannot run) and returns false.
@@ -242,6 +242,15 @@ bool preparePackage(const KernelPackage &pkg, const DeviceInfo &device,
     AttentionSpec spec;
     (void)parseAttentionOp(pkg.op, spec, err); // checked when loading
     prepared.attention = spec;
+  } else if (pkg.op.value("kind", "") == "moe") {
+    // loadPackage keeps a moe op opaque: read and check it here.
+    MoeSpec spec;
+    if (!parseMoeOp(pkg.op, spec, err) || !checkMoeParams(pkg, spec, err)) {
+      kernel.status = RunStatus::LaunchFailed;
+      kernel.reason = err;
+      return false;
+    }
+    prepared.moe = spec;
   } else {
     (void)parseGemmOp(pkg.op, prepared.spec, err); // checked when loading
     prepared.tf32 = usesTf32(prepared.spec, pkg.config);
@@ -266,9 +275,10 @@ bool preparePackage(const KernelPackage &pkg, const DeviceInfo &device,
     return false;
   }
   kernel.resources = prepared.kernel.resources;
-  // An attention package's child needs only the epilogue cubin's
+  // An attention or moe package's child needs only the epilogue cubin's
   // kgen_count_differences: compiled for the default GemmSpec.
-  if (!compileEpilogue(prepared.attention ? GemmSpec{} : prepared.spec,
+  if (!compileEpilogue(prepared.attention || prepared.moe ? GemmSpec{}
+                                                          : prepared.spec,
                        deviceArch(device), cacheDir,
                        prepared.epilogue, err)) {
     kernel.status = RunStatus::CompileFailed;
@@ -319,7 +329,7 @@ runPreparedGroup(const std::vector<PreparedPackage> &prepared,
                               : "not run: children of its group die before "
                                 "reporting (" + report.child.error + ")";
     }
-    if (prepared[i].attention) { // no baseline
+    if (prepared[i].attention || prepared[i].moe) { // no baseline
       out.push_back(std::move(one));
       continue;
     }
@@ -352,7 +362,7 @@ std::vector<PackageOutcome> runPackages(const std::vector<const KernelPackage *>
     kernel.sourceSha256 = pkg->sourceSha256;
     const std::string kind = pkg->op.value("kind", "");
     PreparedPackage prepared;
-    if (kind != "gemm" && kind != "attention") {
+    if (kind != "gemm" && kind != "attention" && kind != "moe") {
       kernel.reason = "no reference for op kind '" + kind + "' yet: not run";
     } else if (preparePackage(*pkg, device, cacheDir, prepared, kernel)) {
       // A group shares inputs and a reference: one op, one tf32 use, the

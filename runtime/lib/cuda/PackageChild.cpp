@@ -1,6 +1,7 @@
 //===- PackageChild.cpp - verify and time gemm packages of one op ---------===//
 //
-// (Attention packages: AttentionChild.cpp, reached from packageGroupChild.)
+// (Attention packages: AttentionChild.cpp, moe packages: MoeChild.cpp,
+// reached from packageGroupChild.)
 //
 // One child measures a group of packages of one op (the candidates of a
 // search): the CUDA context, the inputs and the reference are made once,
@@ -460,10 +461,11 @@ int packageGroupChild(const std::vector<const PreparedPackage *> &group,
     return 0;
   CudaSession session;
   std::string err;
+  const bool moe = group.front()->moe.has_value();
   const bool attention = group.front()->attention.has_value();
   if (!session.open(err)) {
     for (const PreparedPackage *p : group) {
-      if (attention) {
+      if (attention || moe) { // no baseline
         KernelResult kernel = newResult(p->pkg.name, "kgen", p->pkg.op, p->pkg.config);
         kernel.status = RunStatus::LaunchFailed;
         kernel.reason = "opening the device: " + err;
@@ -479,6 +481,8 @@ int packageGroupChild(const std::vector<const PreparedPackage *> &group,
     }
     return 1;
   }
+  if (moe)
+    return moeGroupChild(group, options, session, fd);
   if (attention)
     return attentionGroupChild(group, options, session, fd);
   return GroupRun(group, options, session, fd).run();
@@ -514,7 +518,7 @@ std::string baselineResultName(const std::string &packageName,
 }
 
 std::string baselineNameFor(const PreparedPackage &prepared) {
-  if (prepared.attention)
+  if (prepared.attention || prepared.moe)
     return "";
   std::string omitted;
   (void)baselineProblem(prepared.spec, prepared.tf32, omitted);

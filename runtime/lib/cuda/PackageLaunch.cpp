@@ -29,6 +29,7 @@ bool PackageLaunch::prepare(const KernelPackage &pkg,
                             int sets, std::string &err) {
   std::vector<const Arena *> arenas(pkg.params.size(), nullptr);
   workspaces_.clear();
+  workspaceNames_.clear();
   workspaces_.reserve(pkg.params.size()); // arenas point into it
   for (size_t i = 0; i < pkg.params.size(); ++i) {
     const KernelParam &param = pkg.params[i];
@@ -39,6 +40,7 @@ bool PackageLaunch::prepare(const KernelPackage &pkg,
       continue;
     }
     Arena &w = workspaces_.emplace_back();
+    workspaceNames_.push_back(param.name);
     if (!allocateArena(tensorBytes(param), sets, w, err)) {
       err = "allocating workspace " + param.name + ": " + err;
       return false;
@@ -75,6 +77,13 @@ bool PackageLaunch::prepare(const KernelPackage &pkg,
       }
   }
   return true;
+}
+
+const Arena *PackageLaunch::workspace(const std::string &name) const {
+  for (size_t i = 0; i < workspaceNames_.size(); ++i)
+    if (workspaceNames_[i] == name)
+      return &workspaces_[i];
+  return nullptr;
 }
 
 bool PackageLaunch::launch(int set, cudaStream_t stream, std::string &err) {

@@ -12,6 +12,7 @@
 #define KGEN_RUNTIME_CUDA_BENCH_H
 
 #include "kgen/runtime/Attention.h"
+#include "kgen/runtime/Moe.h"
 #include "kgen/runtime/ChildReports.h"
 #include "kgen/runtime/Gemm.h"
 #include "kgen/runtime/Nvrtc.h"
@@ -50,6 +51,7 @@ struct PreparedPackage {
   GemmSpec spec;
   bool tf32 = false;
   std::optional<AttentionSpec> attention;
+  std::optional<MoeSpec> moe; // as attention: no baseline, epilogue default
   CompileResult kernel;
   CompileResult epilogue;
 };
@@ -86,6 +88,17 @@ int attentionGroupChild(const std::vector<const PreparedPackage *> &group,
                         const BenchOptions &options, CudaSession &session,
                         int fd);
 
+/// packageGroupChild's work for a group of moe packages, on an open session
+/// (cuda/MoeChild.cpp): no vendor baseline; each package's kernels run once
+/// on NaN-poisoned outputs and workspaces, y is compared with the host's
+/// reference (Moe.h) at moeCheckedTokens and, when the package has the
+/// expert_ids workspace, the routing of every token exactly; then timed
+/// when right, y checked bit for bit against the checked run, and the
+/// inputs checked intact. Writes one result per package; returns as
+/// packageGroupChild does.
+int moeGroupChild(const std::vector<const PreparedPackage *> &group,
+                  const BenchOptions &options, CudaSession &session, int fd);
+
 /// Whether two packages have the same tensor parameters (names, element
 /// types, shapes and roles; workspaces aside): what packageGroupChild needs
 /// of a group.
@@ -100,7 +113,7 @@ int packageChild(const PreparedPackage &prepared, const BenchOptions &options,
 std::string baselineResultName(const std::string &packageName,
                                const std::string &omitted);
 /// baselineResultName of `prepared`, what it leaves out found from its op;
-/// "" for an attention package (no baseline).
+/// "" for an attention or moe package (no baseline).
 std::string baselineNameFor(const PreparedPackage &prepared);
 
 /// Times cuBLASLt over `shapes` (plain GEMMs), one result line per shape.

@@ -43,8 +43,13 @@ public:
   /// Enqueues the package's kernels, in order, over copy `set` on `stream`.
   bool launch(int set, cudaStream_t stream, std::string &err);
 
+  /// The arena of workspace `name` (after prepare), or null: what a check
+  /// of an intermediate reads back (a moe package's expert_ids).
+  const Arena *workspace(const std::string &name) const;
+
 private:
   std::vector<Arena> workspaces_;
+  std::vector<std::string> workspaceNames_; // parallel to workspaces_
   std::vector<LoadedKernel> kernels_;
   std::vector<std::vector<KernelArgs>> args_; // [set][kernel]
 };

@@ -1,0 +1,199 @@
+//===- Moe.h - the moe op: signature, inputs, tolerance, host mirror -------===//
+//
+// Host-only logic for `op.kind = "moe"` packages (docs/kernel-package.md;
+// kgen.moe in dialect/KgenOps.td is the authority, lowerMoe / emitRoute /
+// emitExpertRow in passes/LowerToLoops.cpp its CPU reference). For each
+// token t of x [T, H], with router_logits [T, E]:
+//
+//   p = softmax(router_logits[t]) in f32; ids = the top_k experts of largest
+//       p, in descending order (ties to the lower index); weights = their p,
+//       divided by their sum with `renormalize`
+//   per slot s, e = ids[s]:
+//       a   = act(x[t] w_gate[e]) * (x[t] w_up[e])   rounded to dtype  [I]
+//       y_e = a w_down[e]                            rounded to dtype  [H]
+//   y[t] = sum_s weights[s] * y_e, in f32 in slot order, rounded to dtype_out
+//
+// with w_gate, w_up [E, H, I] and w_down [E, I, H]. Tokens are independent,
+// so the runtime checks y at a sample of tokens (moeCheckedTokens) and the
+// routing (expert_ids) at every token.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KGEN_RUNTIME_MOE_H
+#define KGEN_RUNTIME_MOE_H
+
+#include "kgen/runtime/Gemm.h"
+#include "kgen/runtime/HostTensor.h"
+#include "kgen/runtime/Package.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kgen::rt {
+
+/// The most experts an op may have (the router's top-k scans all of them).
+constexpr int64_t kMoeMaxExperts = 1024;
+
+struct MoeSpec {
+  int64_t tokens = 1, hidden = 1, inter = 1, experts = 1, topK = 1;
+  bool renormalize = false;
+  Activation act = Activation::Silu;  // silu, gelu (tanh form) or relu
+  ElemType dtype = ElemType::BF16;    // x, w_gate, w_up, w_down
+  ElemType logits = ElemType::F32;    // router_logits
+  ElemType out = ElemType::BF16;      // y
+};
+
+/// Reads an op object of kind "moe" (the manifest's "op"):
+///
+///   {"kind": "moe", "tokens": T, "hidden": H, "inter": I, "experts": E,
+///    "top_k": k, "renormalize": true, "activation": "silu",
+///    "dtype": "bf16", "logits_dtype": "f32", "dtype_out": "bf16"}
+///
+/// Required: tokens, hidden, inter (integers in [1, 2^31]), experts (in
+/// [1, kMoeMaxExperts]), top_k (in [1, experts]), dtype (bf16 or f16).
+/// Optional, with kgen.moe's defaults: renormalize (false), activation
+/// ("silu"; "gelu", "relu"), logits_dtype ("f32"; bf16, f16), dtype_out
+/// (dtype; bf16, f16, f32). T * k must fit the i32 positions and offsets
+/// (<= 2^31 - 1). Element counts of the tensors are not limited here beyond
+/// that (E * H * I exceeds 2^31 for DeepSeek-sized layers; loadPackage
+/// bounds each tensor). False with a message naming the field.
+bool parseMoeOp(const nlohmann::json &op, MoeSpec &spec, std::string &err);
+
+/// The op object for `spec`, every field written. parseMoeOp(moeOpJson(s))
+/// gives s back.
+nlohmann::json moeOpJson(const MoeSpec &spec);
+
+/// Shapes: x and y [T, H], router_logits [T, E], w_gate and w_up [E, H, I],
+/// w_down [E, I, H], the routing workspaces [T, k], expert_offsets [E + 1],
+/// permuted and expert_out [T * k, H], h [T * k, I].
+std::vector<int64_t> moeShapeX(const MoeSpec &spec);
+std::vector<int64_t> moeShapeLogits(const MoeSpec &spec);
+std::vector<int64_t> moeShapeGateUp(const MoeSpec &spec);
+std::vector<int64_t> moeShapeDown(const MoeSpec &spec);
+std::vector<int64_t> moeShapeRoute(const MoeSpec &spec);
+
+/// The expert GEMMs actually run: 2 * T * k * 3 * H * I (each of the T * k
+/// token copies goes through the gate, up and down products of one
+/// expert). Routing, activation and combine are not counted.
+double moeFlops(const MoeSpec &spec);
+
+/// Fewest bytes moved: x, router_logits and y once each, and the three
+/// weight tensors of min(E, T * k) experts (the most experts T tokens of k
+/// slots can hit: every expert in a prefill, T * k of them in a decode step
+/// whose copies route to distinct experts, which a good router spreads them
+/// toward). Workspaces are not counted.
+double moeBytes(const MoeSpec &spec);
+
+/// Largest relative Frobenius error of y, over the checked tokens, that
+/// passes: u(dtype) + u(dtype) + u(dtype_out) + 1e-4, u the unit roundoff
+/// (bf16 2^-8, f16 2^-11, f32 2^-24). See Moe.cpp for why.
+double moeTolerance(const MoeSpec &spec);
+
+/// The power of two nearest (in log) to 3 / sqrt(K): the scale of a weight
+/// tensor whose product sums K terms, so that x W (x and the unscaled
+/// weights uniform in [-1, 1)) has a standard deviation near 1 and the
+/// activation and y stay O(1) whatever H and I. A power of two keeps the
+/// scaled 16-bit values exact.
+double moeWeightScale(int64_t k);
+
+/// The values of input tensor `param` of a moe package in a run seeded
+/// `seed` (packageInputSeed of the run and the parameter's name), or
+/// nullopt for a parameter that is not one of the op's inputs:
+/// - x: makeRandom (uniform in [-1, 1), rounded to dtype);
+/// - w_gate, w_up: makeRandom times moeWeightScale(H); w_down: times
+///   moeWeightScale(I);
+/// - router_logits: moeRouterLogits.
+std::optional<HostTensor> moeInput(const MoeSpec &spec,
+                                   const KernelParam &param, uint64_t seed);
+
+/// The E distinct logit values a token's logits are a permutation of:
+/// increasing, exactly representable in `type`, spaced by at least 2^-5
+/// (n * 2^-5 for n in [-floor(E / 2), ceil(E / 2)) where `type` holds
+/// those, wider steps further out where bf16 does not: at most +-32 for
+/// E = 1024).
+std::vector<double> moeLogitLevels(int64_t experts, ElemType type);
+
+/// Router logits [T, E] of logits_dtype: each token's row a permutation of
+/// moeLogitLevels drawn from `seed`. No two experts of a token tie, and
+/// neighbouring probabilities differ by a factor of at least exp(2^-5),
+/// far beyond any f32 softmax's error (an exp or a sum in another order,
+/// a fast exp): every correct router picks the same experts in the same
+/// order as the host, so expert_ids can be compared exactly.
+HostTensor moeRouterLogits(const MoeSpec &spec, uint64_t seed);
+
+/// One token's routing, as emitRoute computes it: f32 arithmetic in its
+/// order (max, exp(l - max) summed in expert order, divided by the sum;
+/// top-k by repeated scans, strictly greater wins, so ties go to the lower
+/// index; the weights summed in slot order and divided by the sum with
+/// renormalize). `logits` is read as [T, E].
+struct MoeRoute {
+  std::vector<int32_t> ids; // top_k expert indices, in slot order
+  std::vector<float> weights;
+};
+MoeRoute moeRoute(const MoeSpec &spec, const HostTensor &logits, int64_t t);
+
+/// y_e of token t through expert e: the gate and up products accumulated in
+/// double, a rounded to dtype, the down product in double, rounded to dtype.
+/// `x` is read as [T, H], `wGate` and `wUp` as [E, H, I], `wDown` as
+/// [E, I, H]. H values.
+std::vector<double> moeExpertRow(const MoeSpec &spec, const HostTensor &x,
+                                 const HostTensor &wGate,
+                                 const HostTensor &wUp,
+                                 const HostTensor &wDown, int64_t t,
+                                 int64_t e);
+
+/// y[t] and its routing: moeRoute, moeExpertRow per slot, combined in f32
+/// in slot order and rounded to dtype_out (returned as doubles).
+struct MoeRow {
+  MoeRoute route;
+  std::vector<double> y; // H values
+};
+MoeRow moeRow(const MoeSpec &spec, const HostTensor &x,
+              const HostTensor &logits, const HostTensor &wGate,
+              const HostTensor &wUp, const HostTensor &wDown, int64_t t);
+
+/// The tokens whose y is checked, sorted: every token when
+/// T * k * 3 * H * I is at most 2^29 multiply-adds (the host reference's
+/// budget, about a second in double), otherwise
+/// max(4, 2^29 / (k * 3 * H * I)) of them (4 for Mixtral 8x7B's layer,
+/// 0.7 GFLOP each): the first and the last token, then tokens drawn from
+/// `seed`, each taken first when it routes to an expert no token taken so
+/// far reaches, so that as many experts' GEMMs as possible are checked.
+std::vector<int64_t> moeCheckedTokens(const MoeSpec &spec,
+                                      const HostTensor &logits, uint64_t seed);
+
+/// The reference at `tokens`: y [n, H] of dtype_out and expert_ids [n, k]
+/// (i32), n = tokens.size().
+struct MoeExpected {
+  HostTensor y;
+  HostTensor ids;
+};
+MoeExpected moeExpected(const MoeSpec &spec, const HostTensor &x,
+                        const HostTensor &logits, const HostTensor &wGate,
+                        const HostTensor &wUp, const HostTensor &wDown,
+                        const std::vector<int64_t> &tokens);
+
+/// Compares a kernel's expert_ids ([T, k], every token) with the host's
+/// routing of `logits`: true when every id matches. Otherwise `why` says
+/// how many tokens differ and the first one ("expert_ids: 3 of 64 tokens
+/// routed differently; token 5: [2, 7], expected [7, 2]").
+bool checkMoeRouting(const MoeSpec &spec, const HostTensor &logits,
+                     const HostTensor &ids, std::string &why);
+
+/// Checks that `pkg` has the op's tensors: inputs x (dtype [T, H]),
+/// router_logits (logits_dtype [T, E]), w_gate and w_up (dtype [E, H, I]),
+/// w_down (dtype [E, I, H]); output y (dtype_out [T, H]); and, each when
+/// present, the workspaces expert_ids (i32 [T, k]), weights (f32 [T, k]),
+/// positions (i32 [T, k]), expert_offsets (i32 [E + 1]), permuted and
+/// expert_out (dtype [T * k, H]), h (dtype [T * k, I]), role workspace.
+/// Other workspaces are the schedule's business and pass; any other input
+/// or output does not. False with a message naming the parameter.
+bool checkMoeParams(const KernelPackage &pkg, const MoeSpec &spec,
+                    std::string &err);
+
+} // namespace kgen::rt
+
+#endif // KGEN_RUNTIME_MOE_H

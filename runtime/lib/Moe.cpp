@@ -1,0 +1,604 @@
+//===- Moe.cpp - the moe op: signature, inputs, tolerance, host mirror ----===//
+
+#include "kgen/runtime/Moe.h"
+
+#include "kgen/runtime/Float.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <set>
+
+namespace kgen::rt {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int64_t kMaxDim = int64_t{1} << 31;
+constexpr int64_t kMaxCopies = (int64_t{1} << 31) - 1; // T * k: i32 rows
+/// The host reference's budget in multiply-adds (moeCheckedTokens).
+constexpr int64_t kReferenceMacs = int64_t{1} << 29;
+constexpr int64_t kMinCheckedTokens = 4;
+/// Candidates drawn per checked token when looking for unchecked experts.
+constexpr int64_t kCandidatesPerToken = 16;
+constexpr double kLogitStep = 1.0 / 32;
+constexpr uint64_t kTokenSalt = 0x4d4f45; // "MOE"
+
+bool fail(std::string &err, const std::string &message) {
+  err = "moe op: " + message;
+  return false;
+}
+
+bool present(const json &op, const char *key) {
+  return op.contains(key) && !op[key].is_null();
+}
+
+/// An integer in [lo, hi] (the parser holds non-negative integers as
+/// unsigned).
+bool readInt(const json &op, const char *key, int64_t lo, int64_t hi,
+             int64_t &out, std::string &err) {
+  const std::string range =
+      "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  if (!present(op, key))
+    return fail(err, std::string("missing '") + key + "' (an integer in " +
+                         range + ")");
+  const json &v = op[key];
+  bool ok = false;
+  if (v.is_number_unsigned())
+    ok = v.get<uint64_t>() <= static_cast<uint64_t>(hi) &&
+         static_cast<int64_t>(v.get<uint64_t>()) >= lo;
+  else if (v.is_number_integer())
+    ok = v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
+  if (!ok)
+    return fail(err, std::string("'") + key + "' must be an integer in " +
+                         range + ", got " + v.dump());
+  out = v.get<int64_t>();
+  return true;
+}
+
+/// An element type among `allowed`; `fallback` when absent (nullopt:
+/// required).
+bool readType(const json &op, const char *key,
+              const std::vector<ElemType> &allowed,
+              std::optional<ElemType> fallback, ElemType &out,
+              std::string &err) {
+  std::string names;
+  for (ElemType t : allowed)
+    names += std::string(names.empty() ? "" : ", ") + "\"" + elemTypeName(t) +
+             "\"";
+  if (!present(op, key)) {
+    if (!fallback)
+      return fail(err, std::string("missing '") + key + "' (one of " + names +
+                           ")");
+    out = *fallback;
+    return true;
+  }
+  const std::optional<ElemType> t =
+      op[key].is_string() ? parseElemType(op[key].get<std::string>())
+                          : std::nullopt;
+  if (!t || std::find(allowed.begin(), allowed.end(), *t) == allowed.end())
+    return fail(err, std::string("'") + key + "' must be one of " + names +
+                         ", got " + op[key].dump());
+  out = *t;
+  return true;
+}
+
+bool readSizes(const json &op, MoeSpec &spec, std::string &err) {
+  if (!readInt(op, "tokens", 1, kMaxDim, spec.tokens, err) ||
+      !readInt(op, "hidden", 1, kMaxDim, spec.hidden, err) ||
+      !readInt(op, "inter", 1, kMaxDim, spec.inter, err) ||
+      !readInt(op, "experts", 1, kMoeMaxExperts, spec.experts, err) ||
+      !readInt(op, "top_k", 1, spec.experts, spec.topK, err))
+    return false;
+  if (spec.tokens > kMaxCopies / spec.topK)
+    return fail(err, "'tokens' * 'top_k' is " +
+                         std::to_string(spec.tokens * spec.topK) +
+                         ": the token copies must fit i32 rows (<= " +
+                         std::to_string(kMaxCopies) + ")");
+  return true;
+}
+
+bool readFlags(const json &op, MoeSpec &spec, std::string &err) {
+  spec.renormalize = false;
+  if (present(op, "renormalize")) {
+    if (!op["renormalize"].is_boolean())
+      return fail(err, "'renormalize' must be true or false, got " +
+                           op["renormalize"].dump());
+    spec.renormalize = op["renormalize"].get<bool>();
+  }
+  spec.act = Activation::Silu;
+  if (present(op, "activation")) {
+    const std::optional<Activation> act =
+        op["activation"].is_string()
+            ? parseActivation(op["activation"].get<std::string>())
+            : std::nullopt;
+    if (!act || *act == Activation::None)
+      return fail(err, "'activation' must be \"silu\", \"gelu\" or \"relu\", "
+                       "got " + op["activation"].dump());
+    spec.act = *act;
+  }
+  return true;
+}
+
+bool readTypes(const json &op, MoeSpec &spec, std::string &err) {
+  const std::vector<ElemType> half = {ElemType::BF16, ElemType::F16};
+  const std::vector<ElemType> any = {ElemType::BF16, ElemType::F16,
+                                     ElemType::F32};
+  return readType(op, "dtype", half, std::nullopt, spec.dtype, err) &&
+         readType(op, "logits_dtype", any, ElemType::F32, spec.logits, err) &&
+         readType(op, "dtype_out", any, spec.dtype, spec.out, err);
+}
+
+double count(const std::vector<int64_t> &shape) {
+  double n = 1;
+  for (int64_t d : shape)
+    n *= static_cast<double>(d);
+  return n;
+}
+
+/// The unit roundoff of a float type (half its spacing at 1).
+double unitRoundoff(ElemType t) {
+  switch (t) {
+  case ElemType::BF16:
+    return std::ldexp(1.0, -8);
+  case ElemType::F16:
+    return std::ldexp(1.0, -11);
+  default:
+    return std::ldexp(1.0, -24);
+  }
+}
+
+/// `v` rounded to `t` (bf16, f16 or f32), to nearest even.
+double roundTo(ElemType t, double v) {
+  switch (t) {
+  case ElemType::BF16:
+    return bf16ToF32(f64ToBf16(v));
+  case ElemType::F16:
+    return f16ToF32(f64ToF16(v));
+  default:
+    return static_cast<double>(static_cast<float>(v));
+  }
+}
+
+/// Elements [offset, offset + n) of `t` into `out`, decoded with one type
+/// switch (the reference reads every weight of an expert per token).
+void readRow(const HostTensor &t, int64_t offset, int64_t n, double *out) {
+  const uint8_t *p = t.data.data() + offset * elemTypeBytes(t.type);
+  switch (t.type) {
+  case ElemType::BF16:
+  case ElemType::F16:
+    for (int64_t i = 0; i < n; ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, p + 2 * i, 2);
+      out[i] = t.type == ElemType::BF16 ? bf16ToF32(bits) : f16ToF32(bits);
+    }
+    return;
+  case ElemType::F32:
+    for (int64_t i = 0; i < n; ++i) {
+      float v;
+      std::memcpy(&v, p + 4 * i, 4);
+      out[i] = v;
+    }
+    return;
+  default:
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = t.getAsDouble(offset + i);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+/// The tensor parameter `name`, of `type`, `role` and `shape`.
+bool checkTensor(const KernelPackage &pkg, const char *name, ElemType type,
+                 ParamRole role, const std::vector<int64_t> &shape,
+                 std::string &err) {
+  const std::optional<size_t> index = pkg.findParam(name);
+  const std::string where = "package " + pkg.name + ": moe ";
+  if (!index || pkg.params[*index].kind != ParamKind::Tensor) {
+    err = where + "needs a tensor parameter '" + name + "'";
+    return false;
+  }
+  const KernelParam &p = pkg.params[*index];
+  if (p.dtype != type || p.shape != shape) {
+    err = where + "parameter '" + name + "' is " + elemTypeName(p.dtype) + " " +
+          formatShape(p.shape) + ", the op says " + elemTypeName(type) + " " +
+          formatShape(shape);
+    return false;
+  }
+  if (p.role != role) {
+    err = where + "parameter '" + name + "' has role " + paramRoleName(p.role) +
+          ", expected " + paramRoleName(role);
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool parseMoeOp(const json &op, MoeSpec &spec, std::string &err) {
+  if (!op.is_object() || !op.contains("kind") || op["kind"] != "moe") {
+    err = "op: not an object of kind \"moe\"";
+    return false;
+  }
+  MoeSpec s;
+  if (!readSizes(op, s, err) || !readFlags(op, s, err) ||
+      !readTypes(op, s, err))
+    return false;
+  spec = s;
+  return true;
+}
+
+json moeOpJson(const MoeSpec &spec) {
+  return json{{"kind", "moe"},
+              {"tokens", spec.tokens},
+              {"hidden", spec.hidden},
+              {"inter", spec.inter},
+              {"experts", spec.experts},
+              {"top_k", spec.topK},
+              {"renormalize", spec.renormalize},
+              {"activation", activationName(spec.act)},
+              {"dtype", elemTypeName(spec.dtype)},
+              {"logits_dtype", elemTypeName(spec.logits)},
+              {"dtype_out", elemTypeName(spec.out)}};
+}
+
+std::vector<int64_t> moeShapeX(const MoeSpec &spec) {
+  return {spec.tokens, spec.hidden};
+}
+std::vector<int64_t> moeShapeLogits(const MoeSpec &spec) {
+  return {spec.tokens, spec.experts};
+}
+std::vector<int64_t> moeShapeGateUp(const MoeSpec &spec) {
+  return {spec.experts, spec.hidden, spec.inter};
+}
+std::vector<int64_t> moeShapeDown(const MoeSpec &spec) {
+  return {spec.experts, spec.inter, spec.hidden};
+}
+std::vector<int64_t> moeShapeRoute(const MoeSpec &spec) {
+  return {spec.tokens, spec.topK};
+}
+
+double moeFlops(const MoeSpec &spec) {
+  return 2.0 * static_cast<double>(spec.tokens) *
+         static_cast<double>(spec.topK) * 3.0 *
+         static_cast<double>(spec.hidden) * static_cast<double>(spec.inter);
+}
+
+double moeBytes(const MoeSpec &spec) {
+  const double elem = static_cast<double>(elemTypeBytes(spec.dtype));
+  const double hit = static_cast<double>(
+      std::min(spec.experts, spec.tokens * spec.topK));
+  return count(moeShapeX(spec)) * elem +
+         count(moeShapeLogits(spec)) *
+             static_cast<double>(elemTypeBytes(spec.logits)) +
+         count(moeShapeX(spec)) * static_cast<double>(elemTypeBytes(spec.out)) +
+         hit * 3.0 * static_cast<double>(spec.hidden) *
+             static_cast<double>(spec.inter) * elem;
+}
+
+// Why u(dtype) + u(dtype) + u(dtype_out) + 1e-4. The op rounds at three
+// points: a to dtype, y_e to dtype, y to dtype_out; the reference rounds at
+// the same points from double sums, a kernel from f32 sums in another order
+// (tiles, split-K). The f32 sums differ from the double ones by about
+// sqrt(K) 2^-24 relative (K = H or I, up to ~64k: ~1e-5; 1e-4 covers
+// adversarial orders), so a rounding comes out one step apart only for the
+// rare elements that close to a rounding boundary, and each such step is
+// at most 2u of that element. A kernel whose every intermediate is within
+// u of the reference's (the same roundings, or none: keeping a or y_e in
+// f32 is more accurate than the op and differs from it by at most u per
+// rounding point) therefore passes, with the Frobenius norm averaging the
+// rare one-step flips far below the bound; a wrong expert, weight,
+// activation or a missing renormalisation is off by O(1). bf16 throughout:
+// 1.18e-2 (gemm and attention use 1e-2 with 16-bit types), f16: 1.57e-3,
+// f16 in, f32 out: 1.08e-3.
+double moeTolerance(const MoeSpec &spec) {
+  return 2 * unitRoundoff(spec.dtype) + unitRoundoff(spec.out) + 1e-4;
+}
+
+double moeWeightScale(int64_t k) {
+  const double ideal = 3.0 / std::sqrt(static_cast<double>(std::max<int64_t>(k, 1)));
+  return std::ldexp(1.0, static_cast<int>(std::lround(std::log2(ideal))));
+}
+
+std::vector<double> moeLogitLevels(int64_t experts, ElemType type) {
+  const int64_t below = experts / 2, above = experts - below; // 0 is above
+  std::vector<double> up = {0.0};
+  while (static_cast<int64_t>(up.size()) < std::max(above, below + 1)) {
+    const double want = up.back() + kLogitStep;
+    double v = roundTo(type, want);
+    if (v < want && type == ElemType::BF16) // the next bf16 value up
+      v = bf16ToF32(static_cast<uint16_t>(f64ToBf16(want) + 1));
+    else if (v < want && type == ElemType::F16)
+      v = f16ToF32(static_cast<uint16_t>(f64ToF16(want) + 1));
+    up.push_back(v);
+  }
+  std::vector<double> levels;
+  for (int64_t n = below; n >= 1; --n)
+    levels.push_back(-up[static_cast<size_t>(n)]);
+  for (int64_t n = 0; n < above; ++n)
+    levels.push_back(up[static_cast<size_t>(n)]);
+  return levels;
+}
+
+HostTensor moeRouterLogits(const MoeSpec &spec, uint64_t seed) {
+  const std::vector<double> levels = moeLogitLevels(spec.experts, spec.logits);
+  HostTensor logits = makeZeros(spec.logits, moeShapeLogits(spec));
+  std::vector<size_t> order(levels.size());
+  uint64_t draws = 0;
+  for (int64_t t = 0; t < spec.tokens; ++t) {
+    for (size_t e = 0; e < order.size(); ++e)
+      order[e] = e;
+    for (size_t e = order.size(); e > 1; --e) // Fisher-Yates
+      std::swap(order[e - 1], order[mixSeed(seed, draws++) % e]);
+    for (int64_t e = 0; e < spec.experts; ++e)
+      logits.setFromDouble(t * spec.experts + e,
+                           levels[order[static_cast<size_t>(e)]]);
+  }
+  return logits;
+}
+
+std::optional<HostTensor> moeInput(const MoeSpec &spec,
+                                   const KernelParam &param, uint64_t seed) {
+  if (param.name == "router_logits")
+    return moeRouterLogits(spec, seed);
+  double scale = 0;
+  if (param.name == "x")
+    scale = 1;
+  else if (param.name == "w_gate" || param.name == "w_up")
+    scale = moeWeightScale(spec.hidden);
+  else if (param.name == "w_down")
+    scale = moeWeightScale(spec.inter);
+  else
+    return std::nullopt;
+  HostTensor t = makeRandom(param.dtype, param.shape, seed);
+  if (scale != 1)
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      t.setFromDouble(i, t.getAsDouble(i) * scale);
+  return t;
+}
+
+MoeRoute moeRoute(const MoeSpec &spec, const HostTensor &logits, int64_t t) {
+  const int64_t E = spec.experts;
+  std::vector<float> p(static_cast<size_t>(E));
+  for (int64_t e = 0; e < E; ++e)
+    p[e] = static_cast<float>(logits.getAsDouble(t * E + e));
+  float mx = -std::numeric_limits<float>::infinity();
+  for (float l : p)
+    mx = std::max(mx, l);
+  float sum = 0;
+  for (float &v : p) {
+    v = std::exp(v - mx);
+    sum += v;
+  }
+  for (float &v : p)
+    v /= sum;
+  MoeRoute route;
+  float total = 0;
+  for (int64_t s = 0; s < spec.topK; ++s) {
+    int32_t best = -1;
+    float bestP = -std::numeric_limits<float>::infinity();
+    for (int64_t e = 0; e < E; ++e) {
+      const bool taken = std::find(route.ids.begin(), route.ids.end(),
+                                   static_cast<int32_t>(e)) != route.ids.end();
+      if (!taken && (p[e] > bestP || best < 0)) {
+        best = static_cast<int32_t>(e);
+        bestP = p[e];
+      }
+    }
+    route.ids.push_back(best);
+    route.weights.push_back(bestP);
+    total += bestP;
+  }
+  if (spec.renormalize)
+    for (float &w : route.weights)
+      w /= total;
+  return route;
+}
+
+std::vector<double> moeExpertRow(const MoeSpec &spec, const HostTensor &x,
+                                 const HostTensor &wGate,
+                                 const HostTensor &wUp,
+                                 const HostTensor &wDown, int64_t t,
+                                 int64_t e) {
+  const int64_t H = spec.hidden, I = spec.inter;
+  std::vector<double> xRow(static_cast<size_t>(H)), w(static_cast<size_t>(
+                                                        std::max(H, I)));
+  readRow(x, t * H, H, xRow.data());
+  std::vector<double> gate(static_cast<size_t>(I), 0.0), up(gate);
+  for (int64_t h = 0; h < H; ++h) {
+    const int64_t base = (e * H + h) * I;
+    readRow(wGate, base, I, w.data());
+    for (int64_t i = 0; i < I; ++i)
+      gate[i] += xRow[h] * w[i];
+    readRow(wUp, base, I, w.data());
+    for (int64_t i = 0; i < I; ++i)
+      up[i] += xRow[h] * w[i];
+  }
+  std::vector<double> y(static_cast<size_t>(H), 0.0);
+  for (int64_t i = 0; i < I; ++i) {
+    const double a = roundTo(spec.dtype, activate(spec.act, gate[i]) * up[i]);
+    readRow(wDown, (e * I + i) * H, H, w.data());
+    for (int64_t h = 0; h < H; ++h)
+      y[h] += a * w[h];
+  }
+  for (double &v : y)
+    v = roundTo(spec.dtype, v);
+  return y;
+}
+
+MoeRow moeRow(const MoeSpec &spec, const HostTensor &x,
+              const HostTensor &logits, const HostTensor &wGate,
+              const HostTensor &wUp, const HostTensor &wDown, int64_t t) {
+  MoeRow row;
+  row.route = moeRoute(spec, logits, t);
+  std::vector<float> acc(static_cast<size_t>(spec.hidden), 0.0f);
+  for (int64_t s = 0; s < spec.topK; ++s) {
+    const std::vector<double> ye =
+        moeExpertRow(spec, x, wGate, wUp, wDown, t, row.route.ids[s]);
+    const float w = row.route.weights[s];
+    for (int64_t h = 0; h < spec.hidden; ++h) {
+      const float term = w * static_cast<float>(ye[h]); // ye is dtype-exact
+      acc[h] = acc[h] + term;
+    }
+  }
+  row.y.resize(acc.size());
+  for (size_t h = 0; h < acc.size(); ++h)
+    row.y[h] = roundTo(spec.out, acc[h]);
+  return row;
+}
+
+std::vector<int64_t> moeCheckedTokens(const MoeSpec &spec,
+                                      const HostTensor &logits,
+                                      uint64_t seed) {
+  const double perToken = static_cast<double>(spec.topK) * 3.0 *
+                          static_cast<double>(spec.hidden) *
+                          static_cast<double>(spec.inter);
+  const int64_t budget = std::max<int64_t>(
+      kMinCheckedTokens,
+      static_cast<int64_t>(static_cast<double>(kReferenceMacs) / perToken));
+  std::vector<int64_t> tokens;
+  if (budget >= spec.tokens) {
+    for (int64_t t = 0; t < spec.tokens; ++t)
+      tokens.push_back(t);
+    return tokens;
+  }
+  const uint64_t tokenSeed = mixSeed(seed, kTokenSalt);
+  std::vector<int64_t> candidates = sampleIndices(
+      spec.tokens, std::min(spec.tokens, budget * kCandidatesPerToken),
+      tokenSeed);
+  // The first and the last token always; the rest in a seeded order.
+  tokens = {candidates.front(), candidates.back()};
+  candidates = std::vector<int64_t>(candidates.begin() + 1, candidates.end() - 1);
+  uint64_t draws = 1;
+  for (size_t i = candidates.size(); i > 1; --i)
+    std::swap(candidates[i - 1], candidates[mixSeed(tokenSeed, draws++) % i]);
+  std::set<int32_t> reached;
+  for (int64_t t : tokens)
+    for (int32_t e : moeRoute(spec, logits, t).ids)
+      reached.insert(e);
+  std::vector<int64_t> rest;
+  for (int64_t t : candidates) {
+    if (static_cast<int64_t>(tokens.size()) >= budget) {
+      rest.push_back(t);
+      continue;
+    }
+    const std::vector<int32_t> ids = moeRoute(spec, logits, t).ids;
+    if (std::all_of(ids.begin(), ids.end(),
+                    [&](int32_t e) { return reached.count(e) > 0; })) {
+      rest.push_back(t);
+      continue;
+    }
+    tokens.push_back(t);
+    reached.insert(ids.begin(), ids.end());
+  }
+  for (size_t i = 0;
+       i < rest.size() && static_cast<int64_t>(tokens.size()) < budget; ++i)
+    tokens.push_back(rest[i]);
+  std::sort(tokens.begin(), tokens.end());
+  return tokens;
+}
+
+MoeExpected moeExpected(const MoeSpec &spec, const HostTensor &x,
+                        const HostTensor &logits, const HostTensor &wGate,
+                        const HostTensor &wUp, const HostTensor &wDown,
+                        const std::vector<int64_t> &tokens) {
+  const auto n = static_cast<int64_t>(tokens.size());
+  MoeExpected e{makeZeros(spec.out, {n, spec.hidden}),
+                makeZeros(ElemType::I32, {n, spec.topK})};
+  for (int64_t r = 0; r < n; ++r) {
+    const MoeRow row = moeRow(spec, x, logits, wGate, wUp, wDown,
+                              tokens[static_cast<size_t>(r)]);
+    for (int64_t h = 0; h < spec.hidden; ++h)
+      e.y.setFromDouble(r * spec.hidden + h, row.y[h]);
+    for (int64_t s = 0; s < spec.topK; ++s)
+      e.ids.setFromDouble(r * spec.topK + s, row.route.ids[s]);
+  }
+  return e;
+}
+
+bool checkMoeRouting(const MoeSpec &spec, const HostTensor &logits,
+                     const HostTensor &ids, std::string &why) {
+  const int64_t k = spec.topK;
+  int64_t wrong = 0;
+  std::string first;
+  auto list = [](const std::vector<double> &v) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i)
+      s += (i ? ", " : "") + std::to_string(static_cast<long long>(v[i]));
+    return s + "]";
+  };
+  for (int64_t t = 0; t < spec.tokens; ++t) {
+    const MoeRoute route = moeRoute(spec, logits, t);
+    std::vector<double> got(static_cast<size_t>(k)), want(got);
+    bool same = true;
+    for (int64_t s = 0; s < k; ++s) {
+      got[s] = ids.getAsDouble(t * k + s);
+      want[s] = route.ids[s];
+      same = same && got[s] == want[s];
+    }
+    if (same)
+      continue;
+    if (wrong++ == 0)
+      first = "token " + std::to_string(t) + ": " + list(got) + ", expected " +
+              list(want);
+  }
+  if (wrong == 0)
+    return true;
+  why = "expert_ids: " + std::to_string(wrong) + " of " +
+        std::to_string(spec.tokens) + " tokens routed differently; " + first;
+  return false;
+}
+
+bool checkMoeParams(const KernelPackage &pkg, const MoeSpec &spec,
+                    std::string &err) {
+  const int64_t copies = spec.tokens * spec.topK;
+  if (!checkTensor(pkg, "x", spec.dtype, ParamRole::Input, moeShapeX(spec),
+                   err) ||
+      !checkTensor(pkg, "router_logits", spec.logits, ParamRole::Input,
+                   moeShapeLogits(spec), err) ||
+      !checkTensor(pkg, "w_gate", spec.dtype, ParamRole::Input,
+                   moeShapeGateUp(spec), err) ||
+      !checkTensor(pkg, "w_up", spec.dtype, ParamRole::Input,
+                   moeShapeGateUp(spec), err) ||
+      !checkTensor(pkg, "w_down", spec.dtype, ParamRole::Input,
+                   moeShapeDown(spec), err) ||
+      !checkTensor(pkg, "y", spec.out, ParamRole::Output, moeShapeX(spec), err))
+    return false;
+  struct Workspace {
+    const char *name;
+    ElemType type;
+    std::vector<int64_t> shape;
+  };
+  const Workspace workspaces[] = {
+      {"expert_ids", ElemType::I32, moeShapeRoute(spec)},
+      {"weights", ElemType::F32, moeShapeRoute(spec)},
+      {"positions", ElemType::I32, moeShapeRoute(spec)},
+      {"expert_offsets", ElemType::I32, {spec.experts + 1}},
+      {"permuted", spec.dtype, {copies, spec.hidden}},
+      {"h", spec.dtype, {copies, spec.inter}},
+      {"expert_out", spec.dtype, {copies, spec.hidden}}};
+  for (const Workspace &w : workspaces) {
+    const std::optional<size_t> i = pkg.findParam(w.name);
+    if (i && !checkTensor(pkg, w.name, w.type, ParamRole::Workspace, w.shape,
+                          err))
+      return false;
+  }
+  static const char *const kOperands[] = {"x", "router_logits", "w_gate",
+                                          "w_up", "w_down", "y"};
+  for (const KernelParam &p : pkg.params)
+    if (p.kind == ParamKind::Tensor && p.role != ParamRole::Workspace &&
+        std::none_of(std::begin(kOperands), std::end(kOperands),
+                     [&](const char *n) { return p.name == n; })) {
+      err = "package " + pkg.name + ": moe has a tensor '" + p.name + "' (" +
+            paramRoleName(p.role) +
+            "), not one of x router_logits w_gate w_up w_down y";
+      return false;
+    }
+  return true;
+}
+
+} // namespace kgen::rt

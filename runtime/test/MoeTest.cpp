@@ -1,0 +1,582 @@
+//===- MoeTest.cpp - the moe op's signature, inputs and host mirror -------===//
+
+#include "kgen/runtime/Moe.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <set>
+
+using namespace kgen::rt;
+using nlohmann::json;
+
+namespace {
+
+json mixtralOp() {
+  return json::parse(R"({"kind": "moe", "tokens": 16, "hidden": 4096,
+    "inter": 14336, "experts": 8, "top_k": 2, "renormalize": true,
+    "activation": "silu", "dtype": "bf16", "logits_dtype": "f32",
+    "dtype_out": "bf16"})");
+}
+
+/// T = 1, H = I = 2, E = 2, top-1 unless changed; relu, bf16.
+MoeSpec tinySpec() {
+  MoeSpec s;
+  s.hidden = s.inter = s.experts = 2;
+  s.act = Activation::Relu;
+  return s;
+}
+
+/// A tensor of `type` and `shape` holding `values` (row-major).
+HostTensor tensorOf(ElemType type, std::vector<int64_t> shape,
+                    std::vector<double> values) {
+  HostTensor t = makeZeros(type, std::move(shape));
+  for (size_t i = 0; i < values.size(); ++i)
+    t.setFromDouble(int64_t(i), values[i]);
+  return t;
+}
+
+double roundTo(ElemType type, double x) {
+  HostTensor t = makeZeros(type, {1});
+  t.setFromDouble(0, x);
+  return t.getAsDouble(0);
+}
+
+HostTensor logitsOf(std::vector<double> row) {
+  return tensorOf(ElemType::F32, {1, int64_t(row.size())}, row);
+}
+
+KernelParam tensor(const std::string &name, ElemType type,
+                   std::vector<int64_t> shape, ParamRole role) {
+  KernelParam p;
+  p.name = name;
+  p.kind = ParamKind::Tensor;
+  p.dtype = type;
+  p.shape = std::move(shape);
+  p.role = role;
+  return p;
+}
+
+/// A package with the op's tensors and, with `workspaces`, the six-kernel
+/// schedule's workspaces.
+KernelPackage packageOf(const MoeSpec &s, bool workspaces) {
+  KernelPackage pkg;
+  pkg.name = "moe";
+  pkg.op = moeOpJson(s);
+  const int64_t copies = s.tokens * s.topK;
+  pkg.params = {
+      tensor("x", s.dtype, moeShapeX(s), ParamRole::Input),
+      tensor("router_logits", s.logits, moeShapeLogits(s), ParamRole::Input),
+      tensor("w_gate", s.dtype, moeShapeGateUp(s), ParamRole::Input),
+      tensor("w_up", s.dtype, moeShapeGateUp(s), ParamRole::Input),
+      tensor("w_down", s.dtype, moeShapeDown(s), ParamRole::Input),
+      tensor("y", s.out, moeShapeX(s), ParamRole::Output)};
+  if (workspaces)
+    for (KernelParam p :
+         {tensor("expert_ids", ElemType::I32, moeShapeRoute(s), ParamRole::Workspace),
+          tensor("weights", ElemType::F32, moeShapeRoute(s), ParamRole::Workspace),
+          tensor("positions", ElemType::I32, moeShapeRoute(s), ParamRole::Workspace),
+          tensor("expert_offsets", ElemType::I32, {s.experts + 1}, ParamRole::Workspace),
+          tensor("permuted", s.dtype, {copies, s.hidden}, ParamRole::Workspace),
+          tensor("h", s.dtype, {copies, s.inter}, ParamRole::Workspace),
+          tensor("expert_out", s.dtype, {copies, s.hidden}, ParamRole::Workspace)})
+      pkg.params.push_back(p);
+  return pkg;
+}
+
+void expectRefused(const KernelPackage &pkg, const MoeSpec &s,
+                   const std::string &message) {
+  std::string err;
+  EXPECT_FALSE(checkMoeParams(pkg, s, err)) << message;
+  EXPECT_NE(err.find(message), std::string::npos) << err;
+}
+
+KernelParam &paramNamed(KernelPackage &pkg, const std::string &name) {
+  return pkg.params[*pkg.findParam(name)];
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The op object
+//===----------------------------------------------------------------------===//
+
+TEST(MoeOpTest, ParsesTheManifestObjectAndRoundTrips) {
+  MoeSpec s;
+  std::string err;
+  ASSERT_TRUE(parseMoeOp(mixtralOp(), s, err)) << err;
+  EXPECT_EQ(s.tokens, 16);
+  EXPECT_EQ(s.hidden, 4096);
+  EXPECT_EQ(s.inter, 14336);
+  EXPECT_EQ(s.experts, 8);
+  EXPECT_EQ(s.topK, 2);
+  EXPECT_TRUE(s.renormalize);
+  EXPECT_EQ(s.act, Activation::Silu);
+  EXPECT_EQ(s.dtype, ElemType::BF16);
+  EXPECT_EQ(s.logits, ElemType::F32);
+  EXPECT_EQ(s.out, ElemType::BF16);
+  EXPECT_EQ(moeOpJson(s), mixtralOp());
+
+  json other = mixtralOp();
+  other["activation"] = "gelu";
+  other["dtype"] = "f16";
+  other["logits_dtype"] = "bf16";
+  other["dtype_out"] = "f32";
+  other["renormalize"] = false;
+  ASSERT_TRUE(parseMoeOp(other, s, err)) << err;
+  MoeSpec back;
+  ASSERT_TRUE(parseMoeOp(moeOpJson(s), back, err)) << err;
+  EXPECT_EQ(moeOpJson(back), other);
+}
+
+TEST(MoeOpTest, DefaultsAsTheOpDoes) {
+  json op = json::parse(R"({"kind": "moe", "tokens": 3, "hidden": 64,
+    "inter": 32, "experts": 4, "top_k": 1, "dtype": "f16"})");
+  MoeSpec s;
+  std::string err;
+  ASSERT_TRUE(parseMoeOp(op, s, err)) << err;
+  EXPECT_FALSE(s.renormalize);
+  EXPECT_EQ(s.act, Activation::Silu);
+  EXPECT_EQ(s.logits, ElemType::F32);
+  EXPECT_EQ(s.out, ElemType::F16);
+  for (const char *key : {"renormalize", "activation", "logits_dtype", "dtype_out"})
+    op[key] = nullptr;
+  EXPECT_TRUE(parseMoeOp(op, s, err)) << err;
+}
+
+TEST(MoeOpTest, RefusesBadFieldsNamingThem) {
+  struct Case {
+    const char *key;
+    json value;
+    const char *message;
+  };
+  const Case cases[] = {
+      {"kind", "gemm", "not an object of kind \"moe\""},
+      {"tokens", 0, "'tokens' must be an integer in [1, 2147483648]"},
+      {"tokens", nullptr, "missing 'tokens'"},
+      {"tokens", 1.5, "'tokens'"},
+      {"hidden", -4, "'hidden' must be an integer"},
+      {"hidden", "4096", "'hidden'"},
+      {"inter", int64_t{1} << 32, "'inter' must be an integer in [1, 2147483648]"},
+      {"experts", 0, "'experts' must be an integer in [1, 1024]"},
+      {"experts", 1025, "'experts' must be an integer in [1, 1024]"},
+      {"top_k", 0, "'top_k' must be an integer in [1, 8]"},
+      {"top_k", 9, "'top_k' must be an integer in [1, 8]"},
+      {"top_k", nullptr, "missing 'top_k'"},
+      {"renormalize", 1, "'renormalize' must be true or false"},
+      {"activation", "none", "'activation' must be \"silu\", \"gelu\" or \"relu\""},
+      {"activation", "swish", "'activation'"},
+      {"activation", 3, "'activation'"},
+      {"dtype", "f32", "'dtype' must be one of \"bf16\", \"f16\""},
+      {"dtype", nullptr, "missing 'dtype'"},
+      {"logits_dtype", "f8E4M3FN", "'logits_dtype' must be one of"},
+      {"logits_dtype", "i32", "'logits_dtype'"},
+      {"dtype_out", "f64", "'dtype_out' must be one of \"bf16\", \"f16\", \"f32\""},
+  };
+  for (const Case &c : cases) {
+    json op = mixtralOp();
+    op[c.key] = c.value;
+    MoeSpec s;
+    std::string err;
+    EXPECT_FALSE(parseMoeOp(op, s, err)) << c.key << " = " << c.value.dump();
+    EXPECT_NE(err.find(c.message), std::string::npos) << err;
+  }
+  // T * k must fit the i32 rows of permuted.
+  json op = mixtralOp();
+  op["tokens"] = int64_t{1} << 30;
+  op["top_k"] = 2;
+  MoeSpec s;
+  std::string err;
+  EXPECT_FALSE(parseMoeOp(op, s, err));
+  EXPECT_NE(err.find("'tokens' * 'top_k'"), std::string::npos) << err;
+  op["tokens"] = (int64_t{1} << 30) - 1;
+  EXPECT_TRUE(parseMoeOp(op, s, err)) << err;
+  EXPECT_FALSE(parseMoeOp(json::array(), s, err));
+}
+
+TEST(MoeOpTest, CountsFlopsAndBytes) {
+  MoeSpec s;
+  std::string err;
+  ASSERT_TRUE(parseMoeOp(mixtralOp(), s, err)) << err;
+  EXPECT_EQ(moeFlops(s), 2.0 * 16 * 2 * 3 * 4096 * 14336);
+  const double acts = 16.0 * 4096 * 2 * 2 + 16.0 * 8 * 4; // x, y, logits
+  const double expert = 3.0 * 4096 * 14336 * 2;
+  EXPECT_EQ(moeBytes(s), acts + 8 * expert); // 32 copies reach all 8
+  s.tokens = 1;                              // decode: 2 experts at most
+  EXPECT_EQ(moeBytes(s), 4096.0 * 2 * 2 + 8 * 4 + 2 * expert);
+}
+
+TEST(MoeOpTest, ToleranceFollowsTheRoundingPoints) {
+  MoeSpec s;
+  s.dtype = s.out = ElemType::BF16;
+  const double bf16 = moeTolerance(s);
+  EXPECT_NEAR(bf16, 3 * std::ldexp(1.0, -8) + 1e-4, 1e-12);
+  EXPECT_GT(bf16, 1e-2); // no tighter than gemm's and attention's 16-bit bound
+  EXPECT_LT(bf16, 2e-2);
+  s.out = ElemType::F32;
+  EXPECT_LT(moeTolerance(s), bf16);
+  s.dtype = s.out = ElemType::F16;
+  const double f16 = moeTolerance(s);
+  EXPECT_NEAR(f16, 3 * std::ldexp(1.0, -11) + 1e-4, 1e-12);
+  s.out = ElemType::F32;
+  EXPECT_LT(moeTolerance(s), f16);
+  EXPECT_GT(moeTolerance(s), 1e-3);
+  s.out = ElemType::BF16; // f16 intermediates, a bf16 result
+  EXPECT_GT(moeTolerance(s), f16);
+}
+
+//===----------------------------------------------------------------------===//
+// Inputs
+//===----------------------------------------------------------------------===//
+
+TEST(MoeInputTest, WeightScaleIsAPowerOfTwoNearThreeOverSqrtK) {
+  EXPECT_EQ(moeWeightScale(4096), 1.0 / 16);    // 3 / 64 = 0.047 -> 2^-4
+  EXPECT_EQ(moeWeightScale(14336), 1.0 / 32);   // 0.025 -> 2^-5
+  EXPECT_EQ(moeWeightScale(1), 4.0);            // 3 -> 2^2
+  EXPECT_EQ(moeWeightScale(9), 1.0);
+}
+
+TEST(MoeInputTest, LogitLevelsAreDistinctRepresentableAndSpaced) {
+  for (ElemType type : {ElemType::BF16, ElemType::F16, ElemType::F32})
+    for (int64_t e : {1, 2, 7, 8, 64, 256, 257, 600, 1024}) {
+      const std::vector<double> levels = moeLogitLevels(e, type);
+      ASSERT_EQ(int64_t(levels.size()), e);
+      for (size_t i = 0; i < levels.size(); ++i) {
+        EXPECT_EQ(roundTo(type, levels[i]), levels[i]) << elemTypeName(type);
+        EXPECT_LE(std::fabs(levels[i]), 32.0);
+        if (i > 0) {
+          EXPECT_GE(levels[i] - levels[i - 1], 1.0 / 32)
+              << elemTypeName(type) << " E=" << e << " at " << i;
+        }
+      }
+    }
+  // Where the type holds them, the levels are n / 32 around 0.
+  EXPECT_EQ(moeLogitLevels(4, ElemType::BF16),
+            (std::vector<double>{-2.0 / 32, -1.0 / 32, 0.0, 1.0 / 32}));
+  EXPECT_EQ(moeLogitLevels(1024, ElemType::F16).back(), 511.0 / 32);
+  EXPECT_GT(moeLogitLevels(1024, ElemType::BF16).back(), 16.0);
+}
+
+TEST(MoeInputTest, RouterLogitsArePermutationsOfTheLevelsFromTheSeed) {
+  MoeSpec s;
+  s.tokens = 50;
+  s.experts = 300;
+  s.logits = ElemType::BF16;
+  const HostTensor a = moeRouterLogits(s, 7);
+  EXPECT_EQ(a.type, ElemType::BF16);
+  EXPECT_EQ(a.shape, moeShapeLogits(s));
+  EXPECT_EQ(moeRouterLogits(s, 7).data, a.data);
+  EXPECT_NE(moeRouterLogits(s, 8).data, a.data);
+  const std::vector<double> levels = moeLogitLevels(s.experts, s.logits);
+  bool rowsDiffer = false;
+  for (int64_t t = 0; t < s.tokens; ++t) {
+    std::vector<double> row;
+    for (int64_t e = 0; e < s.experts; ++e)
+      row.push_back(a.getAsDouble(t * s.experts + e));
+    rowsDiffer = rowsDiffer || a.getAsDouble(t * s.experts) != a.getAsDouble(0);
+    std::sort(row.begin(), row.end());
+    EXPECT_EQ(row, levels) << "token " << t;
+  }
+  EXPECT_TRUE(rowsDiffer);
+}
+
+TEST(MoeInputTest, FillsTheOpsInputsAndNothingElse) {
+  MoeSpec s;
+  s.tokens = 4;
+  s.hidden = 256;
+  s.inter = 64;
+  s.experts = 4;
+  const KernelPackage pkg = packageOf(s, true);
+  const std::optional<HostTensor> x = moeInput(s, pkg.params[*pkg.findParam("x")], 3);
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->data, makeRandom(ElemType::BF16, moeShapeX(s), 3).data);
+  for (const auto &[name, k] :
+       {std::pair<const char *, int64_t>{"w_gate", 256}, {"w_up", 256}, {"w_down", 64}}) {
+    const std::optional<HostTensor> w =
+        moeInput(s, pkg.params[*pkg.findParam(name)], 3);
+    ASSERT_TRUE(w) << name;
+    const HostTensor raw = makeRandom(ElemType::BF16, w->shape, 3);
+    double maxAbs = 0;
+    for (int64_t i = 0; i < w->numElements(); ++i) {
+      // A power-of-two scale keeps every value exact.
+      EXPECT_EQ(w->getAsDouble(i), raw.getAsDouble(i) * moeWeightScale(k)) << name;
+      maxAbs = std::max(maxAbs, std::fabs(w->getAsDouble(i)));
+    }
+    EXPECT_LE(maxAbs, moeWeightScale(k));
+    EXPECT_GT(maxAbs, moeWeightScale(k) / 2);
+  }
+  EXPECT_EQ(moeInput(s, pkg.params[*pkg.findParam("router_logits")], 3)->data,
+            moeRouterLogits(s, 3).data);
+  EXPECT_FALSE(moeInput(s, pkg.params[*pkg.findParam("y")], 3));
+  EXPECT_FALSE(moeInput(s, pkg.params[*pkg.findParam("expert_ids")], 3));
+  // makePackageInput, the one rule of the GPU child and the emulator.
+  const KernelParam &logits = pkg.params[*pkg.findParam("router_logits")];
+  EXPECT_EQ(makePackageInput(pkg, logits, 9).data,
+            moeRouterLogits(s, packageInputSeed(9, "router_logits")).data);
+}
+
+//===----------------------------------------------------------------------===//
+// The host reference
+//===----------------------------------------------------------------------===//
+
+TEST(MoeReferenceTest, RoutesBySoftmaxTopKInDescendingOrder) {
+  MoeSpec s;
+  s.experts = 4;
+  s.topK = 2;
+  const HostTensor logits = logitsOf({1, 3, 2, 0});
+  MoeRoute r = moeRoute(s, logits, 0);
+  EXPECT_EQ(r.ids, (std::vector<int32_t>{1, 2}));
+  const double sum = std::exp(-2.0) + 1 + std::exp(-1.0) + std::exp(-3.0);
+  EXPECT_NEAR(r.weights[0], 1 / sum, 1e-7);
+  EXPECT_NEAR(r.weights[1], std::exp(-1.0) / sum, 1e-7);
+  s.renormalize = true;
+  r = moeRoute(s, logits, 0);
+  EXPECT_NEAR(r.weights[0], 1 / (1 + std::exp(-1.0)), 1e-7);
+  EXPECT_NEAR(r.weights[1], std::exp(-1.0) / (1 + std::exp(-1.0)), 1e-7);
+  EXPECT_FLOAT_EQ(r.weights[0] + r.weights[1], 1.0f);
+  // The f32 arithmetic of emitRoute, bit for bit.
+  const float p0 = 1.0f / (std::exp(-2.0f) + 1.0f + std::exp(-1.0f) + std::exp(-3.0f));
+  s.renormalize = false;
+  EXPECT_EQ(moeRoute(s, logits, 0).weights[0],
+            1.0f / (std::exp(1.0f - 3.0f) + std::exp(3.0f - 3.0f) +
+                    std::exp(2.0f - 3.0f) + std::exp(0.0f - 3.0f)));
+  EXPECT_NEAR(moeRoute(s, logits, 0).weights[0], p0, 1e-7);
+}
+
+TEST(MoeReferenceTest, TiesGoToTheLowerIndex) {
+  MoeSpec s;
+  s.experts = 4;
+  s.topK = 2;
+  EXPECT_EQ(moeRoute(s, logitsOf({1, 2, 2, 2}), 0).ids,
+            (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(moeRoute(s, logitsOf({5, 5, 5, 5}), 0).ids,
+            (std::vector<int32_t>{0, 1}));
+  s.topK = 4;
+  EXPECT_EQ(moeRoute(s, logitsOf({0, 7, 0, 7}), 0).ids,
+            (std::vector<int32_t>{1, 3, 0, 2}));
+  // NaN logits still give valid, distinct experts (the first unchosen).
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  s.topK = 2;
+  EXPECT_EQ(moeRoute(s, logitsOf({nan, nan, nan, nan}), 0).ids,
+            (std::vector<int32_t>{0, 1}));
+}
+
+TEST(MoeReferenceTest, ExpertRowRoundsAAndTheOutputToDtype) {
+  // x = [1, 2]; expert 1: w_gate = I, w_up = [[1, 1], [0, 1]],
+  // w_down = [[1, 0], [0, 0.5]] (expert 0 all zeros).
+  MoeSpec s = tinySpec();
+  const HostTensor x = tensorOf(ElemType::BF16, {1, 2}, {1, 2});
+  const HostTensor wg = tensorOf(ElemType::BF16, {2, 2, 2}, {0, 0, 0, 0, 1, 0, 0, 1});
+  const HostTensor wu = tensorOf(ElemType::BF16, {2, 2, 2}, {0, 0, 0, 0, 1, 1, 0, 1});
+  const HostTensor wd = tensorOf(ElemType::BF16, {2, 2, 2}, {0, 0, 0, 0, 1, 0, 0, 0.5});
+  // relu: g = [1, 2], u = [1, 3], a = [1, 6], y_e = [1, 3].
+  EXPECT_EQ(moeExpertRow(s, x, wg, wu, wd, 0, 1), (std::vector<double>{1, 3}));
+  EXPECT_EQ(moeExpertRow(s, x, wg, wu, wd, 0, 0), (std::vector<double>{0, 0}));
+  // silu: a = [silu(1) * 1, silu(2) * 3], each rounded to bf16 before the
+  // down product; y_e = [a0, a1 / 2], rounded again.
+  s.act = Activation::Silu;
+  const double a0 = roundTo(ElemType::BF16, 1 / (1 + std::exp(-1.0)));
+  const double a1 = roundTo(ElemType::BF16, 3 * 2 / (1 + std::exp(-2.0)));
+  EXPECT_NE(a0, 1 / (1 + std::exp(-1.0)));
+  EXPECT_EQ(moeExpertRow(s, x, wg, wu, wd, 0, 1),
+            (std::vector<double>{a0, roundTo(ElemType::BF16, a1 / 2)}));
+  // gelu, tanh form, in f16.
+  s.act = Activation::Gelu;
+  s.dtype = ElemType::F16;
+  const HostTensor x16 = tensorOf(ElemType::F16, {1, 2}, {1, 2});
+  const HostTensor wg16 = tensorOf(ElemType::F16, {2, 2, 2}, {0, 0, 0, 0, 1, 0, 0, 1});
+  const HostTensor wu16 = tensorOf(ElemType::F16, {2, 2, 2}, {0, 0, 0, 0, 1, 1, 0, 1});
+  const HostTensor wd16 = tensorOf(ElemType::F16, {2, 2, 2}, {0, 0, 0, 0, 1, 0, 0, 0.5});
+  const double g0 = roundTo(ElemType::F16, activate(Activation::Gelu, 1.0));
+  EXPECT_EQ(moeExpertRow(s, x16, wg16, wu16, wd16, 0, 1)[0], g0);
+}
+
+TEST(MoeReferenceTest, CombinesTheSlotsWithTheirWeights) {
+  // Two experts, both chosen (top-2): expert 0 doubles x, expert 1 negates
+  // it (relu keeps the positive gate: w_gate = I, w_up = +-I, w_down = 2 I or I).
+  MoeSpec s = tinySpec();
+  s.topK = 2;
+  s.out = ElemType::F32;
+  const HostTensor x = tensorOf(ElemType::BF16, {1, 2}, {1, 2});
+  const HostTensor wg = tensorOf(ElemType::BF16, {2, 2, 2}, {1, 0, 0, 1, 1, 0, 0, 1});
+  const HostTensor wu = tensorOf(ElemType::BF16, {2, 2, 2}, {1, 0, 0, 1, -1, 0, 0, -1});
+  const HostTensor wd = tensorOf(ElemType::BF16, {2, 2, 2}, {2, 0, 0, 2, 1, 0, 0, 1});
+  // a_0 = x * x = [1, 4], y_0 = [2, 8]; a_1 = -[1, 4], y_1 = -[1, 4].
+  const HostTensor logits = logitsOf({1, 0}); // p = [e / (1 + e), 1 / (1 + e)]
+  const MoeRow row = moeRow(s, x, logits, wg, wu, wd, 0);
+  EXPECT_EQ(row.route.ids, (std::vector<int32_t>{0, 1}));
+  const float w0 = row.route.weights[0], w1 = row.route.weights[1];
+  EXPECT_NEAR(w0, std::exp(1.0) / (1 + std::exp(1.0)), 1e-7);
+  EXPECT_EQ(row.y, (std::vector<double>{w0 * 2.0f + w1 * -1.0f,
+                                        w0 * 8.0f + w1 * -4.0f}));
+  // Rounded to dtype_out at the end.
+  s.out = ElemType::BF16;
+  const MoeRow rounded = moeRow(s, x, logits, wg, wu, wd, 0);
+  EXPECT_EQ(rounded.y[1], roundTo(ElemType::BF16, row.y[1]));
+  // Renormalising over both experts changes nothing: they sum to 1 already.
+  s.renormalize = true;
+  EXPECT_NEAR(moeRoute(s, logits, 0).weights[0], w0, 1e-7);
+  // Top-1 renormalised: weight 1, y = y_0.
+  s.topK = 1;
+  EXPECT_EQ(moeRow(s, x, logits, wg, wu, wd, 0).y, (std::vector<double>{2, 8}));
+  s.renormalize = false;
+  EXPECT_EQ(moeRow(s, x, logits, wg, wu, wd, 0).y,
+            (std::vector<double>{roundTo(ElemType::BF16, w0 * 2.0f),
+                                 roundTo(ElemType::BF16, w0 * 8.0f)}));
+}
+
+TEST(MoeReferenceTest, ExpectedHoldsTheRowsOfTheCheckedTokens) {
+  MoeSpec s;
+  s.tokens = 6;
+  s.hidden = 16;
+  s.inter = 8;
+  s.experts = 4;
+  s.topK = 2;
+  s.renormalize = true;
+  const KernelPackage pkg = packageOf(s, false);
+  std::vector<HostTensor> in;
+  for (const char *name : {"x", "router_logits", "w_gate", "w_up", "w_down"})
+    in.push_back(makePackageInput(pkg, pkg.params[*pkg.findParam(name)], 1));
+  const MoeExpected e = moeExpected(s, in[0], in[1], in[2], in[3], in[4], {1, 4});
+  EXPECT_EQ(e.y.shape, (std::vector<int64_t>{2, 16}));
+  EXPECT_EQ(e.ids.shape, (std::vector<int64_t>{2, 2}));
+  const MoeRow row = moeRow(s, in[0], in[1], in[2], in[3], in[4], 4);
+  for (int64_t h = 0; h < 16; ++h)
+    EXPECT_EQ(e.y.getAsDouble(16 + h), row.y[h]);
+  EXPECT_EQ(e.ids.getAsDouble(2), row.route.ids[0]);
+  double norm = 0;
+  for (double v : row.y)
+    norm += v * v;
+  EXPECT_GT(std::sqrt(norm / 16), 1e-3); // the scaled inputs keep y O(1)
+  EXPECT_LT(std::sqrt(norm / 16), 10.0);
+}
+
+TEST(MoeReferenceTest, ChecksTheRoutingExactly) {
+  MoeSpec s;
+  s.tokens = 5;
+  s.experts = 8;
+  s.topK = 2;
+  const HostTensor logits = moeRouterLogits(s, 4);
+  HostTensor ids = makeZeros(ElemType::I32, moeShapeRoute(s));
+  for (int64_t t = 0; t < s.tokens; ++t) {
+    const MoeRoute r = moeRoute(s, logits, t);
+    ids.setFromDouble(2 * t, r.ids[0]);
+    ids.setFromDouble(2 * t + 1, r.ids[1]);
+  }
+  std::string why;
+  EXPECT_TRUE(checkMoeRouting(s, logits, ids, why)) << why;
+  // The slots of token 3 swapped: the same experts in the wrong order.
+  const double a = ids.getAsDouble(6), b = ids.getAsDouble(7);
+  ids.setFromDouble(6, b);
+  ids.setFromDouble(7, a);
+  EXPECT_FALSE(checkMoeRouting(s, logits, ids, why));
+  EXPECT_NE(why.find("expert_ids: 1 of 5 tokens routed differently; token 3"),
+            std::string::npos) << why;
+}
+
+TEST(MoeReferenceTest, ChecksEveryTokenOfASmallLayerAndASampleOfABigOne) {
+  MoeSpec s;
+  s.tokens = 40;
+  s.hidden = 64;
+  s.inter = 128;
+  s.experts = 8;
+  s.topK = 2;
+  HostTensor logits = moeRouterLogits(s, 1);
+  EXPECT_EQ(moeCheckedTokens(s, logits, 1).size(), 40u);
+  // Mixtral's layer at 64 tokens: 4 of them, first and last included.
+  std::string err;
+  ASSERT_TRUE(parseMoeOp(mixtralOp(), s, err)) << err;
+  s.tokens = 64;
+  logits = moeRouterLogits(s, 1);
+  const std::vector<int64_t> tokens = moeCheckedTokens(s, logits, 1);
+  ASSERT_EQ(tokens.size(), 4u);
+  EXPECT_EQ(tokens.front(), 0);
+  EXPECT_EQ(tokens.back(), 63);
+  EXPECT_TRUE(std::is_sorted(tokens.begin(), tokens.end()));
+  EXPECT_EQ(std::set<int64_t>(tokens.begin(), tokens.end()).size(), 4u);
+  EXPECT_EQ(moeCheckedTokens(s, logits, 1), tokens);
+  // Each token past the first and last reaches an expert they do not, when
+  // one exists: 4 tokens of 2 slots reach at least 5 of the 8 experts.
+  std::set<int32_t> reached;
+  for (int64_t t : tokens)
+    for (int32_t e : moeRoute(s, logits, t).ids)
+      reached.insert(e);
+  EXPECT_GE(reached.size(), 5u);
+  // A larger budget share for a smaller layer: H = I = 1024, k = 2:
+  // 2^29 / (2 * 3 * 2^20) = 85 tokens of 1000.
+  s.tokens = 1000;
+  s.hidden = s.inter = 1024;
+  logits = moeRouterLogits(s, 2);
+  EXPECT_EQ(moeCheckedTokens(s, logits, 2).size(), 85u);
+}
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// T = 5, H = 32, I = 48, E = 4, top-2.
+MoeSpec paramsSpec() {
+  MoeSpec s;
+  s.tokens = 5;
+  s.hidden = 32;
+  s.inter = 48;
+  s.experts = 4;
+  s.topK = 2;
+  return s;
+}
+
+} // namespace
+
+TEST(MoeParamsTest, AcceptsTheOpsTensorsWithOrWithoutTheWorkspaces) {
+  const MoeSpec s = paramsSpec();
+  std::string err;
+  EXPECT_TRUE(checkMoeParams(packageOf(s, true), s, err)) << err;
+  EXPECT_TRUE(checkMoeParams(packageOf(s, false), s, err)) << err;
+  KernelPackage pkg = packageOf(s, true);
+  pkg.params.push_back(tensor("counts", ElemType::I32, {4}, ParamRole::Workspace));
+  EXPECT_TRUE(checkMoeParams(pkg, s, err)) << err; // a schedule's own
+}
+
+TEST(MoeParamsTest, RefusesWhatTheOpDoesNotHave) {
+  MoeSpec s = paramsSpec();
+  s.logits = ElemType::BF16;
+  using Edit = std::function<void(KernelPackage &)>;
+  const std::vector<std::pair<Edit, std::string>> cases = {
+      {[](KernelPackage &p) { paramNamed(p, "x").dtype = ElemType::F16; },
+       "parameter 'x' is f16 5x32, the op says bf16 5x32"},
+      {[](KernelPackage &p) { paramNamed(p, "router_logits").dtype = ElemType::F32; },
+       "parameter 'router_logits' is f32"},
+      {[&](KernelPackage &p) { paramNamed(p, "w_down").shape = moeShapeGateUp(s); },
+       "parameter 'w_down' is bf16 4x32x48, the op says bf16 4x48x32"},
+      {[](KernelPackage &p) { paramNamed(p, "w_up").shape = {4, 32, 47}; },
+       "parameter 'w_up'"},
+      {[](KernelPackage &p) { paramNamed(p, "y").role = ParamRole::InOut; },
+       "parameter 'y' has role inout, expected output"},
+      {[](KernelPackage &p) { paramNamed(p, "w_gate").role = ParamRole::Workspace; },
+       "parameter 'w_gate' has role workspace, expected input"},
+      {[](KernelPackage &p) { p.params.erase(p.params.begin() + 1); },
+       "needs a tensor parameter 'router_logits'"},
+      {[](KernelPackage &p) { paramNamed(p, "expert_ids").dtype = ElemType::I64; },
+       "parameter 'expert_ids' is i64 5x2, the op says i32 5x2"},
+      {[](KernelPackage &p) { paramNamed(p, "expert_offsets").shape = {4}; },
+       "parameter 'expert_offsets' is i32 4, the op says i32 5"},
+      {[](KernelPackage &p) { paramNamed(p, "h").shape = {10, 32}; },
+       "parameter 'h' is bf16 10x32, the op says bf16 10x48"},
+      {[](KernelPackage &p) { paramNamed(p, "weights").role = ParamRole::Output; },
+       "parameter 'weights' has role output, expected workspace"},
+      {[](KernelPackage &p) {
+         p.params.push_back(tensor("bias", ElemType::BF16, {32}, ParamRole::Input));
+       },
+       "moe has a tensor 'bias' (input), not one of x router_logits w_gate "
+       "w_up w_down y"}};
+  for (const auto &[edit, message] : cases) {
+    KernelPackage pkg = packageOf(s, true);
+    edit(pkg);
+    expectRefused(pkg, s, message);
+  }
+}
