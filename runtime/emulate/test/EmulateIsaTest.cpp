@@ -268,4 +268,60 @@ TEST(EmulateIsa, Conversions) {
   EXPECT_EQ(emu::f32ToE4m3(0.0029296875f), 0x02);  // 1.5 ulp
 }
 
+// shfl.sync idx / up / bfly on 32-bit data, vote.sync.ballot: one kernel,
+// every lane's operands from these arrays (the ISA computes the source lane
+// per thread).
+unsigned gB32In[32], gB32Out[4][32];
+int gB32Src[32];
+bool gPred[32];
+
+void warpB32Kernel() {
+  const int lane = int(threadIdx.x);
+  gB32Out[0][lane] = cuda::shfl_idx_u32(gB32In[lane], gB32Src[lane]);
+  gB32Out[1][lane] = cuda::shfl_up_u32(gB32In[lane], gB32Src[lane]);
+  gB32Out[2][lane] = cuda::shfl_xor_u32(gB32In[lane], gB32Src[lane]);
+  gB32Out[3][lane] = cuda::ballot(gPred[lane]);
+}
+
+TEST(EmulateIsa, ShflIdxUpBflyB32AndBallot) {
+  std::mt19937 rng(9);
+  for (int round = 0; round < 3; ++round) {
+    for (int l = 0; l < 32; ++l) {
+      gB32In[l] = rng(); // any 32 bits, moved unchanged
+      gPred[l] = rng() % 3 == 0;
+    }
+    unsigned ballot = 0;
+    for (int l = 0; l < 32; ++l)
+      ballot |= gPred[l] ? 1u << l : 0u;
+    // Round 0: one uniform operand; 1: per-lane operands; 2: operands past
+    // 31 (only b[4:0] counts).
+    for (int l = 0; l < 32; ++l)
+      gB32Src[l] = round == 0 ? 5 : round == 1 ? (7 * l + 3) % 32 : 32 + l % 8;
+    ASSERT_EQ(launch(warpB32Kernel, 32), 0);
+    for (int l = 0; l < 32; ++l) {
+      const int b = gB32Src[l] & 31;
+      // idx with c = 0x1f: lane b, always in range.
+      EXPECT_EQ(gB32Out[0][l], gB32In[b]) << "idx lane " << l;
+      // up with c = 0: lane l - b when that is >= 0, else its own.
+      EXPECT_EQ(gB32Out[1][l], l - b >= 0 ? gB32In[l - b] : gB32In[l])
+          << "up lane " << l;
+      EXPECT_EQ(gB32Out[2][l], gB32In[l ^ b]) << "bfly lane " << l;
+      EXPECT_EQ(gB32Out[3][l], ballot) << "ballot lane " << l;
+    }
+  }
+  EXPECT_EQ(cuda::popc(0u), 0u);
+  EXPECT_EQ(cuda::popc(0xffffffffu), 32u);
+  EXPECT_EQ(cuda::popc(0x80000001u), 2u);
+}
+
+TEST(EmulateIsa, RoundedMulAddDivAreNotFused) {
+  // a = 1 + 2^-12: a * a = 1 + 2^-11 + 2^-24 rounds (to even) to 1 + 2^-11,
+  // so mul.rn then add.rn of -(1 + 2^-11) is 0 where an fma keeps 2^-24.
+  const float a = 1.f + std::ldexp(1.f, -12), c = -(1.f + std::ldexp(1.f, -11));
+  EXPECT_EQ(cuda::fadd_rn(cuda::fmul_rn(a, a), c), 0.f);
+  EXPECT_EQ(std::fma(a, a, c), std::ldexp(1.f, -24));
+  // div.rn: correctly rounded (1 / 3 to the nearest f32).
+  EXPECT_EQ(cuda::fdiv_rn(1.f, 3.f), 0x1.555556p-2f);
+}
+
 } // namespace

@@ -30,6 +30,22 @@
 //                                   (c = 0x1f, membermask 0xffffffff): lane
 //                                   i receives lane (i ^ lane_mask)'s v
 //                                   [9.7.9.6]
+//   shfl_xor_u32(v, lane_mask)       the same on 32-bit integer data
+//   shfl_idx(v, src_lane), shfl_idx_u32  shfl.sync.idx.b32 (c = 0x1f): every
+//                                   lane receives lane src_lane[4:0]'s v
+//                                   [9.7.9.6]
+//   shfl_up_u32(v, delta)            shfl.sync.up.b32 (c = 0): lane i
+//                                   receives lane i - delta's v, lanes
+//                                   below delta keep their own [9.7.9.6]
+//   ballot(pred)                     vote.sync.ballot.b32 over the full warp:
+//                                   bit i is lane i's pred [9.7.13.9]
+//   popc(x)                          popc.b32: the number of set bits
+//                                   [9.7.1.14]
+//   fmul_rn(a, b), fadd_rn(a, b), fdiv_rn(a, b)   mul.rn / add.rn / div.rn
+//                                   .f32: one IEEE rounding each; an
+//                                   explicit rounding mode keeps ptxas from
+//                                   contracting a mul and an add into an
+//                                   fma [9.7.3.5, 9.7.3.3, 9.7.3.8]
 //   ld_shared_b32(addr)              ld.shared.b32 [9.7.9.8]
 //   ld_shared(p) / st_shared(p, v)   a load / store of one T through a
 //                                   generic pointer into shared memory
@@ -284,6 +300,94 @@ KGEN_DEVICE float shfl_xor(float v, int lane_mask) {
   asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;\n"
       : "=f"(r)
       : "f"(v), "r"(lane_mask));
+#endif
+  return r;
+}
+
+/// shfl_xor on 32-bit integer data (the instruction moves .b32 bits).
+KGEN_DEVICE unsigned shfl_xor_u32(unsigned v, int lane_mask) {
+  unsigned r = v;
+#if defined(__CUDA_ARCH__)
+  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;\n"
+      : "=r"(r)
+      : "r"(v), "r"(lane_mask));
+#endif
+  return r;
+}
+
+/// shfl.sync.idx.b32 d, v, src_lane, 0x1f, 0xffffffff: every lane receives
+/// lane src_lane[4:0]'s v (a broadcast when src_lane is warp-uniform).
+KGEN_DEVICE unsigned shfl_idx_u32(unsigned v, int src_lane) {
+  unsigned r = v;
+#if defined(__CUDA_ARCH__)
+  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;\n"
+      : "=r"(r)
+      : "r"(v), "r"(src_lane));
+#endif
+  return r;
+}
+KGEN_DEVICE float shfl_idx(float v, int src_lane) {
+  return __uint_as_float(shfl_idx_u32(__float_as_uint(v), src_lane));
+}
+
+/// shfl.sync.up.b32 d, v, delta, 0, 0xffffffff: lane i receives lane
+/// (i - delta)'s v when i >= delta, else its own v (c = 0: no segments, the
+/// clamp is lane 0); the step of an inclusive warp scan.
+KGEN_DEVICE unsigned shfl_up_u32(unsigned v, int delta) {
+  unsigned r = v;
+#if defined(__CUDA_ARCH__)
+  asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;\n"
+      : "=r"(r)
+      : "r"(v), "r"(delta));
+#endif
+  return r;
+}
+
+/// vote.sync.ballot.b32 d, pred, 0xffffffff: bit i of d is lane i's pred.
+/// All 32 lanes must execute it together.
+KGEN_DEVICE unsigned ballot(bool pred) {
+  unsigned r = 0;
+#if defined(__CUDA_ARCH__)
+  asm volatile("{\n"
+               "  .reg .pred p;\n"
+               "  setp.ne.u32 p, %1, 0;\n"
+               "  vote.sync.ballot.b32 %0, p, 0xffffffff;\n"
+               "}\n"
+      : "=r"(r)
+      : "r"(unsigned(pred)));
+#endif
+  return r;
+}
+
+/// popc.b32: the number of set bits of x.
+KGEN_DEVICE unsigned popc(unsigned x) {
+  unsigned r = 0;
+#if defined(__CUDA_ARCH__)
+  asm("popc.b32 %0, %1;\n" : "=r"(r) : "r"(x));
+#endif
+  return r;
+}
+
+/// mul.rn.f32 / add.rn.f32 / div.rn.f32: IEEE round-to-nearest-even, never
+/// fused (ptxas contracts only a mul and an add without a rounding mode).
+KGEN_DEVICE float fmul_rn(float a, float b) {
+  float r = 0.f;
+#if defined(__CUDA_ARCH__)
+  asm("mul.rn.f32 %0, %1, %2;\n" : "=f"(r) : "f"(a), "f"(b));
+#endif
+  return r;
+}
+KGEN_DEVICE float fadd_rn(float a, float b) {
+  float r = 0.f;
+#if defined(__CUDA_ARCH__)
+  asm("add.rn.f32 %0, %1, %2;\n" : "=f"(r) : "f"(a), "f"(b));
+#endif
+  return r;
+}
+KGEN_DEVICE float fdiv_rn(float a, float b) {
+  float r = 0.f;
+#if defined(__CUDA_ARCH__)
+  asm("div.rn.f32 %0, %1, %2;\n" : "=f"(r) : "f"(a), "f"(b));
 #endif
   return r;
 }

@@ -25,6 +25,15 @@
 //   shfl.sync.bfly.b32 [9.7.9.6]: a warp collective; lane i computes
 //       j = i ^ b[4:0] and, when j <= maxLane = (i & segmask) | (c[4:0] &
 //       ~segmask) (c[12:8] = segmask), receives lane j's a, else its own.
+//   shfl.sync.{bfly,idx,up}.b32 on 32-bit data [9.7.9.6]: the same rule
+//       per mode: bfly j = i ^ b[4:0], idx j = minLane | (b[4:0] &
+//       ~segmask), pval = j <= maxLane; up j = i - b[4:0], pval = j >=
+//       maxLane (minLane = i & segmask); lane i receives lane j's a when
+//       pval, else its own.
+//   vote.sync.ballot.b32 [9.7.13.9]: a warp collective; bit i of every
+//       lane's d is lane i's predicate. popc.b32 [9.7.1.14].
+//   mul.rn / add.rn / div.rn .f32 [9.7.3.5/.3/.8]: one IEEE rounding each
+//       (through a volatile, so the host compiler cannot fuse them).
 //   The sm_90 / sm_90a instructions (mbarrier, TMA, bulk stores, clusters,
 //   named barriers, wgmma, setmaxnreg, fences): kgen/emulate/Sm90.h.
 //
@@ -196,6 +205,65 @@ inline void shflBflyExec(LaneArgs (&lanes)[32]) {
   }
 }
 
+enum class ShflMode { Bfly, Idx, Up };
+
+struct ShflB32Lane {
+  unsigned a, b, c;
+  unsigned *d;
+};
+
+/// shfl.sync.{bfly,idx,up}.b32 d, a, b, c over the 32 lanes.
+template <ShflMode M> inline void shflB32Exec(LaneArgs (&lanes)[32]) {
+  unsigned src[32];
+  for (int l = 0; l < 32; ++l)
+    src[l] = static_cast<const ShflB32Lane *>(lanes[l].in)->a;
+  for (int l = 0; l < 32; ++l) {
+    const ShflB32Lane &m = *static_cast<const ShflB32Lane *>(lanes[l].in);
+    const int bval = int(m.b & 31u), cval = int(m.c & 31u),
+              segmask = int((m.c >> 8) & 31u);
+    const int maxLane = (l & segmask) | (cval & ~segmask);
+    const int minLane = l & segmask;
+    int j;
+    bool pval;
+    if constexpr (M == ShflMode::Bfly) {
+      j = l ^ bval;
+      pval = j <= maxLane;
+    } else if constexpr (M == ShflMode::Idx) {
+      j = minLane | (bval & ~segmask);
+      pval = j <= maxLane;
+    } else {
+      j = l - bval;
+      pval = j >= maxLane;
+    }
+    *m.d = pval ? src[j] : src[l];
+  }
+}
+
+template <ShflMode M>
+inline unsigned shflB32(unsigned v, int b, unsigned c, const char *op) {
+  unsigned d = v;
+  ShflB32Lane lane{v, unsigned(b), c, &d};
+  LaneArgs args;
+  args.in = &lane;
+  rendezvous(op, &shflB32Exec<M>, args);
+  return d;
+}
+
+struct BallotLane {
+  bool pred;
+  unsigned *d;
+};
+
+/// vote.sync.ballot.b32 d, p, 0xffffffff: every lane gets the lanes' bits.
+inline void ballotExec(LaneArgs (&lanes)[32]) {
+  unsigned bits = 0;
+  for (int l = 0; l < 32; ++l)
+    if (static_cast<const BallotLane *>(lanes[l].in)->pred)
+      bits |= 1u << l;
+  for (int l = 0; l < 32; ++l)
+    *static_cast<const BallotLane *>(lanes[l].in)->d = bits;
+}
+
 /// Lands every copy of the oldest committed group of the calling thread.
 inline void completeOldestGroup() {
   Fiber &f = self();
@@ -299,6 +367,54 @@ inline float shfl_xor(float v, int lane_mask) {
   args.in = &lane;
   emu::rendezvous("shfl.sync.bfly", &emu::isa::shflBflyExec, args);
   return d;
+}
+
+/// shfl.sync.bfly.b32 d, v, lane_mask, 0x1f, 0xffffffff on integer data.
+inline unsigned shfl_xor_u32(unsigned v, int lane_mask) {
+  return emu::isa::shflB32<emu::isa::ShflMode::Bfly>(v, lane_mask, 0x1fu,
+                                                     "shfl.sync.bfly (u32)");
+}
+/// shfl.sync.idx.b32 d, v, src_lane, 0x1f, 0xffffffff.
+inline unsigned shfl_idx_u32(unsigned v, int src_lane) {
+  return emu::isa::shflB32<emu::isa::ShflMode::Idx>(v, src_lane, 0x1fu,
+                                                    "shfl.sync.idx");
+}
+inline float shfl_idx(float v, int src_lane) {
+  return __uint_as_float(shfl_idx_u32(__float_as_uint(v), src_lane));
+}
+/// shfl.sync.up.b32 d, v, delta, 0, 0xffffffff.
+inline unsigned shfl_up_u32(unsigned v, int delta) {
+  return emu::isa::shflB32<emu::isa::ShflMode::Up>(v, delta, 0u,
+                                                   "shfl.sync.up");
+}
+
+/// vote.sync.ballot.b32 d, pred, 0xffffffff.
+inline unsigned ballot(bool pred) {
+  unsigned d = 0;
+  emu::isa::BallotLane lane{pred, &d};
+  emu::LaneArgs args;
+  args.in = &lane;
+  emu::rendezvous("vote.sync.ballot", &emu::isa::ballotExec, args);
+  return d;
+}
+
+/// popc.b32.
+inline unsigned popc(unsigned x) { return unsigned(__builtin_popcount(x)); }
+
+/// mul.rn.f32, add.rn.f32, div.rn.f32: the result is stored through a
+/// volatile so that it is rounded to f32 on its own (no host fma contraction
+/// with a neighbouring add).
+inline float fmul_rn(float a, float b) {
+  volatile float r = a * b;
+  return r;
+}
+inline float fadd_rn(float a, float b) {
+  volatile float r = a + b;
+  return r;
+}
+inline float fdiv_rn(float a, float b) {
+  volatile float r = a / b;
+  return r;
 }
 
 inline unsigned ld_shared_b32(unsigned addr) {
