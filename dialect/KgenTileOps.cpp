@@ -356,5 +356,139 @@ LogicalResult TileAttentionCombineOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Mixture of experts
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A static memref of `rank` whose element type `ok` accepts (`what` names
+/// it in the message).
+LogicalResult checkMoeOperand(Operation *op, StringRef name, MemRefType t,
+                              int64_t rank, bool ok, StringRef what) {
+  if (t.getRank() != rank || !t.hasStaticShape() || !ok)
+    return op->emitOpError() << "'" << name << "' must be a static rank-"
+                             << rank << " " << what << " buffer; got " << t;
+  return success();
+}
+
+bool isI32(MemRefType t) { return t.getElementType().isInteger(32); }
+bool isFloat(MemRefType t) { return isa<FloatType>(t.getElementType()); }
+
+/// `positions` / `ids` [T, k] i32 and `offsets` [E + 1] i32.
+LogicalResult checkRouting(Operation *op, StringRef name, MemRefType copies,
+                           MemRefType offsets) {
+  if (failed(checkMoeOperand(op, name, copies, 2, isI32(copies),
+                             "[T, k] i32")))
+    return failure();
+  if (offsets &&
+      failed(checkMoeOperand(op, "offsets", offsets, 1,
+                             isI32(offsets) && offsets.getDimSize(0) >= 2,
+                             "[E + 1] i32 (E >= 1)")))
+    return failure();
+  return success();
+}
+
+LogicalResult checkPositive(Operation *op, StringRef name, int64_t v) {
+  if (v < 1)
+    return op->emitOpError() << "'" << name << "' is " << v
+                             << "; expected at least 1";
+  return success();
+}
+} // namespace
+
+LogicalResult TileMoeRouteOp::verify() {
+  MemRefType logits = memrefOf(getLogits()), ids = memrefOf(getIds()),
+             weights = memrefOf(getWeights());
+  if (failed(checkMoeOperand(*this, "logits", logits, 2, isFloat(logits),
+                             "[T, E] float")) ||
+      failed(checkRouting(*this, "ids", ids, nullptr)) ||
+      failed(checkMoeOperand(*this, "weights", weights, 2,
+                             weights.getElementType().isF32(), "[T, k] f32")))
+    return failure();
+  if (ids.getShape() != weights.getShape() ||
+      ids.getDimSize(0) != logits.getDimSize(0))
+    return emitOpError() << "'ids' and 'weights' must be [T, k] with T of "
+                            "'logits'; got "
+                         << ids << " and " << weights;
+  if (ids.getDimSize(1) > logits.getDimSize(1))
+    return emitOpError() << "top_k (" << ids.getDimSize(1)
+                         << ") exceeds the experts of 'logits' ("
+                         << logits.getDimSize(1) << ")";
+  return checkPositive(*this, "rows", int64_t(getRows()));
+}
+
+LogicalResult TileMoeRankOp::verify() {
+  MemRefType ids = memrefOf(getIds()), positions = memrefOf(getPositions());
+  if (failed(checkRouting(*this, "ids", ids, memrefOf(getOffsets()))) ||
+      failed(checkRouting(*this, "positions", positions, nullptr)))
+    return failure();
+  if (ids.getShape() != positions.getShape())
+    return emitOpError() << "'positions' must have the shape of 'ids'; got "
+                         << positions;
+  return success();
+}
+
+LogicalResult TileMoeGatherOp::verify() {
+  MemRefType x = memrefOf(getX()), positions = memrefOf(getPositions()),
+             permuted = memrefOf(getPermuted());
+  if (failed(checkMoeOperand(*this, "x", x, 2, isFloat(x), "[T, H] float")) ||
+      failed(checkRouting(*this, "positions", positions,
+                          memrefOf(getOffsets()))) ||
+      failed(checkMoeOperand(*this, "permuted", permuted, 2,
+                             permuted.getElementType() == x.getElementType(),
+                             "[T * k, H] (x's element type)")))
+    return failure();
+  int64_t tokens = positions.getDimSize(0), k = positions.getDimSize(1);
+  if (tokens != x.getDimSize(0) || permuted.getDimSize(0) != tokens * k ||
+      permuted.getDimSize(1) != x.getDimSize(1))
+    return emitOpError() << "expected x [T, H], positions [T, k] and "
+                            "permuted [T * k, H]; got "
+                         << x << ", " << positions << ", " << permuted;
+  return checkPositive(*this, "copies", int64_t(getCopies()));
+}
+
+LogicalResult TileGroupTileOp::verify() {
+  MemRefType offsets = memrefOf(getOffsets());
+  if (failed(checkMoeOperand(*this, "offsets", offsets, 1,
+                             isI32(offsets) && offsets.getDimSize(0) >= 2,
+                             "[E + 1] i32 (E >= 1)")))
+    return failure();
+  return checkPositive(*this, "block_m", int64_t(getBlockM()));
+}
+
+LogicalResult TileGatedEpilogueOp::verify() {
+  MemRefType gate = memrefOf(getGate()), up = memrefOf(getUp());
+  if (failed(checkAccumulator(*this, "gate", gate)) ||
+      failed(checkAccumulator(*this, "up", up)) ||
+      failed(checkGlobal(*this, "dst", memrefOf(getDst()),
+                         getIndices().size())))
+    return failure();
+  if (gate.getShape() != up.getShape())
+    return emitOpError() << "'gate' and 'up' must have one shape; got " << gate
+                         << " and " << up;
+  return success();
+}
+
+LogicalResult TileMoeCombineOp::verify() {
+  MemRefType eo = memrefOf(getExpertOut()), positions = memrefOf(getPositions()),
+             weights = memrefOf(getWeights()), y = memrefOf(getY());
+  if (failed(checkMoeOperand(*this, "expert_out", eo, 2, isFloat(eo),
+                             "[T * k, H] float")) ||
+      failed(checkRouting(*this, "positions", positions, nullptr)) ||
+      failed(checkMoeOperand(*this, "weights", weights, 2, isFloat(weights),
+                             "[T, k] float")) ||
+      failed(checkMoeOperand(*this, "y", y, 2, isFloat(y), "[T, H] float")))
+    return failure();
+  int64_t tokens = positions.getDimSize(0), k = positions.getDimSize(1);
+  if (weights.getShape() != positions.getShape() ||
+      eo.getDimSize(0) != tokens * k || y.getDimSize(0) != tokens ||
+      y.getDimSize(1) != eo.getDimSize(1))
+    return emitOpError() << "expected expert_out [T * k, H], positions and "
+                            "weights [T, k], y [T, H]; got "
+                         << eo << ", " << positions << ", " << weights << ", "
+                         << y;
+  return checkPositive(*this, "tokens", int64_t(getTokens()));
+}
+
 #define GET_OP_CLASSES
 #include "dialect/KgenTileOps.cpp.inc"

@@ -50,7 +50,8 @@ def Kgen_KernelOp : Kgen_Op<"kernel", [Symbol, IsolatedFromAbove, SingleBlock,
   let arguments = (ins SymbolNameAttr:$sym_name, DenseI64ArrayAttr:$grid,
                        I64Attr:$threads, I64Attr:$smem_bytes,
                        OptionalAttr<AnyAttrOf<[Kgen_GemmConfigAttr,
-                                               Kgen_AttentionConfigAttr]>>:$config,
+                                               Kgen_AttentionConfigAttr,
+                                               Kgen_GroupedGemmConfigAttr]>>:$config,
                        OptionalAttr<StrArrayAttr>:$param_names,
                        DefaultValuedAttr<I64Attr, "1">:$num_outputs,
                        OptionalAttr<DictionaryAttr>:$signature);
@@ -329,6 +330,134 @@ def Kgen_TileAttentionCombineOp : Kgen_Op<"tile.attention_combine",
     $partial `,` $partial_lse `into` $dst `[` $indices `]` `bounds` `(` $rows `,` $cols `)`
     (`lse` `(` $lse^ `:` type($lse) `)`)?
     attr-dict `:` type($partial) `,` type($partial_lse) `,` type($dst)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Mixture of experts (docs/moe.md): the kernels of a kgen.moe layer
+//===----------------------------------------------------------------------===//
+
+def Kgen_TileMoeRouteOp : Kgen_Op<"tile.moe_route"> {
+  let summary = "softmax top-k routing of a block of tokens";
+  let description = [{
+    `logits` is `[T, E]` (any float type, read as f32), `ids` `[T, k]` i32,
+    `weights` `[T, k]` f32. For each token `t` in `[t0, min(t0 + rows, T))`:
+    kgen.moe_route's definition (dialect/KgenOps.td): `m = max_e l_e`,
+    `q_e = exp(l_e - m)`, `s = sum_e q_e` (e in order), `p_e = q_e / s`;
+    k times, the untaken expert of largest `p` (ties to the lower index;
+    the first untaken one when none compares greater) is written to
+    `ids[t, slot]` and its `p` to `weights[t, slot]`; with `renormalize`
+    each weight is then divided by their sum (slot order).
+  }];
+  let arguments = (ins AnyMemRef:$logits, Index:$t0, AnyMemRef:$ids,
+                       AnyMemRef:$weights, I64Attr:$rows, UnitAttr:$renormalize);
+  let assemblyFormat = [{
+    $logits `rows` `(` $t0 `)` `into` $ids `,` $weights attr-dict `:`
+    type($logits) `,` type($ids) `,` type($weights)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kgen_TileMoeRankOp : Kgen_Op<"tile.moe_rank"> {
+  let summary = "one expert's group offset and the positions of its copies";
+  let description = [{
+    `ids` is `[T, k]` i32 (copies in (token, slot) order), `positions`
+    `[T, k]` i32 and `offsets` `[E + 1]` i32. For expert `e`:
+    `offsets[e]` = the number of copies whose id is in `[0, e)`, and each
+    copy `i` with id `e` gets `positions[i] = offsets[e] + ` (its rank
+    among the copies of `e`, in order). The last expert also writes
+    `offsets[E]` (the copies with a valid id); expert 0 also writes -1 at
+    the copies whose id is outside `[0, E)`. Over every expert, the result
+    is kgen.moe_permute's positions and offsets, with no order decided by
+    atomics.
+  }];
+  let arguments = (ins AnyMemRef:$ids, Index:$expert, AnyMemRef:$positions,
+                       AnyMemRef:$offsets);
+  let assemblyFormat = [{
+    $ids `expert` `(` $expert `)` `into` $positions `,` $offsets attr-dict `:`
+    type($ids) `,` type($positions) `,` type($offsets)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kgen_TileMoeGatherOp : Kgen_Op<"tile.moe_gather"> {
+  let summary = "copy a block of token copies to their expert-sorted rows";
+  let description = [{
+    `x` is `[T, H]`, `positions` `[T, k]` i32, `offsets` `[E + 1]` i32,
+    `permuted` `[T * k, H]` (x's element type). For each copy `i` in
+    `[c0, min(c0 + copies, T * k))`: when `p = positions[i]` is in
+    `[0, T * k)`, `permuted[p, :] = x[i / k, :]`; when `i >= offsets[E]`,
+    row `i` of `permuted` is zero (the rows no copy fills).
+  }];
+  let arguments = (ins AnyMemRef:$x, AnyMemRef:$positions, AnyMemRef:$offsets,
+                       Index:$c0, AnyMemRef:$permuted, I64Attr:$copies);
+  let assemblyFormat = [{
+    $x `,` $positions `,` $offsets `copies` `(` $c0 `)` `into` $permuted
+    attr-dict `:` type($x) `,` type($positions) `,` type($offsets) `,`
+    type($permuted)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kgen_TileGroupTileOp : Kgen_Op<"tile.group_tile"> {
+  let summary = "the expert rows of a grouped GEMM's m tile";
+  let description = [{
+    `offsets` is `[E + 1]` i32, non-decreasing once clamped (what
+    kgen.moe_permute writes), over `rows` rows. The groups, in order: the
+    head `[0, lo_0)`, expert `e`'s rows `[lo_e, hi_e)` with `lo_e =
+    clamp(offsets[e], 0, rows)` and `hi_e = clamp(offsets[e + 1], lo_e,
+    rows)` for e in order, the tail `[hi_{E-1}, rows)`; a group of n rows
+    has `ceil(n / block_m)` tiles, numbered group after group. Tile `tile`,
+    the j-th of its group: `row0` = the group's start + j * block_m,
+    `row_end` = its end, `expert` = e and `live` = 1 for an expert's group;
+    `expert` = 0 and `live` = 0 for the head and tail (rows in no group,
+    which the grouped GEMM sets to zero). A tile past the last group has
+    `row0 = row_end = rows`, `expert = 0`, `live = 0`.
+  }];
+  let arguments = (ins AnyMemRef:$offsets, Index:$tile, Index:$rows,
+                       I64Attr:$block_m);
+  let results = (outs Index:$expert, Index:$row0, Index:$row_end, Index:$live);
+  let assemblyFormat = [{
+    $offsets `tile` `(` $tile `)` `rows` `(` $rows `)` attr-dict `:` type($offsets)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kgen_TileGatedEpilogueOp : Kgen_Op<"tile.gated_epilogue"> {
+  let summary = "act(gate) * up of two accumulator tiles, stored with bounds";
+  let description = [{
+    For r, c of the `[BM, BN]` f32 accumulators with `(i + r, j + c)` inside
+    `(rows, cols)`: `dst[..., i + r, j + c] = act(gate[r, c]) * up[r, c]`
+    in f32, rounded once to the element type of `dst` (the gated linear
+    unit of an MoE expert's first layer; kgen.grouped_gemm's `gated`).
+  }];
+  let arguments = (ins AnyMemRef:$gate, AnyMemRef:$up, AnyMemRef:$dst,
+                       Variadic<Index>:$indices, Index:$rows, Index:$cols,
+                       Kgen_ActivationAttr:$activation);
+  let assemblyFormat = [{
+    $gate `,` $up `into` $dst `[` $indices `]` `bounds` `(` $rows `,` $cols `)`
+    attr-dict `:` type($gate) `,` type($up) `,` type($dst)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kgen_TileMoeCombineOp : Kgen_Op<"tile.moe_combine"> {
+  let summary = "weighted sum of a block of tokens' expert outputs";
+  let description = [{
+    `expert_out` is `[T * k, H]`, `positions` `[T, k]` i32, `weights`
+    `[T, k]` (any float type), `y` `[T, H]`. For each token `t` in
+    `[t0, min(t0 + tokens, T))` and column h: `y[t, h] = sum_s weights[t,
+    s] * expert_out[positions[t, s], h]` in f32 from 0, s in order,
+    skipping positions outside `[0, T * k)`, rounded once (kgen.moe_combine).
+  }];
+  let arguments = (ins AnyMemRef:$expert_out, AnyMemRef:$positions,
+                       AnyMemRef:$weights, Index:$t0, AnyMemRef:$y,
+                       I64Attr:$tokens);
+  let assemblyFormat = [{
+    $expert_out `,` $positions `,` $weights `tokens` `(` $t0 `)` `into` $y
+    attr-dict `:` type($expert_out) `,` type($positions) `,` type($weights)
+    `,` type($y)
   }];
   let hasVerifier = 1;
 }

@@ -508,6 +508,193 @@ void lowerAttentionCombine(TileAttentionCombineOp op, RefBuilder &rb) {
   });
 }
 
+//===----------------------------------------------------------------------===//
+// Mixture of experts (docs/moe.md): the definitions of KgenTileOps.td
+//===----------------------------------------------------------------------===//
+
+void lowerMoeRoute(TileMoeRouteOp op, RefBuilder &rb) {
+  Value logits = op.getLogits();
+  int64_t tokens = dim(logits, 0), experts = dim(logits, 1);
+  Value end = arith::MinSIOp::create(
+      rb.b, rb.addi(op.getT0(), rb.idx(op.getRows())), rb.idx(tokens));
+  Value probs = rb.alloc({experts}, rb.b.getF32Type());
+  rb.loop(op.getT0(), end, [&](Value t) {
+    emitRoute(rb, logits, t, experts, dim(op.getIds(), 1),
+              op.getRenormalize(), probs, op.getIds(), op.getWeights());
+  });
+  memref::DeallocOp::create(rb.b, probs);
+}
+
+/// Calls body(t, s, i) for every copy i = t * k + s of a [T, k] buffer.
+void forEachCopy(RefBuilder &rb, Value copies,
+                 function_ref<void(Value t, Value s, Value i)> body) {
+  int64_t k = dim(copies, 1);
+  rb.loop(dim(copies, 0), [&](Value t) {
+    rb.loop(k, [&](Value s) {
+      body(t, s, rb.addi(arith::MulIOp::create(rb.b, t, rb.idx(k)), s));
+    });
+  });
+}
+
+void lowerMoeRank(TileMoeRankOp op, RefBuilder &rb) {
+  using P = arith::CmpIPredicate;
+  Value ids = op.getIds(), positions = op.getPositions(),
+        offsets = op.getOffsets(), e = op.getExpert();
+  int64_t tokens = dim(ids, 0), k = dim(ids, 1);
+  int64_t experts = dim(offsets, 0) - 1;
+  Value one = rb.idx(1), zero = rb.idx(0);
+  auto count = [&](function_ref<Value(Value id)> pred) {
+    return rb.reduce(zero, rb.idx(tokens * k), {zero},
+                     [&](Value i, ValueRange n) -> SmallVector<Value> {
+                       Value id = rb.loadIndex(
+                           ids, {rb.divi(i, k), arith::RemUIOp::create(
+                                                    rb.b, i, rb.idx(k))});
+                       return {rb.select(pred(id), rb.addi(n[0], one), n[0])};
+                     })[0];
+  };
+  Value below = count([&](Value id) { return rb.inRange(id, zero, e); });
+  rb.storeIndex(below, offsets, e);
+  rb.when(rb.cmpi(P::eq, e, rb.idx(experts - 1)), [&] {
+    Value valid =
+        count([&](Value id) { return rb.inRange(id, zero, rb.idx(experts)); });
+    rb.storeIndex(valid, offsets, rb.idx(experts));
+  });
+  // The copies of `e`, in order: below, below + 1, ...
+  Value cursor = rb.alloc({1}, rb.b.getIndexType());
+  memref::StoreOp::create(rb.b, below, cursor, zero);
+  forEachCopy(rb, ids, [&](Value t, Value s, Value) {
+    Value id = rb.loadIndex(ids, {t, s});
+    rb.when(rb.cmpi(P::eq, id, e), [&] {
+      Value p = memref::LoadOp::create(rb.b, cursor, zero);
+      rb.storeIndex(p, positions, {t, s});
+      memref::StoreOp::create(rb.b, rb.addi(p, one), cursor, zero);
+    });
+    rb.when(rb.andi(rb.cmpi(P::eq, e, zero),
+                    arith::XOrIOp::create(
+                        rb.b, rb.inRange(id, zero, rb.idx(experts)),
+                        rb.boolean(true))),
+            [&] { rb.storeIndex(rb.idx(-1), positions, {t, s}); });
+  });
+  memref::DeallocOp::create(rb.b, cursor);
+}
+
+void lowerMoeGather(TileMoeGatherOp op, RefBuilder &rb) {
+  using P = arith::CmpIPredicate;
+  Value x = op.getX(), positions = op.getPositions(),
+        permuted = op.getPermuted();
+  int64_t k = dim(positions, 1), rows = dim(permuted, 0),
+          hidden = dim(x, 1);
+  int64_t experts = dim(op.getOffsets(), 0) - 1;
+  Value end = arith::MinSIOp::create(
+      rb.b, rb.addi(op.getC0(), rb.idx(op.getCopies())), rb.idx(rows));
+  Value filled = rb.loadIndex(op.getOffsets(), rb.idx(experts));
+  Type elem = cast<MemRefType>(x.getType()).getElementType();
+  rb.loop(op.getC0(), end, [&](Value i) {
+    Value t = rb.divi(i, k);
+    Value p = rb.loadIndex(positions,
+                           {t, arith::RemUIOp::create(rb.b, i, rb.idx(k))});
+    rb.when(rb.inRange(p, rb.idx(0), rb.idx(rows)), [&] {
+      rb.loop(hidden, [&](Value h) {
+        Value v = memref::LoadOp::create(rb.b, x, ValueRange{t, h});
+        memref::StoreOp::create(rb.b, v, permuted, ValueRange{p, h});
+      });
+    });
+    rb.when(rb.cmpi(P::sge, i, filled), [&] {
+      rb.loop(hidden, [&](Value h) {
+        memref::StoreOp::create(rb.b, rb.zero(elem), permuted,
+                                ValueRange{i, h});
+      });
+    });
+  });
+}
+
+/// The scan of KgenTileOps.td's definition: the head, each expert's group
+/// and the tail, counting tiles until the one asked for.
+void lowerGroupTile(TileGroupTileOp op, RefBuilder &rb) {
+  using P = arith::CmpIPredicate;
+  Value offsets = op.getOffsets(), tile = op.getTile(), rows = op.getRows();
+  int64_t experts = dim(offsets, 0) - 1, bm = op.getBlockM();
+  Value zero = rb.idx(0), one = rb.idx(1);
+  // state: tiles before, found, expert, row0, row_end, live
+  SmallVector<Value> state = {zero, zero, zero, rows, rows, zero};
+  auto visit = [&](ValueRange st, Value start, Value end, Value expert,
+                   Value live) -> SmallVector<Value> {
+    Value n = rb.subi(end, start);
+    Value tiles = rb.divi(rb.addi(n, rb.idx(bm - 1)), bm);
+    Value next = rb.addi(st[0], tiles);
+    Value hit = rb.andi(rb.cmpi(P::eq, st[1], zero),
+                        rb.cmpi(P::ult, tile, next));
+    Value row0 = rb.addi(
+        start, arith::MulIOp::create(rb.b, rb.subi(tile, st[0]), rb.idx(bm)));
+    return {next,
+            rb.select(hit, one, st[1]),
+            rb.select(hit, expert, st[2]),
+            rb.select(hit, row0, st[3]),
+            rb.select(hit, end, st[4]),
+            rb.select(hit, live, st[5])};
+  };
+  auto lo = [&](Value e) {
+    return rb.clamp(rb.loadIndex(offsets, e), zero, rows);
+  };
+  Value lo0 = lo(zero);
+  state = visit(state, zero, lo0, zero, zero); // the head
+  // Expert groups; the carried bound is the previous group's end.
+  state.push_back(lo0);
+  state = rb.reduce(zero, rb.idx(experts), state,
+                    [&](Value e, ValueRange st) -> SmallVector<Value> {
+                      Value start = lo(e);
+                      Value end = rb.clamp(
+                          rb.loadIndex(offsets, rb.addi(e, one)), start, rows);
+                      SmallVector<Value> next =
+                          visit(st.drop_back(), start, end, e, one);
+                      next.push_back(end);
+                      return next;
+                    });
+  Value tailStart = state.pop_back_val();
+  state = visit(state, tailStart, rows, zero, zero); // the tail
+  op.getExpert().replaceAllUsesWith(state[2]);
+  op.getRow0().replaceAllUsesWith(state[3]);
+  op.getRowEnd().replaceAllUsesWith(state[4]);
+  op.getLive().replaceAllUsesWith(state[5]);
+}
+
+/// The same f32 expression as kgen.grouped_gemm's reference (emitExpertRow
+/// in LowerToLoops.cpp): act(gate) * up, rounded once.
+void lowerGatedEpilogue(TileGatedEpilogueOp op, RefBuilder &rb) {
+  Box box{rb, op.getDst(), op.getIndices(), op.getRows(), op.getCols()};
+  Value gate = op.getGate(), up = op.getUp();
+  box.forEach(dim(gate, 0), dim(gate, 1),
+              [&](Value r, Value c, Value in, SmallVector<Value> addr, Value) {
+                rb.when(in, [&] {
+                  Value g = memref::LoadOp::create(rb.b, gate, ValueRange{r, c});
+                  Value u = memref::LoadOp::create(rb.b, up, ValueRange{r, c});
+                  rb.storeF32(rb.mulf(rb.activation(op.getActivation(), g), u),
+                              op.getDst(), addr);
+                });
+              });
+}
+
+void lowerMoeCombine(TileMoeCombineOp op, RefBuilder &rb) {
+  Value eo = op.getExpertOut(), pos = op.getPositions(), w = op.getWeights(),
+        y = op.getY();
+  int64_t tokens = dim(pos, 0), k = dim(pos, 1), rows = dim(eo, 0),
+          hidden = dim(eo, 1);
+  Value end = arith::MinSIOp::create(
+      rb.b, rb.addi(op.getT0(), rb.idx(op.getTokens())), rb.idx(tokens));
+  rb.loop(op.getT0(), end, [&](Value t) {
+    rb.loop(hidden, [&](Value h) {
+      Value acc = rb.reduce(k, rb.f32(0.0), [&](Value s, Value acc) {
+        Value p = rb.loadIndex(pos, {t, s});
+        Value valid = rb.inRange(p, rb.idx(0), rb.idx(rows));
+        Value safe = rb.select(valid, p, rb.idx(0));
+        Value term = rb.mulf(rb.loadF32(w, {t, s}), rb.loadF32(eo, {safe, h}));
+        return rb.select(valid, rb.addf(acc, term), acc);
+      });
+      rb.storeF32(acc, y, {t, h});
+    });
+  });
+}
+
 /// Copies the ops of `region`'s block with its (k, stage) arguments bound.
 void inlineStep(ImplicitLocOpBuilder &b, Region &region, Value k,
                 Value stage) {
@@ -570,7 +757,9 @@ struct KgenLowerTilesToLoopsPass
       if (isa<TileZeroOp, TileLoadOp, TileMmaOp, TileAccumulateOp,
               TileStoreOp, TileEpilogueOp, TileSoftmaxInitOp, TileQkOp,
               TileOnlineSoftmaxOp, TilePvOp, TileAttentionStoreOp,
-              TileAttentionCombineOp>(op))
+              TileAttentionCombineOp, TileMoeRouteOp, TileMoeRankOp,
+              TileMoeGatherOp, TileGroupTileOp, TileGatedEpilogueOp,
+              TileMoeCombineOp>(op))
         tileOps.push_back(op);
     });
     for (Operation *op : tileOps) {
@@ -593,7 +782,13 @@ struct KgenLowerTilesToLoopsPass
           .Case([&](TileAttentionStoreOp o) { lowerAttentionStore(o, rb); })
           .Case([&](TileAttentionCombineOp o) {
             lowerAttentionCombine(o, rb);
-          });
+          })
+          .Case([&](TileMoeRouteOp o) { lowerMoeRoute(o, rb); })
+          .Case([&](TileMoeRankOp o) { lowerMoeRank(o, rb); })
+          .Case([&](TileMoeGatherOp o) { lowerMoeGather(o, rb); })
+          .Case([&](TileGroupTileOp o) { lowerGroupTile(o, rb); })
+          .Case([&](TileGatedEpilogueOp o) { lowerGatedEpilogue(o, rb); })
+          .Case([&](TileMoeCombineOp o) { lowerMoeCombine(o, rb); });
       op->erase();
     }
   }

@@ -133,6 +133,30 @@ def KgenLowerAttentionToTiles : Pass<"kgen-lower-attention-to-tiles", "::mlir::M
                            "::mlir::scf::SCFDialect"];
 }
 
+def KgenLowerMoeToTiles : Pass<"kgen-lower-moe-to-tiles", "::mlir::ModuleOp"> {
+  let summary = "Lower each configured kgen.moe (and kgen.grouped_gemm) to tile-level kgen.kernels";
+  let description = [{
+    Precondition: a kgen.moe to lower carries `gate_up_config` and
+    `down_config`, a kgen.grouped_gemm `config` (run `kgen-select-strategy`
+    first); one without stays (the reference semantics still run it on the
+    CPU). A kgen.moe becomes six kernels, one package (docs/moe.md): routing
+    (`kgen.tile.moe_route`, a warp per token), ranking (`kgen.tile.moe_rank`,
+    a block per expert: group offsets and each copy's row, no order decided
+    by atomics), the gather of token copies into expert-sorted rows
+    (`kgen.tile.moe_gather`), the gated gate/up grouped GEMM and the down
+    grouped GEMM (one launch over every expert each: `kgen.tile.group_tile`
+    maps a block to one m tile of one expert, bounded by the next expert's
+    offset, no padding), and the weighted combine in slot order
+    (`kgen.tile.moe_combine`). The rounding points are those of
+    `kgen-decompose-moe`, so the package computes the op's reference.
+  }];
+  let dependentDialects = ["::mlir::kgen::KgenDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def KgenLowerTilesToLoops : Pass<"kgen-lower-tiles-to-loops", "::mlir::ModuleOp"> {
   let summary = "Run tile-level kernels on the CPU: blocks in turn, tile ops by their definitions";
   let description = [{

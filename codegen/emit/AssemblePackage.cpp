@@ -10,8 +10,10 @@
 
 #include "codegen/emit/KernelPrinter.h"
 #include "dialect/AttentionJson.h"
+#include "dialect/MoeJson.h"
 
 #include "kgen/runtime/Attention.h"
+#include "kgen/runtime/Moe.h"
 #include "kgen/runtime/Package.h"
 #if KGEN_HAVE_NVRTC
 #include "kgen/runtime/Nvrtc.h"
@@ -86,6 +88,23 @@ FailureOr<size_t> addParam(KernelOp kernel, rt::KernelPackage &pkg,
               "the package";
   return *at;
 }
+/// The config of a package of grouped GEMM kernels: an MoE layer's two
+/// expert GEMMs ("gate_up": the gated one, "down"), or a grouped GEMM's.
+nlohmann::json groupedConfigJson(ArrayRef<KernelOp> kernels) {
+  nlohmann::json gateUp, plain;
+  for (KernelOp kernel : kernels) {
+    if (!hasPipelineIn(kernel))
+      continue;
+    auto config = cast<GroupedGemmConfigAttr>(kernel.getConfigAttr());
+    bool gated = !kernel.getBody().front().getOps<TileGatedEpilogueOp>().empty();
+    (gated ? gateUp : plain) = toJson(config);
+  }
+  if (DictionaryAttr sig = KernelOp(kernels.front()).getSignatureAttr())
+    if (auto kind = dyn_cast_or_null<StringAttr>(sig.get("kind")))
+      if (kind.getValue() == "moe")
+        return {{"gate_up", gateUp}, {"down", plain}};
+  return gateUp.is_null() ? plain : gateUp;
+}
 } // namespace
 
 FailureOr<rt::KernelPackage>
@@ -95,12 +114,15 @@ mlir::kgen::assemblePackage(ArrayRef<KernelOp> kernels) {
   auto gemmConfig = dyn_cast_or_null<GemmConfigAttr>(first.getConfigAttr());
   auto attentionConfig =
       dyn_cast_or_null<AttentionConfigAttr>(first.getConfigAttr());
-  if (!gemmConfig && !attentionConfig)
+  auto groupedConfig =
+      dyn_cast_or_null<GroupedGemmConfigAttr>(first.getConfigAttr());
+  if (!gemmConfig && !attentionConfig && !groupedConfig)
     return first.emitOpError("has no config: the emitter needs the family");
   rt::KernelPackage pkg;
   pkg.name = first.getSymName().str();
-  pkg.target = stringifyTarget(gemmConfig ? gemmConfig.getTarget()
-                                          : attentionConfig.getTarget())
+  pkg.target = stringifyTarget(gemmConfig        ? gemmConfig.getTarget()
+                               : attentionConfig ? attentionConfig.getTarget()
+                                                 : groupedConfig.getTarget())
                    .str();
   pkg.sourceFile = "kernel.cu";
   std::string emitted;
@@ -180,8 +202,24 @@ mlir::kgen::assemblePackage(ArrayRef<KernelOp> kernels) {
   nlohmann::json op =
       signature ? toJson(signature) : nlohmann::json::object();
   pkg.op = op;
-  pkg.config = gemmConfig ? toJson(gemmConfig) : toJson(attentionConfig);
-  if (op.value("kind", "") == "attention") {
+  if (gemmConfig)
+    pkg.config = toJson(gemmConfig);
+  else if (attentionConfig)
+    pkg.config = toJson(attentionConfig);
+  else
+    pkg.config = groupedConfigJson(kernels);
+  if (op.value("kind", "") == "moe") {
+    rt::MoeSpec spec;
+    std::string why;
+    if (!rt::parseMoeOp(op, spec, why))
+      return first.emitOpError() << "writes an MoE signature the runtime "
+                                    "refuses: "
+                                 << why;
+    pkg.flops = rt::moeFlops(spec); // the expert GEMMs run
+  } else if (op.value("kind", "") == "grouped_gemm") {
+    pkg.flops = 2.0 * op["rows"].get<int64_t>() * op["k"].get<int64_t>() *
+                op["n"].get<int64_t>() * (op["gated"].get<bool>() ? 2 : 1);
+  } else if (op.value("kind", "") == "attention") {
     rt::AttentionSpec spec;
     std::string why;
     if (!rt::parseAttentionOp(op, spec, why))

@@ -22,6 +22,7 @@
 #include "codegen/emit/KernelPrinter.h"
 #include "dialect/AttentionLegality.h"
 #include "dialect/GemmLegality.h"
+#include "dialect/GroupedGemmLegality.h"
 
 #include "kgen/runtime/Package.h"
 
@@ -60,8 +61,7 @@ bool mlir::kgen::detail::hasPipelineIn(KernelOp kernel) {
   return !kernel.getBody().front().getOps<TilePipelineOp>().empty();
 }
 
-namespace {
-const char *activationName(Activation act) {
+const char *mlir::kgen::detail::activationName(Activation act) {
   switch (act) {
   case Activation::none:
     return "kgen::cuda::Act::None";
@@ -75,11 +75,30 @@ const char *activationName(Activation act) {
   return "";
 }
 
-} // namespace
 
 std::string mlir::kgen::detail::floatLiteral(float v) {
   std::string s = llvm::formatv("{0:e9}", v).str();
   return s + "f";
+}
+
+KernelPrinter::KernelPrinter(KernelOp kernel, llvm::raw_ostream &os,
+                             EmittedKernel &info)
+    : kernel(kernel),
+      config(dyn_cast_or_null<GemmConfigAttr>(kernel.getConfigAttr())),
+      attention(dyn_cast_or_null<AttentionConfigAttr>(kernel.getConfigAttr())),
+      grouped(dyn_cast_or_null<GroupedGemmConfigAttr>(kernel.getConfigAttr())),
+      os(os), info(info) {
+  // A grouped GEMM block runs the main loop of the equivalent gemm
+  // (dialect/GroupedGemmLegality.h): its accumulators and pipeline print
+  // from that config.
+  if (grouped)
+    config = GemmConfigAttr::get(
+        kernel.getContext(), grouped.getTarget(), grouped.getInstruction(),
+        grouped.getBlockM(), grouped.getBlockN(), grouped.getBlockK(),
+        grouped.getWarpsM(), grouped.getWarpsN(), grouped.getStages(),
+        /*tma=*/false, /*warp_specialized=*/false, /*cluster_m=*/1,
+        /*cluster_n=*/1, /*split_k=*/1, /*raster_group=*/1,
+        /*epilogue_vector=*/1, grouped.getSource(), grouped.getEntry());
 }
 
 std::string KernelPrinter::matrixBase(Value mem, ValueRange indices) {
@@ -202,6 +221,9 @@ LogicalResult KernelPrinter::printOp(Operation *op) {
       .Case<TileSoftmaxInitOp, TileQkOp, TileOnlineSoftmaxOp, TilePvOp,
             TileAttentionStoreOp, TileAttentionCombineOp>(
           [&](Operation *o) { return printAttentionStep(o); })
+      .Case<TileMoeRouteOp, TileMoeRankOp, TileMoeGatherOp, TileGroupTileOp,
+            TileGatedEpilogueOp, TileMoeCombineOp>(
+          [&](Operation *o) { return printMoeStep(o); })
       .Case([&](TileZeroOp o) -> LogicalResult {
         line() << name(o.getTile()) << ".zero();\n";
         return success();
@@ -291,6 +313,13 @@ void KernelPrinter::nameRoles(Block &body) {
     if (v.getDefiningOp() && !roles.count(v))
       roles[v] = std::move(role);
   };
+  // A gated grouped GEMM's two accumulators, before the MMAs name both acc.
+  body.walk([&](TileGatedEpilogueOp op) {
+    setRole(op.getGate(), "acc_gate");
+    setRole(op.getUp(), "acc_up");
+    size_t r = op.getIndices().size();
+    setRole(op.getIndices()[r - 1], "n0");
+  });
   body.walk([&](Operation *op) {
     if (auto load = dyn_cast<TileLoadOp>(op)) {
       std::string param = names.lookup(load.getSrc());
@@ -390,6 +419,26 @@ FailureOr<GemmOperands> operandsOf(KernelOp kernel) {
   return o;
 }
 
+/// What the grouped GEMM legality reads of a grouped GEMM kernel: the gemm
+/// operands of its main loop, and whether its epilogue is gated.
+FailureOr<GroupedGemmOperands> groupedOperandsOf(KernelOp kernel) {
+  FailureOr<GemmOperands> gemm = operandsOf(kernel);
+  if (failed(gemm))
+    return failure();
+  GroupedGemmOperands o;
+  o.elem = gemm->elem;
+  o.k = gemm->rowElemsA;
+  o.n = gemm->rowElemsB;
+  o.outElem = gemm->outElem;
+  kernel.walk([&](TileGatedEpilogueOp op) {
+    o.gated = true;
+    o.outElem = cast<MemRefType>(op.getDst().getType()).getElementType();
+  });
+  if (!o.outElem)
+    return failure();
+  return o;
+}
+
 /// What the attention legality reads of a main kernel: the element type of
 /// the Q tile its kgen.tile.qk reads, and the head dim of its signature (or
 /// of the tiles, when hand-written without one).
@@ -424,6 +473,15 @@ LogicalResult KernelPrinter::print() {
     if (std::optional<AttentionLegalityError> e = checkAttentionLegality(
             AttentionConfigFields::of(attention), &*operands))
       return kernel.emitOpError() << "config does not lower: " << e->str();
+  } else if (grouped && hasPipelineIn(kernel)) {
+    FailureOr<GroupedGemmOperands> operands = groupedOperandsOf(kernel);
+    if (failed(operands))
+      return kernel.emitOpError("the CUDA emitter expects a grouped GEMM's "
+                                "pipeline to read A and B tile loads and "
+                                "store through an epilogue");
+    if (std::optional<GroupedGemmLegalityError> e = checkGroupedGemmLegality(
+            GroupedGemmConfigFields::of(grouped), &*operands))
+      return kernel.emitOpError() << "config does not lower: " << e->str();
   } else if (hasPipelineIn(kernel)) {
     FailureOr<GemmOperands> operands = operandsOf(kernel);
     if (failed(operands))
@@ -446,7 +504,8 @@ LogicalResult KernelPrinter::print() {
       "bx",    "by",       "bz",     "smem", "Pipeline", "consumer",
       "load",  "read",     "stage",  "kt",   "i",        "ahead",
       "acc",   "m0",       "n0",     "kt_begin", "kt_end", "kgen",
-      "s",     "stats",    "r0",     "b",    "hk",       "kv_len"};
+      "s",     "stats",    "r0",     "b",    "hk",       "kv_len",
+      "tile",  "acc_gate", "acc_up"};
   for (Attribute a : *paramNames) {
     StringRef p = cast<StringAttr>(a).getValue();
     bool fresh = p.size() > 1 && p[0] == 'v' &&
@@ -476,6 +535,8 @@ LogicalResult KernelPrinter::print() {
      << kernel.getThreads() << " threads, " << kernel.getSmemBytes()
      << " bytes of dynamic shared memory.\n";
   os << (attention    ? "#include \"kgen/block/Attention.cuh\"\n\n"
+         : grouped     ? "#include \"kgen/block/Gemm.cuh\"\n"
+                         "#include \"kgen/block/Moe.cuh\"\n\n"
          : usesWgmma() ? "#include \"kgen/block/GemmSm90.cuh\"\n\n"
                        : "#include \"kgen/block/Gemm.cuh\"\n\n");
   // At least one block per SM, as CUTLASS declares its kernels: without a

@@ -23,31 +23,34 @@ using namespace mlir;
 using namespace mlir::kgen;
 
 namespace {
-/// The kernels of one package, starting at `first`: then, while the last
-/// one's launch result is read by a launch of a kernel that has no op
-/// signature of its own (a continuation of the same op, such as a split-K
-/// reduction), that kernel.
+/// The kernels of one package, starting at `first`: then every kernel
+/// that has no op signature of its own (a continuation of the same op: a
+/// split-K reduction, a split-KV combine, the later steps of an MoE layer)
+/// and whose launch reads a result of a launch of the package, in the
+/// order of their launches.
 SmallVector<KernelOp> packageKernels(
     KernelOp first, SymbolTable &symbols,
     const llvm::StringMap<LaunchOp> &launchOf) {
   SmallVector<KernelOp> kernels = {first};
-  while (true) {
-    auto it = launchOf.find(kernels.back().getSymName());
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    auto it = launchOf.find(kernels[i].getSymName());
     if (it == launchOf.end())
-      break;
-    KernelOp next;
+      continue;
     for (Operation *user : it->second->getUsers()) {
       auto launch = dyn_cast<LaunchOp>(user);
       auto kernel = launch ? symbols.lookup<KernelOp>(launch.getKernel())
                            : KernelOp();
       if (kernel && !kernel.getSignatureAttr() &&
           !llvm::is_contained(kernels, kernel))
-        next = kernel;
+        kernels.push_back(kernel);
     }
-    if (!next)
-      break;
-    kernels.push_back(next);
   }
+  auto launchedBefore = [&](KernelOp a, KernelOp b) {
+    Operation *la = launchOf.lookup(a.getSymName());
+    Operation *lb = launchOf.lookup(b.getSymName());
+    return la->getBlock() == lb->getBlock() && la->isBeforeInBlock(lb);
+  };
+  std::stable_sort(kernels.begin() + 1, kernels.end(), launchedBefore);
   return kernels;
 }
 

@@ -24,10 +24,16 @@ std::string typeName(Type t);
 /// CUDA spelling of an element type (the runtime's); empty when there is
 /// none.
 std::string cudaType(Type t);
+/// Dimension `i` of the memref `v`.
+inline int64_t dimOf(Value v, unsigned i) {
+  return cast<MemRefType>(v.getType()).getDimSize(i);
+}
 /// "(d0, d1, ...)".
 std::string shapeComment(ArrayRef<int64_t> shape);
 /// A float as a C++ literal that reads back the same ("1.250000000e-01f").
 std::string floatLiteral(float v);
+/// The block layer's name of an activation ("kgen::cuda::Act::Silu").
+const char *activationName(Activation act);
 /// True for a main kernel (the K-tile pipeline); false for a split-K
 /// reduction.
 bool hasPipelineIn(KernelOp kernel);
@@ -36,12 +42,7 @@ bool hasPipelineIn(KernelOp kernel);
 /// parameters their param_names, index values v0, v1, ..., constants inline.
 class KernelPrinter {
 public:
-  KernelPrinter(KernelOp kernel, llvm::raw_ostream &os, EmittedKernel &info)
-      : kernel(kernel),
-        config(dyn_cast_or_null<GemmConfigAttr>(kernel.getConfigAttr())),
-        attention(dyn_cast_or_null<AttentionConfigAttr>(
-            kernel.getConfigAttr())),
-        os(os), info(info) {}
+  KernelPrinter(KernelOp kernel, llvm::raw_ostream &os, EmittedKernel &info);
 
   LogicalResult print();
 
@@ -66,6 +67,10 @@ private:
   /// call of kgen/block/Attention.cuh per attention tile op.
   LogicalResult printAttentionRegisters(memref::AllocaOp op);
   LogicalResult printAttentionStep(Operation *op);
+  /// The MoE family (PrintMoe.cpp): one call of kgen/block/Moe.cuh per
+  /// routing, ranking, gather or combine op; the grouped GEMM's tile
+  /// scheduler and gated epilogue.
+  LogicalResult printMoeStep(Operation *op);
   LogicalResult printBox(Operation *op, StringRef call, Value acc, Value mem,
                          ValueRange indices, Value rows, Value cols,
                          StringRef extra);
@@ -91,8 +96,10 @@ private:
   std::string elementBase(Value mem, ValueRange leading, unsigned firstDim);
 
   KernelOp kernel;
-  GemmConfigAttr config;          // a gemm's kernels
+  GemmConfigAttr config;          // a gemm's kernels (and a grouped GEMM's
+                                  // main loop: the equivalent gemm config)
   AttentionConfigAttr attention;  // an attention's kernels
+  GroupedGemmConfigAttr grouped;  // an MoE layer's or grouped GEMM's kernels
   llvm::raw_ostream &os;
   EmittedKernel &info;
   bool hasPipeline = false;

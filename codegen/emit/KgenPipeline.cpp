@@ -35,6 +35,7 @@ void mlir::kgen::buildKgenPipeline(OpPassManager &pm, StringRef target,
   pm.addPass(createKgenSelectStrategy(select));
   pm.addPass(createKgenLowerGemmToTiles());
   pm.addPass(createKgenLowerAttentionToTiles());
+  pm.addPass(createKgenLowerMoeToTiles());
   KgenEmitPackagesOptions emit;
   emit.outputDir = outputDir.str();
   pm.addPass(createKgenEmitPackages(emit));

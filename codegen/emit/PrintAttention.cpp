@@ -18,10 +18,6 @@ using namespace mlir::kgen;
 using namespace mlir::kgen::detail;
 
 namespace {
-int64_t dim(Value v, unsigned i) {
-  return cast<MemRefType>(v.getType()).getDimSize(i);
-}
-
 /// Elements between consecutive indices of dimension `d` of `mem`.
 int64_t strideOf(Value mem, unsigned d) {
   ArrayRef<int64_t> shape = cast<MemRefType>(mem.getType()).getShape();
@@ -81,7 +77,7 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
         return success();
       })
       .Case([&](TileQkOp o) {
-        int64_t bn = dim(o.getK(), 1), dp = dim(o.getK(), 2);
+        int64_t bn = dimOf(o.getK(), 1), dp = dimOf(o.getK(), 2);
         line() << name(o.getS()) << ".qk<" << dp << ">(" << name(o.getQ())
                << ", " << name(o.getK()) << " + " << name(o.getStage())
                << " * " << bn * dp << ");\n";
@@ -108,7 +104,7 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
         return success();
       })
       .Case([&](TilePvOp o) {
-        int64_t bn = dim(o.getV(), 1), dp = dim(o.getV(), 2);
+        int64_t bn = dimOf(o.getV(), 1), dp = dimOf(o.getV(), 2);
         line() << name(o.getAcc()) << ".pv<" << bn << ">(" << name(o.getP())
                << ", " << name(o.getV()) << " + " << name(o.getStage())
                << " * " << bn * dp << ");\n";
@@ -122,7 +118,7 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
           lse = elementBase(l, idx.take_front(r - 2), 0);
         line() << name(o.getAcc()) << ".store(" << name(o.getStats()) << ", "
                << matrixBase(o.getDst(), idx) << ", "
-               << dim(o.getDst(), r - 1) << ", " << name(idx[r - 2]) << ", "
+               << dimOf(o.getDst(), r - 1) << ", " << name(idx[r - 2]) << ", "
                << name(idx[r - 1]) << ", " << name(o.getRows()) << ", "
                << name(o.getCols()) << ", " << lse << ");\n";
         return success();
@@ -134,14 +130,14 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
         std::string lse = "nullptr";
         if (Value l = o.getLse())
           lse = elementBase(l, leading, 0);
-        int64_t cols = dim(o.getDst(), r - 1);
+        int64_t cols = dimOf(o.getDst(), r - 1);
         line() << "kgen::block::attention_combine<" << o.getBoxRows() << ", "
                << cols << ", " << kernel.getThreads() << ">("
                << elementBase(o.getPartial(), leading, 1) << ", "
                << strideOf(o.getPartial(), 0) << ", "
                << elementBase(o.getPartialLse(), leading, 1) << ", "
                << strideOf(o.getPartialLse(), 0) << ", "
-               << dim(o.getPartial(), 0) << ", " << cols << ", "
+               << dimOf(o.getPartial(), 0) << ", " << cols << ", "
                << name(idx[r - 2]) << ", " << name(o.getRows()) << ", "
                << name(o.getCols()) << ", " << matrixBase(o.getDst(), idx)
                << ", " << lse << ");\n";

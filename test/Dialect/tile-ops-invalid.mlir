@@ -942,3 +942,93 @@ kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
   // expected-error @+1 {{'box_rows' is 0; expected at least 1}}
   kgen.tile.attention_combine %p, %pl into %o[%c0, %c0, %c0, %c0] bounds(%c0, %c0) {box_rows = 0} : memref<3x1x2x9x32xf32>, memref<3x1x2x9xf32>, memref<1x2x9x32xbf16>
 }
+
+// -----
+
+// moe_route: ids not i32
+func.func @f(%l: memref<8x4xf32>, %ids: memref<8x2xi64>, %w: memref<8x2xf32>, %c0: index) {
+  // expected-error @+1 {{'ids' must be a static rank-2 [T, k] i32 buffer; got 'memref<8x2xi64>'}}
+  kgen.tile.moe_route %l rows(%c0) into %ids, %w {rows = 4} : memref<8x4xf32>, memref<8x2xi64>, memref<8x2xf32>
+  return
+}
+
+// -----
+
+// moe_route: more slots than experts
+func.func @f(%l: memref<8x4xf32>, %ids: memref<8x5xi32>, %w: memref<8x5xf32>, %c0: index) {
+  // expected-error @+1 {{top_k (5) exceeds the experts of 'logits' (4)}}
+  kgen.tile.moe_route %l rows(%c0) into %ids, %w {rows = 4} : memref<8x4xf32>, memref<8x5xi32>, memref<8x5xf32>
+  return
+}
+
+// -----
+
+// moe_route: rows
+func.func @f(%l: memref<8x4xf32>, %ids: memref<8x2xi32>, %w: memref<8x2xf32>, %c0: index) {
+  // expected-error @+1 {{'rows' is 0; expected at least 1}}
+  kgen.tile.moe_route %l rows(%c0) into %ids, %w {rows = 0} : memref<8x4xf32>, memref<8x2xi32>, memref<8x2xf32>
+  return
+}
+
+// -----
+
+// moe_rank: positions of another shape
+func.func @f(%ids: memref<8x2xi32>, %pos: memref<8x3xi32>, %off: memref<5xi32>, %e: index) {
+  // expected-error @+1 {{'positions' must have the shape of 'ids'; got 'memref<8x3xi32>'}}
+  kgen.tile.moe_rank %ids expert(%e) into %pos, %off : memref<8x2xi32>, memref<8x3xi32>, memref<5xi32>
+  return
+}
+
+// -----
+
+// moe_rank: offsets of no expert
+func.func @f(%ids: memref<8x2xi32>, %pos: memref<8x2xi32>, %off: memref<1xi32>, %e: index) {
+  // expected-error @+1 {{'offsets' must be a static rank-1 [E + 1] i32 (E >= 1) buffer; got 'memref<1xi32>'}}
+  kgen.tile.moe_rank %ids expert(%e) into %pos, %off : memref<8x2xi32>, memref<8x2xi32>, memref<1xi32>
+  return
+}
+
+// -----
+
+// moe_gather: permuted rows are not T * k
+func.func @f(%x: memref<8x16xbf16>, %pos: memref<8x2xi32>, %off: memref<5xi32>, %p: memref<15x16xbf16>, %c0: index) {
+  // expected-error @+1 {{expected x [T, H], positions [T, k] and permuted [T * k, H]}}
+  kgen.tile.moe_gather %x, %pos, %off copies(%c0) into %p {copies = 4} : memref<8x16xbf16>, memref<8x2xi32>, memref<5xi32>, memref<15x16xbf16>
+  return
+}
+
+// -----
+
+// moe_gather: permuted of another element type
+func.func @f(%x: memref<8x16xbf16>, %pos: memref<8x2xi32>, %off: memref<5xi32>, %p: memref<16x16xf16>, %c0: index) {
+  // expected-error @+1 {{'permuted' must be a static rank-2 [T * k, H] (x's element type) buffer; got 'memref<16x16xf16>'}}
+  kgen.tile.moe_gather %x, %pos, %off copies(%c0) into %p {copies = 4} : memref<8x16xbf16>, memref<8x2xi32>, memref<5xi32>, memref<16x16xf16>
+  return
+}
+
+// -----
+
+// group_tile: block_m
+func.func @f(%off: memref<5xi32>, %t: index) {
+  // expected-error @+1 {{'block_m' is 0; expected at least 1}}
+  %e, %r0, %r1, %live = kgen.tile.group_tile %off tile(%t) rows(%t) {block_m = 0} : memref<5xi32>
+  return
+}
+
+// -----
+
+// gated_epilogue: accumulators of two shapes
+func.func @f(%g: memref<16x32xf32>, %u: memref<16x16xf32>, %d: memref<40x64xbf16>, %c0: index) {
+  // expected-error @+1 {{'gate' and 'up' must have one shape; got 'memref<16x32xf32>' and 'memref<16x16xf32>'}}
+  kgen.tile.gated_epilogue %g, %u into %d[%c0, %c0] bounds(%c0, %c0) {activation = #kgen.activation<silu>} : memref<16x32xf32>, memref<16x16xf32>, memref<40x64xbf16>
+  return
+}
+
+// -----
+
+// moe_combine: weights not [T, k]
+func.func @f(%eo: memref<16x32xbf16>, %pos: memref<8x2xi32>, %w: memref<8x1xf32>, %y: memref<8x32xbf16>, %c0: index) {
+  // expected-error @+1 {{expected expert_out [T * k, H], positions and weights [T, k], y [T, H]}}
+  kgen.tile.moe_combine %eo, %pos, %w tokens(%c0) into %y {tokens = 4} : memref<16x32xbf16>, memref<8x2xi32>, memref<8x1xf32>, memref<8x32xbf16>
+  return
+}

@@ -22,6 +22,7 @@
 //       the (BM, BN) f32 accumulator tile of the block in registers:
 //       zero(); mma<BK, TransA, TransB>(a, b) for kgen.tile.mma;
 //       epilogue<Act, HasBias, HasC>(...) for kgen.tile.epilogue;
+//       gated_epilogue<Act>(up, ...) for kgen.tile.gated_epilogue;
 //       store_f32 / accumulate_f32 for split-K (kgen.tile.store/accumulate).
 //
 // Shapes: stage tiles are row-major (A: (BM, BK), or (BK, BM) with TransA;
@@ -163,6 +164,22 @@ template <class Map, class Derived> struct AccumulatorBase {
     else
       store<kgen::cuda::Epilogue<OutT, A, kBias, HasC, 1, CT, BiasT>>(
           d, ld, row0, col0, rows, cols, bias, c, alpha, beta);
+  }
+
+  /// D = act(acc) * up inside (rows, cols), in f32 and rounded once: the
+  /// gated linear unit of an MoE expert (kgen.tile.gated_epilogue). `up`
+  /// is the accumulator of the same tile against the up projection; this
+  /// accumulator (the gate's) is consumed.
+  template <kgen::cuda::Act A, class OutT>
+  KGEN_DEVICE void gated_epilogue(const Derived &up, OutT *d, long ld,
+                                  long row0, long col0, long rows,
+                                  long cols) {
+#pragma unroll
+    for (int i = 0; i < Map::kAccPerThread; ++i)
+      v[i] = kgen::cuda::fmul_rn(kgen::cuda::activate<A>(v[i]), up.v[i]);
+    epilogue<kgen::cuda::Act::None, false, false>(
+        d, ld, row0, col0, rows, cols, static_cast<const float *>(nullptr),
+        static_cast<const OutT *>(nullptr), 1.f, 0.f);
   }
 
 private:

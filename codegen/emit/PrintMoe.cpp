@@ -1,0 +1,92 @@
+//===- PrintMoe.cpp - the MoE steps of a kernel ----------------------------===//
+//
+// The MoE tile ops (docs/moe.md) as calls of kgen/block/Moe.cuh: routing,
+// ranking, gather and combine are one call each (the block's whole work);
+// the grouped GEMM's tile scheduler is a GroupTile whose fields name the
+// block's expert and rows, and its gated epilogue one call on the gate
+// accumulator. The grouped GEMM's main loop is the gemm family's
+// (PrintCpAsyncPipeline.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/emit/KernelPrinter.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::kgen;
+using namespace mlir::kgen::detail;
+
+LogicalResult KernelPrinter::printMoeStep(Operation *op) {
+  int64_t threads = kernel.getThreads();
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](TileMoeRouteOp o) -> LogicalResult {
+        Value logits = o.getLogits();
+        line() << "kgen::block::moe_route<" << threads << ", " << o.getRows()
+               << ", " << dimOf(o.getIds(), 1) << ", "
+               << (o.getRenormalize() ? "true" : "false") << ">("
+               << name(logits) << ", " << dimOf(logits, 0) << ", "
+               << dimOf(logits, 1) << ", " << name(o.getT0()) << ", "
+               << name(o.getIds()) << ", " << name(o.getWeights()) << ");\n";
+        return success();
+      })
+      .Case([&](TileMoeRankOp o) -> LogicalResult {
+        Value ids = o.getIds();
+        line() << "kgen::block::moe_rank<" << threads << ">(" << name(ids)
+               << ", " << dimOf(ids, 0) * dimOf(ids, 1) << ", "
+               << dimOf(o.getOffsets(), 0) - 1 << ", " << name(o.getExpert())
+               << ", " << name(o.getPositions()) << ", "
+               << name(o.getOffsets()) << ");\n";
+        return success();
+      })
+      .Case([&](TileMoeGatherOp o) -> LogicalResult {
+        Value pos = o.getPositions();
+        line() << "kgen::block::moe_gather<" << threads << ", "
+               << o.getCopies() << ">(" << name(o.getX()) << ", " << name(pos)
+               << ", " << name(o.getOffsets()) << ", " << dimOf(pos, 0) << ", "
+               << dimOf(pos, 1) << ", " << dimOf(o.getOffsets(), 0) - 1 << ", "
+               << dimOf(o.getX(), 1) << ", " << name(o.getC0()) << ", "
+               << name(o.getPermuted()) << ");\n";
+        return success();
+      })
+      .Case([&](TileMoeCombineOp o) -> LogicalResult {
+        Value pos = o.getPositions(), eo = o.getExpertOut();
+        line() << "kgen::block::moe_combine<" << threads << ", "
+               << o.getTokens() << ">(" << name(eo) << ", " << name(pos)
+               << ", " << name(o.getWeights()) << ", " << dimOf(pos, 0) << ", "
+               << dimOf(pos, 1) << ", " << dimOf(eo, 0) << ", " << dimOf(eo, 1)
+               << ", " << name(o.getT0()) << ", " << name(o.getY()) << ");\n";
+        return success();
+      })
+      .Case([&](TileGroupTileOp o) -> LogicalResult {
+        line() << "// The block's m tile: one expert's rows [tile.row0, "
+                  "tile.row_end), or rows in no\n";
+        line() << "// group (live = 0: no K loop, zeros stored), or none "
+                  "(row0 = row_end).\n";
+        line() << "const kgen::block::GroupTile tile = "
+                  "kgen::block::group_tile<"
+               << o.getBlockM() << ">(" << name(o.getOffsets()) << ", "
+               << dimOf(o.getOffsets(), 0) - 1 << ", " << name(o.getRows())
+               << ", " << name(o.getTile()) << ");\n";
+        names[o.getExpert()] = "tile.expert";
+        names[o.getRow0()] = "tile.row0";
+        names[o.getRowEnd()] = "tile.row_end";
+        names[o.getLive()] = "tile.live";
+        return success();
+      })
+      .Case([&](TileGatedEpilogueOp o) -> LogicalResult {
+        auto t = cast<MemRefType>(o.getDst().getType());
+        OperandRange at = o.getIndices();
+        size_t r = at.size();
+        line() << name(o.getGate()) << ".gated_epilogue<"
+               << activationName(o.getActivation()) << ">(" << name(o.getUp())
+               << ", " << matrixBase(o.getDst(), at) << ", "
+               << t.getShape().back() << ", " << name(at[r - 2]) << ", "
+               << name(at[r - 1]) << ", " << name(o.getRows()) << ", "
+               << name(o.getCols()) << ");\n";
+        return success();
+      })
+      .Default([](Operation *o) -> LogicalResult {
+        return o->emitOpError("is not an MoE step");
+      });
+}

@@ -1,0 +1,70 @@
+//===- MoeJson.cpp - JSON forms of MoE signatures and configs -------------===//
+
+#include "dialect/MoeJson.h"
+
+using namespace mlir;
+using namespace mlir::kgen;
+
+namespace {
+StringAttr elementName(Builder &b, Value v) {
+  std::string s;
+  llvm::raw_string_ostream(s)
+      << cast<RankedTensorType>(v.getType()).getElementType();
+  return b.getStringAttr(s);
+}
+} // namespace
+
+DictionaryAttr mlir::kgen::moeSignature(MoeOp op) {
+  Builder b(op.getContext());
+  auto x = cast<RankedTensorType>(op.getX().getType());
+  auto wg = cast<RankedTensorType>(op.getWGate().getType());
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("kind", b.getStringAttr("moe")),
+      b.getNamedAttr("tokens", b.getI64IntegerAttr(x.getDimSize(0))),
+      b.getNamedAttr("hidden", b.getI64IntegerAttr(x.getDimSize(1))),
+      b.getNamedAttr("inter", b.getI64IntegerAttr(wg.getDimSize(2))),
+      b.getNamedAttr("experts", b.getI64IntegerAttr(wg.getDimSize(0))),
+      b.getNamedAttr("top_k", b.getI64IntegerAttr(int64_t(op.getTopK()))),
+      b.getNamedAttr("renormalize", b.getBoolAttr(op.getRenormalize())),
+      b.getNamedAttr("activation", b.getStringAttr(stringifyActivation(
+                                       op.getActivation()))),
+      b.getNamedAttr("dtype", elementName(b, op.getX())),
+      b.getNamedAttr("logits_dtype", elementName(b, op.getRouterLogits())),
+      b.getNamedAttr("dtype_out", elementName(b, op.getY()))};
+  return b.getDictionaryAttr(fields);
+}
+
+DictionaryAttr mlir::kgen::groupedGemmSignature(GroupedGemmOp op) {
+  Builder b(op.getContext());
+  auto a = cast<RankedTensorType>(op.getA().getType());
+  auto w = cast<RankedTensorType>(op.getB().getType());
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("kind", b.getStringAttr("grouped_gemm")),
+      b.getNamedAttr("rows", b.getI64IntegerAttr(a.getDimSize(0))),
+      b.getNamedAttr("k", b.getI64IntegerAttr(a.getDimSize(1))),
+      b.getNamedAttr("n", b.getI64IntegerAttr(w.getDimSize(2))),
+      b.getNamedAttr("experts", b.getI64IntegerAttr(w.getDimSize(0))),
+      b.getNamedAttr("gated", b.getBoolAttr(bool(op.getBUp()))),
+      b.getNamedAttr("activation", b.getStringAttr(stringifyActivation(
+                                       op.getActivation()))),
+      b.getNamedAttr("dtype", elementName(b, op.getA())),
+      b.getNamedAttr("dtype_out", elementName(b, op.getD()))};
+  return b.getDictionaryAttr(fields);
+}
+
+nlohmann::json mlir::kgen::toJson(GroupedGemmConfigAttr c) {
+  std::string text;
+  llvm::raw_string_ostream(text) << c;
+  return {{"target", stringifyTarget(c.getTarget()).str()},
+          {"instruction", stringifyInstructionFamily(c.getInstruction()).str()},
+          {"block_m", c.getBlockM()},
+          {"block_n", c.getBlockN()},
+          {"block_k", c.getBlockK()},
+          {"warps_m", c.getWarpsM()},
+          {"warps_n", c.getWarpsN()},
+          {"stages", c.getStages()},
+          {"source", stringifyConfigSource(c.getSource()).str()},
+          {"entry", c.getEntry().str()},
+          {"attribute", text},
+          {"emitter_version", kEmitterVersion}};
+}

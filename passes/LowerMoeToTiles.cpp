@@ -1,0 +1,358 @@
+//===- LowerMoeToTiles.cpp - kgen.moe / kgen.grouped_gemm -> tile kernels -===//
+//
+// Precondition: verified ops; a kgen.moe with both gate_up_config and
+// down_config, a kgen.grouped_gemm with config (kgen-select-strategy writes
+// them). Ops without them stay: the reference semantics still run them.
+// Postcondition: each lowered op became kgen.launch ops of its kernels.
+//
+// A kgen.moe layer, T tokens, hidden H, intermediate I, E experts, top k,
+// R = T * k copies, becomes six kernels, one package (docs/moe.md):
+//
+//   route    grid ceil(T / 4)         kgen.tile.moe_route   -> expert_ids, weights
+//   rank     grid E                   kgen.tile.moe_rank    -> positions, expert_offsets
+//   gather   grid ceil(R / 4)         kgen.tile.moe_gather  -> permuted [R, H]
+//   gate_up  grid tiles(R) * I / BN   grouped GEMM, gated    -> h [R, I]
+//   down     grid tiles(R) * H / BN   grouped GEMM           -> expert_out [R, H]
+//   combine  grid ceil(T / 4)         kgen.tile.moe_combine -> y [T, H]
+//
+// The steps of kgen-decompose-moe, with the same rounding points, so the
+// package computes exactly the op's reference. No kernel pads an expert's
+// rows: the grouped GEMM's tile scheduler (kgen.tile.group_tile) gives each
+// block one m tile of one expert, its rows bounded by the next expert's
+// offset, so a decode step's few rows per expert take one 16-row tile each.
+//
+// A grouped GEMM block, bx of tiles(R) x ceil(N / BN) (m tile fastest, so a
+// wave's blocks share an expert's B columns in L2):
+//   (e, r0, r_end, live) = group_tile(offsets, bx mod tiles(R))
+//   acc (, acc_up) = 0
+//   pipeline over K tiles [0, live * ceil(K / BK)):
+//     load A box (r0, k0) bounds (r_end, K), B box (e, k0, n0) (and B_up)
+//     compute acc += A B (acc_up += A B_up)
+//   epilogue act(acc) (gated: act(acc) * acc_up) -> d (r0, n0) bounds (r_end, N)
+// tiles(R) = floor((R + G (BM - 1)) / BM), G = min(E + 2, R) the groups that
+// can hold rows (experts, the rows before the first and after the last): no
+// schedule has more tiles. Blocks past the last tile store nothing; tiles
+// of rows in no group (live = 0) run no K loop and store zeros.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialect/GroupedGemmLegality.h"
+#include "dialect/MoeJson.h"
+#include "passes/TileKernelBuilder.h"
+
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::kgen {
+#define GEN_PASS_DEF_KGENLOWERMOETOTILES
+#include "passes/Passes.h.inc"
+} // namespace mlir::kgen
+
+using namespace mlir;
+using namespace mlir::kgen;
+using namespace mlir::kgen::tiles;
+
+namespace {
+/// Threads and work per block of the routing, permutation and combine
+/// kernels: a warp per token row (route), a 16-byte chunk per thread and
+/// step (gather, combine).
+constexpr int64_t kRouteThreads = 128, kRouteRows = 4;
+constexpr int64_t kRankThreads = 256;
+constexpr int64_t kCopyThreads = 128, kGatherCopies = 4, kCombineTokens = 4;
+
+/// Names a kernel's parameters, its outputs and (for a package's first
+/// kernel) the op it computes.
+void describe(KernelOp kernel, ArrayRef<StringRef> names, int64_t outputs,
+              DictionaryAttr signature = {}) {
+  Builder b(kernel.getContext());
+  kernel.setParamNamesAttr(b.getStrArrayAttr(names));
+  kernel.setNumOutputs(outputs);
+  if (signature)
+    kernel.setSignatureAttr(signature);
+}
+
+/// The m tiles no schedule of `rows` rows over `experts` experts exceeds.
+int64_t groupedTileBound(int64_t rows, int64_t experts, int64_t bm) {
+  int64_t groups = std::min(experts + 2, rows);
+  return (rows + groups * (bm - 1)) / bm;
+}
+
+/// One grouped GEMM: d [R, N] = act(a [R, K] b[e] [K, N]) (gated: times
+/// a b_up[e]) over the row groups of `offsets`.
+struct GroupedGemm {
+  Value a, b, bUp, offsets;     // tensors
+  RankedTensorType dType;
+  Activation act;
+  GroupedGemmConfigAttr config;
+  StringRef aName, bName, bUpName, dName;
+};
+
+/// Builds the grouped GEMM kernel and its launch at `launchAt`; returns the
+/// launch's result.
+Value buildGroupedGemm(GroupedGemm g, StringRef name, DictionaryAttr signature,
+                       SymbolTable &symbols, OpBuilder &top,
+                       OpBuilder &launchAt, Location loc) {
+  auto aType = cast<RankedTensorType>(g.a.getType());
+  auto bType = cast<RankedTensorType>(g.b.getType());
+  int64_t rows = aType.getDimSize(0), k = aType.getDimSize(1);
+  int64_t experts = bType.getDimSize(0), n = bType.getDimSize(2);
+  GroupedGemmConfigFields c = GroupedGemmConfigFields::of(g.config);
+  bool gated = bool(g.bUp);
+  Type elem = aType.getElementType();
+  int64_t mTiles = groupedTileBound(rows, experts, c.blockM);
+  int64_t nTiles = llvm::divideCeil(n, c.blockN);
+  int64_t kTiles = llvm::divideCeil(k, c.blockK);
+  int64_t smem = groupedGemmSharedMemoryBytes(
+      c, elem.getIntOrFloatBitWidth() / 8, gated);
+
+  SmallVector<Value> inputs = {g.a, g.b};
+  SmallVector<StringRef> names = {g.aName, g.bName};
+  if (gated) {
+    inputs.push_back(g.bUp);
+    names.push_back(g.bUpName);
+  }
+  inputs.push_back(g.offsets);
+  names.append({"expert_offsets", g.dName});
+  SmallVector<Type> params;
+  for (Value v : inputs)
+    params.push_back(memrefFor(v.getType()));
+  params.push_back(memrefFor(g.dType));
+  auto [kernel, body] =
+      createKernel(top, symbols, loc, name, {mTiles * nTiles, 1, 1},
+                   c.threads(), smem, g.config, params);
+  describe(kernel, names, 1, signature);
+
+  ImplicitLocOpBuilder b(loc, top.getContext());
+  b.setInsertionPointToStart(body);
+  Ix ix{b};
+  Value bx = body->getArgument(0);
+  Value aMem = body->getArgument(3), bMem = body->getArgument(4);
+  Value bUpMem = gated ? body->getArgument(5) : Value();
+  Value offMem = body->getArgument(gated ? 6 : 5);
+  Value dMem = body->getArgument(gated ? 7 : 6);
+  Value n0 = ix.mul(ix.div(bx, mTiles), c.blockN);
+  Type index = b.getIndexType();
+  auto tile = TileGroupTileOp::create(b, TypeRange{index, index, index, index},
+                                      offMem, ix.rem(bx, mTiles), ix.c(rows),
+                                      c.blockM);
+  Value e = tile.getExpert(), r0 = tile.getRow0(), rEnd = tile.getRowEnd();
+  // Rows in no group (live = 0) run no K tile: their accumulators stay 0.
+  Value ktEnd = arith::MulIOp::create(b, tile.getLive(), ix.c(kTiles));
+
+  auto stageBuffer = [&](int64_t r, int64_t cols) {
+    return tileBuffer(b, {c.stages, r, cols}, elem, kSharedSpace);
+  };
+  auto accumulator = [&] {
+    Value acc = tileBuffer(b, {c.blockM, c.blockN}, b.getF32Type(),
+                           kRegisterSpace);
+    TileZeroOp::create(b, acc);
+    return acc;
+  };
+  Value sA = stageBuffer(c.blockM, c.blockK);          // (S, BM, BK)
+  Value sB = stageBuffer(c.blockK, c.blockN);          // (S, BK, BN)
+  Value sBUp = gated ? stageBuffer(c.blockK, c.blockN) : Value();
+  Value acc = accumulator(), accUp = gated ? accumulator() : Value();
+
+  auto pipeline = TilePipelineOp::create(b, ix.c(0), ktEnd, c.stages);
+  {
+    Block *load = addPipelineStep(pipeline.getLoad(), loc);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(load);
+    Value k0 = ix.mul(load->getArgument(0), c.blockK);
+    Value stage = load->getArgument(1);
+    TileLoadOp::create(b, aMem, ValueRange{r0, k0}, rEnd, ix.c(k), sA, stage);
+    TileLoadOp::create(b, bMem, ValueRange{e, k0, n0}, ix.c(k), ix.c(n), sB,
+                       stage);
+    if (gated)
+      TileLoadOp::create(b, bUpMem, ValueRange{e, k0, n0}, ix.c(k), ix.c(n),
+                         sBUp, stage);
+  }
+  {
+    Block *compute = addPipelineStep(pipeline.getCompute(), loc);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(compute);
+    Value stage = compute->getArgument(1);
+    TileMmaOp::create(b, sA, sB, stage, acc, false, false, false);
+    if (gated)
+      TileMmaOp::create(b, sA, sBUp, stage, accUp, false, false, false);
+  }
+  if (gated)
+    TileGatedEpilogueOp::create(b, acc, accUp, dMem, ValueRange{r0, n0}, rEnd,
+                                ix.c(n), g.act);
+  else
+    TileEpilogueOp::create(b, acc, dMem, ValueRange{r0, n0}, rEnd, ix.c(n),
+                           /*bias=*/Value(), /*residual=*/Value(),
+                           b.getF32FloatAttr(1.0f), b.getF32FloatAttr(0.0f),
+                           ActivationAttr::get(b.getContext(), g.act));
+  return LaunchOp::create(launchAt, loc, TypeRange{g.dType},
+                          kernel.getSymName(), inputs)
+      .getResult(0);
+}
+
+std::string elementName(Type t) {
+  std::string s;
+  llvm::raw_string_ostream(s) << t;
+  return s;
+}
+
+void lowerMoe(MoeOp op, SymbolTable &symbols, OpBuilder &top) {
+  GroupedGemmConfigAttr gateUpConfig = op.getGateUpConfigAttr(),
+                        downConfig = op.getDownConfigAttr();
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  auto xType = cast<RankedTensorType>(op.getX().getType());
+  auto wgType = cast<RankedTensorType>(op.getWGate().getType());
+  int64_t tokens = xType.getDimSize(0), hidden = xType.getDimSize(1);
+  int64_t experts = wgType.getDimSize(0), inter = wgType.getDimSize(2);
+  int64_t topK = int64_t(op.getTopK()), copies = tokens * topK;
+  Type elem = xType.getElementType();
+  Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
+  auto idsType = RankedTensorType::get({tokens, topK}, i32);
+  auto weightsType = RankedTensorType::get({tokens, topK}, f32);
+  auto offsetsType = RankedTensorType::get({experts + 1}, i32);
+  auto permutedType = RankedTensorType::get({copies, hidden}, elem);
+  auto hType = RankedTensorType::get({copies, inter}, elem);
+  std::string name = "kgen_moe_" + elementName(elem) + "_t" +
+                     std::to_string(tokens) + "_e" + std::to_string(experts) +
+                     "_k" + std::to_string(topK) + "_h" +
+                     std::to_string(hidden) + "_i" + std::to_string(inter);
+  OpBuilder at(op);
+  auto launch = [&](KernelOp kernel, TypeRange results, ValueRange inputs) {
+    return LaunchOp::create(at, loc, results, kernel.getSymName(), inputs);
+  };
+  auto kernelOf = [&](StringRef suffix, int64_t grid, int64_t threads,
+                      ArrayRef<Value> inputs, ArrayRef<Type> outputs) {
+    SmallVector<Type> params;
+    for (Value v : inputs)
+      params.push_back(memrefFor(v.getType()));
+    for (Type t : outputs)
+      params.push_back(memrefFor(t));
+    return createKernel(top, symbols, loc, name + suffix.str(), {grid, 1, 1},
+                        threads, /*smem=*/0, gateUpConfig, params);
+  };
+
+  // Routing: a warp per token row; the package's first kernel carries the
+  // layer's signature, the others continue it.
+  auto [route, routeBody] =
+      kernelOf("", llvm::divideCeil(tokens, kRouteRows), kRouteThreads,
+               {op.getRouterLogits()}, {idsType, weightsType});
+  describe(route, {"router_logits", "expert_ids", "weights"}, 2,
+           moeSignature(op));
+  {
+    auto b = ImplicitLocOpBuilder::atBlockBegin(loc, routeBody);
+    Ix ix{b};
+    TileMoeRouteOp::create(b, routeBody->getArgument(3),
+                           ix.mul(routeBody->getArgument(0), kRouteRows),
+                           routeBody->getArgument(4), routeBody->getArgument(5),
+                           kRouteRows, op.getRenormalize());
+  }
+  auto routed =
+      launch(route, {idsType, weightsType}, {op.getRouterLogits()});
+  Value ids = routed.getResult(0), weights = routed.getResult(1);
+
+  // Ranking: a block per expert.
+  auto [rank, rankBody] =
+      kernelOf("_rank", experts, kRankThreads, {ids}, {idsType, offsetsType});
+  describe(rank, {"expert_ids", "positions", "expert_offsets"}, 2);
+  {
+    auto b = ImplicitLocOpBuilder::atBlockBegin(loc, rankBody);
+    TileMoeRankOp::create(b, rankBody->getArgument(3), rankBody->getArgument(0),
+                          rankBody->getArgument(4), rankBody->getArgument(5));
+  }
+  auto ranked = launch(rank, {idsType, offsetsType}, {ids});
+  Value positions = ranked.getResult(0), offsets = ranked.getResult(1);
+
+  // Gather: token copies to their expert-sorted rows.
+  auto [gather, gatherBody] =
+      kernelOf("_gather", llvm::divideCeil(copies, kGatherCopies),
+               kCopyThreads, {op.getX(), positions, offsets}, {permutedType});
+  describe(gather, {"x", "positions", "expert_offsets", "permuted"}, 1);
+  {
+    auto b = ImplicitLocOpBuilder::atBlockBegin(loc, gatherBody);
+    Ix ix{b};
+    TileMoeGatherOp::create(
+        b, gatherBody->getArgument(3), gatherBody->getArgument(4),
+        gatherBody->getArgument(5),
+        ix.mul(gatherBody->getArgument(0), kGatherCopies),
+        gatherBody->getArgument(6), kGatherCopies);
+  }
+  Value permuted = launch(gather, {permutedType},
+                          {op.getX(), positions, offsets})
+                       .getResult(0);
+
+  // The expert GEMMs.
+  Value h = buildGroupedGemm(
+      {permuted, op.getWGate(), op.getWUp(), offsets, hType,
+       op.getActivation(), gateUpConfig, "permuted", "w_gate", "w_up", "h"},
+      name + "_gate_up", {}, symbols, top, at, loc);
+  Value expertOut = buildGroupedGemm(
+      {h, op.getWDown(), Value(), offsets, permutedType, Activation::none,
+       downConfig, "h", "w_down", "", "expert_out"},
+      name + "_down", {}, symbols, top, at, loc);
+
+  // Combine: the weighted sum of each token's expert rows, in slot order.
+  auto yType = cast<RankedTensorType>(op.getY().getType());
+  auto [combine, combineBody] =
+      kernelOf("_combine", llvm::divideCeil(tokens, kCombineTokens),
+               kCopyThreads, {expertOut, positions, weights}, {yType});
+  describe(combine, {"expert_out", "positions", "weights", "y"}, 1);
+  {
+    auto b = ImplicitLocOpBuilder::atBlockBegin(loc, combineBody);
+    Ix ix{b};
+    TileMoeCombineOp::create(
+        b, combineBody->getArgument(3), combineBody->getArgument(4),
+        combineBody->getArgument(5),
+        ix.mul(combineBody->getArgument(0), kCombineTokens),
+        combineBody->getArgument(6), kCombineTokens);
+  }
+  Value y = launch(combine, {yType}, {expertOut, positions, weights})
+                .getResult(0);
+  op.getY().replaceAllUsesWith(y);
+  op.erase();
+}
+
+void lowerGroupedGemmOp(GroupedGemmOp op, SymbolTable &symbols,
+                        OpBuilder &top) {
+  auto a = cast<RankedTensorType>(op.getA().getType());
+  auto w = cast<RankedTensorType>(op.getB().getType());
+  std::string name = "kgen_grouped_gemm_" + elementName(a.getElementType()) +
+                     "_r" + std::to_string(a.getDimSize(0)) + "_e" +
+                     std::to_string(w.getDimSize(0)) + "_k" +
+                     std::to_string(a.getDimSize(1)) + "_n" +
+                     std::to_string(w.getDimSize(2));
+  OpBuilder at(op);
+  Value d = buildGroupedGemm(
+      {op.getA(), op.getB(), op.getBUp(), op.getExpertOffsets(),
+       cast<RankedTensorType>(op.getD().getType()), op.getActivation(),
+       op.getConfigAttr(), "A", "B", "B_up", "D"},
+      name, groupedGemmSignature(op), symbols, top, at, op.getLoc());
+  op.getD().replaceAllUsesWith(d);
+  op.erase();
+}
+
+struct KgenLowerMoeToTilesPass
+    : mlir::kgen::impl::KgenLowerMoeToTilesBase<KgenLowerMoeToTilesPass> {
+  using KgenLowerMoeToTilesBase::KgenLowerMoeToTilesBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    OpBuilder top(module.getContext());
+    top.setInsertionPointToStart(module.getBody());
+    SmallVector<MoeOp> layers;
+    SmallVector<GroupedGemmOp> gemms;
+    module.walk([&](Operation *op) {
+      if (auto moe = dyn_cast<MoeOp>(op);
+          moe && moe.getGateUpConfigAttr() && moe.getDownConfigAttr())
+        layers.push_back(moe);
+      else if (auto g = dyn_cast<GroupedGemmOp>(op); g && g.getConfigAttr())
+        gemms.push_back(g);
+    });
+    for (MoeOp op : layers)
+      lowerMoe(op, symbols, top);
+    for (GroupedGemmOp op : gemms)
+      lowerGroupedGemmOp(op, symbols, top);
+  }
+};
+} // namespace
