@@ -25,6 +25,21 @@ def Kgen_ActivationAttr : EnumAttr<Kgen_Dialect, Kgen_Activation, "activation"> 
   let assemblyFormat = "`<` $value `>`";
 }
 
+// How a router turns logits into expert scores (kgen.moe, kgen.moe_route):
+// softmax over the experts, or an independent sigmoid per expert
+// (DeepSeek-V3).
+def Kgen_ScoringSoftmax : I32EnumAttrCase<"softmax", 0>;
+def Kgen_ScoringSigmoid : I32EnumAttrCase<"sigmoid", 1>;
+def Kgen_Scoring : I32EnumAttr<"Scoring", "router scoring function",
+    [Kgen_ScoringSoftmax, Kgen_ScoringSigmoid]> {
+  let cppNamespace = "::mlir::kgen";
+  let genSpecializedAttr = 0;
+}
+
+def Kgen_ScoringAttr : EnumAttr<Kgen_Dialect, Kgen_Scoring, "scoring"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 //===----------------------------------------------------------------------===//
 // Lowering strategy of kgen.gemm
 //===----------------------------------------------------------------------===//

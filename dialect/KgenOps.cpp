@@ -174,7 +174,80 @@ LogicalResult checkTopK(Operation *op, int64_t topK, int64_t experts) {
                               "experts ("
                            << experts << ")";
 }
+
+/// The routing rules kgen.moe and kgen.moe_route share: the correction
+/// bias, the expert groups and the scaling factor (`top_k` is checked
+/// first, by checkTopK).
+LogicalResult checkRouting(Operation *op, TensorChecker &check,
+                           int64_t experts, const RouteParams &p,
+                           std::optional<uint64_t> nGroup,
+                           std::optional<uint64_t> topkGroup) {
+  if (Value bias = p.correctionBias) {
+    RankedTensorType t;
+    if (failed(check.shaped("correction_bias", bias, {1}, "[E]", t)) ||
+        failed(check.elem("correction_bias", t,
+                          Float32Type::get(op->getContext()))) ||
+        failed(check.shape("correction_bias", t, {experts},
+                           "[E], one per expert")))
+      return failure();
+  }
+  if (nGroup.has_value() != topkGroup.has_value())
+    return op->emitOpError("'n_group' and 'topk_group' go together: give "
+                           "both or neither");
+  if (p.nGroup < 1 || experts % p.nGroup != 0)
+    return op->emitOpError() << "'n_group' is " << p.nGroup
+                             << "; expected a divisor of the number of "
+                                "experts ("
+                             << experts << ")";
+  if (p.topkGroup < 1 || p.topkGroup > p.nGroup)
+    return op->emitOpError() << "'topk_group' is " << p.topkGroup
+                             << "; expected between 1 and 'n_group' ("
+                             << p.nGroup << ")";
+  int64_t groupSize = experts / p.nGroup;
+  if (p.correctionBias && p.nGroup > 1 && groupSize < 2)
+    return op->emitOpError()
+           << "with 'correction_bias' a group is scored by its two best "
+              "experts, but 'n_group' "
+           << p.nGroup << " leaves " << groupSize << " expert per group";
+  if (p.topK > p.topkGroup * groupSize)
+    return op->emitOpError() << "'top_k' is " << p.topK << "; the "
+                             << p.topkGroup << " kept group(s) of "
+                             << groupSize << " experts hold only "
+                             << p.topkGroup * groupSize;
+  if (!std::isfinite(p.routedScalingFactor) || p.routedScalingFactor <= 0.0f)
+    return op->emitOpError("'routed_scaling_factor' must be finite and "
+                           "positive");
+  return success();
+}
+
+/// Rank-`expected.size()` f32 block scales of the given shape.
+LogicalResult checkScale(TensorChecker &check, StringRef name, Value value,
+                         ArrayRef<int64_t> expected, StringRef layout) {
+  RankedTensorType t;
+  if (failed(check.shaped(name, value, {(int64_t)expected.size()}, layout,
+                          t)) ||
+      failed(check.elem(name, t, Float32Type::get(value.getContext()))) ||
+      failed(check.shape(name, t, expected, layout)))
+    return failure();
+  return success();
+}
+
+/// With block scales the activations are f16, bf16 or f32 (quantised to
+/// e4m3 on the fly).
+LogicalResult checkScaledActivations(Operation *op, StringRef name,
+                                     Type elem) {
+  if (!isa<Float8E4M3FNType>(elem))
+    return success();
+  return op->emitOpError() << "with 'scales', '" << name
+                           << "' must be f16, bf16 or f32 (quantised to "
+                              "e4m3 per 128 columns); got "
+                           << elem;
+}
 } // namespace
+
+int64_t mlir::kgen::scaleBlocks(int64_t n) {
+  return llvm::divideCeil(n, kScaleBlock);
+}
 
 //===----------------------------------------------------------------------===//
 // GemmOp
@@ -403,6 +476,41 @@ LogicalResult AttentionOp::verify() {
 // MoE ops
 //===----------------------------------------------------------------------===//
 
+static Value operandOrNull(OperandRange range, unsigned i) {
+  return i < range.size() ? range[i] : Value();
+}
+
+/// The routing attributes, which kgen.moe and kgen.moe_route spell alike.
+template <typename OpT>
+static RouteParams routeParamsOf(OpT op) {
+  RouteParams p;
+  p.topK = op.getTopK();
+  p.renormalize = op.getRenormalize();
+  p.scoring = op.getScoring();
+  p.correctionBias = op.getCorrectionBias();
+  p.nGroup = op.getNGroup() ? int64_t(*op.getNGroup()) : 1;
+  p.topkGroup = op.getTopkGroup() ? int64_t(*op.getTopkGroup()) : 1;
+  p.routedScalingFactor = op.getRoutedScalingFactor().convertToFloat();
+  return p;
+}
+
+RouteParams MoeOp::getRouteParams() { return routeParamsOf(*this); }
+
+bool MoeOp::isPlainSoftmaxMoe() {
+  return getRouteParams().isPlainSoftmax() && getScales().empty() &&
+         getShared().empty() && getSharedScales().empty();
+}
+
+Value MoeOp::getWGateScale() { return operandOrNull(getScales(), 0); }
+Value MoeOp::getWUpScale() { return operandOrNull(getScales(), 1); }
+Value MoeOp::getWDownScale() { return operandOrNull(getScales(), 2); }
+Value MoeOp::getSharedGate() { return operandOrNull(getShared(), 0); }
+Value MoeOp::getSharedUp() { return operandOrNull(getShared(), 1); }
+Value MoeOp::getSharedDown() { return operandOrNull(getShared(), 2); }
+Value MoeOp::getSharedGateScale() { return operandOrNull(getSharedScales(), 0); }
+Value MoeOp::getSharedUpScale() { return operandOrNull(getSharedScales(), 1); }
+Value MoeOp::getSharedDownScale() { return operandOrNull(getSharedScales(), 2); }
+
 LogicalResult MoeOp::verify() {
   TensorChecker check(*this);
   RankedTensorType x, logits, wg, wu, wd, y;
@@ -416,33 +524,112 @@ LogicalResult MoeOp::verify() {
     return failure();
   int64_t tokens = x.getDimSize(0), hidden = x.getDimSize(1);
   int64_t experts = logits.getDimSize(1);
+  // The weights' element type: x's, or e4m3 with block scales.
+  bool scaled = !getScales().empty();
+  if (scaled && getScales().size() != 3)
+    return emitOpError() << "'scales' takes 3 operands (the scales of "
+                            "w_gate, w_up, w_down); got "
+                         << getScales().size();
+  if (scaled && failed(checkScaledActivations(*this, "x", x.getElementType())))
+    return failure();
+  Type wElem = scaled ? Type(Float8E4M3FNType::get(getContext()))
+                      : x.getElementType();
+  std::string why = scaled ? "the weights of 'scales' are e4m3"
+                           : "the element type of 'x'";
+  auto weightElem = [&](StringRef name, RankedTensorType t) {
+    if (!scaled && isa<Float8E4M3FNType>(t.getElementType()) &&
+        t.getElementType() != wElem)
+      return check.elem(name, t, wElem,
+                        why + "; e4m3 weights of another 'x' need 'scales'");
+    return check.elem(name, t, wElem, why);
+  };
   if (failed(check.shaped("w_gate", getWGate(), {3}, "[E, H, I]", wg)) ||
-      failed(check.elem("w_gate", wg, x.getElementType(),
-                        "the element type of 'x'")))
+      failed(weightElem("w_gate", wg)))
     return failure();
   int64_t inter = wg.getDimSize(2);
   if (failed(check.shape("w_gate", wg, {experts, hidden, inter},
                          "[E, H, I] with E of 'router_logits', H of 'x'")) ||
       failed(check.shaped("w_up", getWUp(), {3}, "[E, H, I]", wu)) ||
-      failed(check.elem("w_up", wu, x.getElementType(),
-                        "the element type of 'x'")) ||
+      failed(weightElem("w_up", wu)) ||
       failed(check.shape("w_up", wu, wg.getShape(), "[E, H, I], as 'w_gate'")) ||
       failed(check.shaped("w_down", getWDown(), {3}, "[E, I, H]", wd)) ||
-      failed(check.elem("w_down", wd, x.getElementType(),
-                        "the element type of 'x'")) ||
+      failed(weightElem("w_down", wd)) ||
       failed(check.shape("w_down", wd, {experts, inter, hidden},
                          "[E, I, H] with E, I of 'w_gate'")) ||
       failed(check.shaped("y", getY(), {2}, "[T, H]", y)) ||
       failed(check.floatElem("y", y)) ||
       failed(check.shape("y", y, {tokens, hidden}, "[T, H], as 'x'")))
     return failure();
+  int64_t hb = scaleBlocks(hidden), ib = scaleBlocks(inter);
+  if (scaled &&
+      (failed(checkScale(check, "w_gate scale", getWGateScale(),
+                         {experts, hb, ib}, "[E, ceil(H/128), ceil(I/128)]")) ||
+       failed(checkScale(check, "w_up scale", getWUpScale(), {experts, hb, ib},
+                         "[E, ceil(H/128), ceil(I/128)]")) ||
+       failed(checkScale(check, "w_down scale", getWDownScale(),
+                         {experts, ib, hb}, "[E, ceil(I/128), ceil(H/128)]"))))
+    return failure();
+
+  // The shared expert: [H, Is], [H, Is], [Is, H] in the weights' type.
+  if (!getShared().empty()) {
+    if (getShared().size() != 3)
+      return emitOpError() << "'shared' takes 3 operands (the shared "
+                              "expert's gate, up and down weights); got "
+                           << getShared().size();
+    RankedTensorType sg, su, sd;
+    if (failed(check.shaped("shared gate", getSharedGate(), {2}, "[H, Is]",
+                            sg)) ||
+        failed(weightElem("shared gate", sg)) ||
+        failed(check.dim("shared gate", sg, 0, "H", hidden, "H of 'x'")))
+      return failure();
+    int64_t sInter = sg.getDimSize(1);
+    if (failed(check.shaped("shared up", getSharedUp(), {2}, "[H, Is]", su)) ||
+        failed(weightElem("shared up", su)) ||
+        failed(check.shape("shared up", su, sg.getShape(),
+                           "[H, Is], as the shared gate")) ||
+        failed(check.shaped("shared down", getSharedDown(), {2}, "[Is, H]",
+                            sd)) ||
+        failed(weightElem("shared down", sd)) ||
+        failed(check.shape("shared down", sd, {sInter, hidden},
+                           "[Is, H] with Is of the shared gate")))
+      return failure();
+    if (scaled != !getSharedScales().empty())
+      return emitOpError(scaled ? "the shared expert's e4m3 weights need "
+                                  "'shared_scales', as the routed ones have "
+                                  "'scales'"
+                                : "'shared_scales' needs 'scales': the "
+                                  "shared expert's weights are e4m3 only "
+                                  "when the routed ones are");
+    if (scaled) {
+      if (getSharedScales().size() != 3)
+        return emitOpError() << "'shared_scales' takes 3 operands (the "
+                                "scales of the shared gate, up and down "
+                                "weights); got "
+                             << getSharedScales().size();
+      int64_t sb = scaleBlocks(sInter);
+      if (failed(checkScale(check, "shared gate scale", getSharedGateScale(),
+                            {hb, sb}, "[ceil(H/128), ceil(Is/128)]")) ||
+          failed(checkScale(check, "shared up scale", getSharedUpScale(),
+                            {hb, sb}, "[ceil(H/128), ceil(Is/128)]")) ||
+          failed(checkScale(check, "shared down scale", getSharedDownScale(),
+                            {sb, hb}, "[ceil(Is/128), ceil(H/128)]")))
+        return failure();
+    }
+  } else if (!getSharedScales().empty()) {
+    return emitOpError("'shared_scales' needs a shared expert ('shared')");
+  }
+
   if (getActivation() == Activation::none)
     return emitOpError("the gated FFN needs an activation: silu, gelu or relu");
   int64_t topK = static_cast<int64_t>(getTopK());
   if (failed(checkTopK(*this, topK, experts)) ||
+      failed(checkRouting(*this, check, experts, getRouteParams(), getNGroup(),
+                          getTopkGroup())) ||
       failed(check.mul(tokens, topK, "tokens * top_k")))
     return failure();
-  // The expert GEMMs: [T * k, H] x [E, H, I] gated, [T * k, I] x [E, I, H].
+  // The expert GEMMs: [T * k, H] x [E, H, I] gated, [T * k, I] x [E, I, H]
+  // (with block scales, checked as for x's element type: no kernel lowers
+  // the scaled form yet).
   GroupedGemmOperands gateUp{x.getElementType(), x.getElementType(), hidden,
                              inter, /*gated=*/true};
   GroupedGemmOperands down{x.getElementType(), x.getElementType(), inter,
@@ -458,6 +645,8 @@ LogicalResult MoeOp::verify() {
   return success();
 }
 
+RouteParams MoeRouteOp::getRouteParams() { return routeParamsOf(*this); }
+
 LogicalResult MoeRouteOp::verify() {
   TensorChecker check(*this);
   RankedTensorType logits, w;
@@ -465,7 +654,9 @@ LogicalResult MoeRouteOp::verify() {
                           logits)) ||
       failed(check.floatElem("router_logits", logits)) ||
       failed(checkTopK(*this, static_cast<int64_t>(getTopK()),
-                            logits.getDimSize(1))))
+                            logits.getDimSize(1))) ||
+      failed(checkRouting(*this, check, logits.getDimSize(1),
+                          getRouteParams(), getNGroup(), getTopkGroup())))
     return failure();
   SmallVector<int64_t> outShape = {logits.getDimSize(0),
                                   static_cast<int64_t>(getTopK())};
@@ -511,15 +702,41 @@ LogicalResult MoePermuteOp::verify() {
   return success();
 }
 
+Value GroupedGemmOp::getBScale() { return operandOrNull(getScales(), 0); }
+Value GroupedGemmOp::getBUpScale() { return operandOrNull(getScales(), 1); }
+
 LogicalResult GroupedGemmOp::verify() {
   TensorChecker check(*this);
   RankedTensorType a, b, d;
+  bool scaled = !getScales().empty();
+  Type bElem = scaled ? Type(Float8E4M3FNType::get(getContext())) : Type();
   if (failed(check.shaped("a", getA(), {2}, "[R, K]", a)) ||
       failed(check.floatElem("a", a)) ||
+      (scaled &&
+       failed(checkScaledActivations(*this, "a", a.getElementType()))) ||
       failed(check.shaped("b", getB(), {3}, "[E, K, N]", b)) ||
-      failed(check.elem("b", b, a.getElementType(), "the element type of 'a'")) ||
+      failed(scaled ? check.elem("b", b, bElem,
+                                 "the weights of 'scales' are e4m3")
+                    : check.elem("b", b, a.getElementType(),
+                                 "the element type of 'a'")) ||
       failed(check.dim("b", b, 1, "K", a.getDimSize(1), "K of 'a'")))
     return failure();
+  if (scaled) {
+    unsigned want = getBUp() ? 2 : 1;
+    if (getScales().size() != want)
+      return emitOpError() << "'scales' takes " << want << " operand"
+                           << (want == 2 ? "s (the scales of b and b_up)"
+                                         : " (the scale of b)")
+                           << "; got " << getScales().size();
+    SmallVector<int64_t> shape = {b.getDimSize(0),
+                                  scaleBlocks(b.getDimSize(1)),
+                                  scaleBlocks(b.getDimSize(2))};
+    StringRef layout = "[E, ceil(K/128), ceil(N/128)]";
+    if (failed(checkScale(check, "b scale", getBScale(), shape, layout)) ||
+        (getBUp() &&
+         failed(checkScale(check, "b_up scale", getBUpScale(), shape, layout))))
+      return failure();
+  }
   FailureOr<int64_t> offsetCount = check.add(b.getDimSize(0), 1, "E + 1");
   if (failed(offsetCount) ||
       failed(indexTensor(check, "expert_offsets", getExpertOffsets(),
@@ -572,6 +789,13 @@ LogicalResult MoeCombineOp::verify() {
       failed(check.floatElem("y", y)) ||
       failed(check.shape("y", y, {tokens, eo.getDimSize(1)}, "[T, H]")))
     return failure();
+  if (Value z = getSharedOut()) {
+    RankedTensorType t;
+    if (failed(check.shaped("shared_out", z, {2}, "[T, H]", t)) ||
+        failed(check.floatElem("shared_out", t)) ||
+        failed(check.shape("shared_out", t, y.getShape(), "[T, H], as 'y'")))
+      return failure();
+  }
   return success();
 }
 
@@ -590,7 +814,11 @@ std::optional<double> mlir::kgen::estimateFlops(Operation *op) {
            attn.getSeqKv() * attn.getHeadDim();
   if (auto moe = dyn_cast<MoeOp>(op)) {
     ArrayRef<int64_t> wg = dims(moe.getWGate());
-    return 6.0 * dims(moe.getX())[0] * moe.getTopK() * wg[1] * wg[2];
+    double tokens = dims(moe.getX())[0];
+    double flops = 6.0 * tokens * moe.getTopK() * wg[1] * wg[2];
+    if (Value sg = moe.getSharedGate())
+      flops += 6.0 * tokens * dims(sg)[0] * dims(sg)[1];
+    return flops;
   }
   if (auto gg = dyn_cast<GroupedGemmOp>(op)) {
     ArrayRef<int64_t> b = dims(gg.getB());

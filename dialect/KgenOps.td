@@ -175,25 +175,69 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure, AttrSizedOperandSegments]> {
 // Mixture of experts
 //===----------------------------------------------------------------------===//
 
-def Kgen_MoeOp : Kgen_Op<"moe", [Pure]> {
+def Kgen_MoeOp : Kgen_Op<"moe", [Pure, AttrSizedOperandSegments]> {
   let summary = "mixture-of-experts gated FFN layer with top-k routing";
   let description = [{
     For each token `t` of `x` (`[T, H]`), with `router_logits` `[T, E]`:
 
-    1. `p = softmax(router_logits[t])` in `f32`; the `top_k` experts with the
-       largest `p` are chosen (ties go to the lower expert index) and their
-       probabilities are the weights, divided by their sum if `renormalize`;
+    1. routing, exactly as `kgen.moe_route` defines it: by default
+       `p = softmax(router_logits[t])` in `f32`, the `top_k` experts with
+       the largest `p` are chosen (ties go to the lower expert index) and
+       their probabilities are the weights, divided by their sum if
+       `renormalize`; the DeepSeek extensions (`scoring`,
+       `correction_bias`, `n_group` / `topk_group`,
+       `routed_scaling_factor`) are described there;
     2. each chosen expert `e` computes
        `a = act(x[t] w_gate[e]) * (x[t] w_up[e])` (`f32` accumulation, `a`
        rounded to the element type of `x`) and `y_e = a w_down[e]` (rounded
        to the element type of `x`), with `w_gate`, `w_up` `[E, H, I]` and
        `w_down` `[E, I, H]`;
     3. the result is `sum_k weight_k * y_e_k` in `f32`, summed in slot order
-       and rounded to the result type.
+       (plus the shared expert's output, below) and rounded once to the
+       result type.
 
     These rounding points are those of the decomposed form
     (`kgen-decompose-moe`), so the two compute identical values.
     `activation` is `silu` (default), `gelu` or `relu`.
+
+    **Shared expert** (DeepSeek-V2/V3): with `shared(%wsg, %wsu, %wsd)`
+    (`[H, Is]`, `[H, Is]`, `[Is, H]`, the element type of the routed
+    weights) every token also goes through the dense gated FFN
+    `z = (act(x[t] wsg) * (x[t] wsu)) wsd`, with the rounding points of a
+    routed expert (`a` and `z` rounded to the element type of `x`); `z` is
+    added in `f32` after the last routed slot, before the one rounding to
+    the result type (DeepSeek-V3's `MoE.forward` returns `y + z`, both
+    expert outputs in the activation type). Several shared experts are one
+    of intermediate size `n_shared * I`, as DeepSeek's code builds them.
+
+    **Block-scaled e4m3 weights** (DeepSeek-V3's checkpoint, DeepGEMM's
+    operands): with `scales(%sg, %su, %sd)` the weights `w_gate`, `w_up`,
+    `w_down` are `f8E4M3FN`, `x` is `f16`, `bf16` or `f32`, and the `f32`
+    scales are `[E, ceil(H/128), ceil(I/128)]` (for `w_gate`, `w_up`) and
+    `[E, ceil(I/128), ceil(H/128)]` (for `w_down`): weight `w[e, k, n]`
+    stands for `w[e, k, n] * scale[e, k/128, n/128]`. Each expert GEMM row
+    `d[n] = sum_k a[k] w[k, n]` (`a` being `x[t]` or the rounded `a`
+    above) is then computed as DeepGEMM does, per 128-wide K block `b`:
+
+    - the activations are quantised per (row, K block) as DeepSeek-V3's
+      `act_quant` does: `s_a[b] = max(amax_b, 1e-4) / 448` with `amax_b`
+      the largest `|a[k]|` of the block (in `f32`), and
+      `q[k] = e4m3(a[k] / s_a[b])` (`f32` division, then round to nearest
+      even to `f8E4M3FN`, saturating at +-448);
+    - `p_b = sum_{k in b} q[k] * w[k, n]` in `f32`, in index order (each
+      product of two e4m3 values is exact in `f32`);
+    - `acc = acc + p_b * (s_a[b] * scale[e, b, n/128])` in `f32`, blocks in
+      order from `acc = 0`.
+
+    The activation (and the gate-up product) then apply to `acc` as
+    before. A partial last block (K not a multiple of 128) is a block of
+    its own. With a shared expert, `shared_scales(%ssg, %ssu, %ssd)`
+    (`[ceil(H/128), ceil(Is/128)]`, `[ceil(H/128), ceil(Is/128)]`,
+    `[ceil(Is/128), ceil(H/128)]`) scale its e4m3 weights the same way.
+
+    `isPlainSoftmaxMoe()` says whether the op uses none of these
+    extensions (softmax routing over all experts, no bias, no scaling, no
+    shared expert, no block scales).
 
     The optional `gate_up_config` and `down_config`
     (`#kgen.grouped_gemm_config<...>`) are the strategies of the two expert
@@ -208,6 +252,24 @@ def Kgen_MoeOp : Kgen_Op<"moe", [Pure]> {
         : tensor<16x4096xbf16>, tensor<16x8xf32>, tensor<8x4096x14336xbf16>,
           tensor<8x4096x14336xbf16>, tensor<8x14336x4096xbf16> -> tensor<16x4096xbf16>
     ```
+
+    Example (DeepSeek-V3-style, 256 experts in 8 groups, e4m3 weights):
+
+    ```mlir
+    %y = kgen.moe %x, %logits, %wg, %wu, %wd
+        scales(%sg, %su, %sd : tensor<256x56x16xf32>, tensor<256x56x16xf32>,
+                               tensor<256x16x56xf32>)
+        correction_bias(%bias : tensor<256xf32>)
+        shared(%wsg, %wsu, %wsd : tensor<7168x2048xf8E4M3FN>,
+               tensor<7168x2048xf8E4M3FN>, tensor<2048x7168xf8E4M3FN>)
+        shared_scales(%ssg, %ssu, %ssd : tensor<56x16xf32>, tensor<56x16xf32>,
+                      tensor<16x56xf32>)
+        {top_k = 8, renormalize, scoring = #kgen.scoring<sigmoid>,
+         n_group = 8, topk_group = 4, routed_scaling_factor = 2.5 : f32}
+        : tensor<16x7168xbf16>, tensor<16x256xf32>,
+          tensor<256x7168x2048xf8E4M3FN>, tensor<256x7168x2048xf8E4M3FN>,
+          tensor<256x2048x7168xf8E4M3FN> -> tensor<16x7168xbf16>
+    ```
   }];
   let arguments = (ins
     AnyRankedTensor:$x,
@@ -215,42 +277,113 @@ def Kgen_MoeOp : Kgen_Op<"moe", [Pure]> {
     AnyRankedTensor:$w_gate,
     AnyRankedTensor:$w_up,
     AnyRankedTensor:$w_down,
+    Variadic<AnyRankedTensor>:$scales,
+    Optional<AnyRankedTensor>:$correction_bias,
+    Variadic<AnyRankedTensor>:$shared,
+    Variadic<AnyRankedTensor>:$shared_scales,
     I64Attr:$top_k,
     UnitAttr:$renormalize,
     DefaultValuedAttr<Kgen_ActivationAttr, "::mlir::kgen::Activation::silu">:$activation,
+    DefaultValuedAttr<Kgen_ScoringAttr, "::mlir::kgen::Scoring::softmax">:$scoring,
+    OptionalAttr<I64Attr>:$n_group,
+    OptionalAttr<I64Attr>:$topk_group,
+    DefaultValuedAttr<F32Attr, "1.0">:$routed_scaling_factor,
     OptionalAttr<Kgen_GroupedGemmConfigAttr>:$gate_up_config,
     OptionalAttr<Kgen_GroupedGemmConfigAttr>:$down_config
   );
   let results = (outs AnyRankedTensor:$y);
   let assemblyFormat = [{
-    $x `,` $router_logits `,` $w_gate `,` $w_up `,` $w_down attr-dict `:`
+    $x `,` $router_logits `,` $w_gate `,` $w_up `,` $w_down
+    (`scales` `(` $scales^ `:` type($scales) `)`)?
+    (`correction_bias` `(` $correction_bias^ `:` type($correction_bias) `)`)?
+    (`shared` `(` $shared^ `:` type($shared) `)`)?
+    (`shared_scales` `(` $shared_scales^ `:` type($shared_scales) `)`)?
+    attr-dict `:`
     type($x) `,` type($router_logits) `,` type($w_gate) `,` type($w_up) `,`
     type($w_down) `->` type($y)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// True when the layer uses none of the DeepSeek extensions: softmax
+    /// scoring over all experts, no correction bias, a routed scaling
+    /// factor of 1, no shared expert and no block scales (the form
+    /// kgen-lower-moe-to-tiles lowers).
+    bool isPlainSoftmaxMoe();
+    /// The routing parameters, as kgen.moe_route takes them.
+    ::mlir::kgen::RouteParams getRouteParams();
+    /// The block scale of each routed weight; null without `scales`.
+    ::mlir::Value getWGateScale();
+    ::mlir::Value getWUpScale();
+    ::mlir::Value getWDownScale();
+    /// The shared expert's weights and scales; null when absent.
+    ::mlir::Value getSharedGate();
+    ::mlir::Value getSharedUp();
+    ::mlir::Value getSharedDown();
+    ::mlir::Value getSharedGateScale();
+    ::mlir::Value getSharedUpScale();
+    ::mlir::Value getSharedDownScale();
+  }];
 }
 
 def Kgen_MoeRouteOp : Kgen_Op<"moe_route", [Pure]> {
-  let summary = "softmax + top-k expert selection";
+  let summary = "expert scoring + (group-limited) top-k expert selection";
   let description = [{
     From `router_logits` (`[T, E]`, any float type, computed in `f32`):
-    `expert_ids` (`[T, top_k]`, `i32`) are the `top_k` experts of largest
-    softmax probability in descending order (ties to the lower index), and
-    `weights` (`[T, top_k]`, `f32`) their probabilities, divided by their
-    sum if `renormalize`.
+    `expert_ids` (`[T, top_k]`, `i32`) are the `top_k` chosen experts in
+    descending order of their choice score (ties to the lower index), and
+    `weights` (`[T, top_k]`, `f32`) their weights. By default (softmax
+    scoring, Mixtral) the score is the softmax probability, which is also
+    the choice score and the weight, divided by the sum of the chosen
+    weights if `renormalize`.
+
+    The DeepSeek extensions (DeepSeek-V3's `Gate.forward`, vLLM's
+    `grouped_topk`, transformers' `DeepseekV3MoE.route_tokens_to_experts`),
+    all in `f32`:
+
+    - `scoring = #kgen.scoring<sigmoid>`: the score of expert `e` is
+      `s[e] = 1 / (1 + exp(-logit[e]))`, per expert;
+    - `correction_bias(%b)` (`[E]`, `f32`): the choice score is
+      `c[e] = s[e] + b[e]`; without it `c = s`. The bias only chooses: the
+      weights are the chosen experts' uncorrected scores `s`;
+    - `n_group = G`, `topk_group = g` (given together): the experts are `G`
+      equal groups of consecutive indices; a group's score is the sum of its
+      two largest choice scores (the larger first) with a correction bias,
+      its largest choice score without one (DeepSeek-V2's
+      `group_limited_greedy`); the `g` best groups are kept (ties to the
+      lower group index) and the `top_k` experts are chosen among the
+      experts of the kept groups only;
+    - the chosen scores `s` are divided by their sum if `renormalize`
+      (`norm_topk_prob`; no epsilon is added), then multiplied by
+      `routed_scaling_factor` (default 1.0).
 
     ```mlir
     %ids, %w = kgen.moe_route %logits {top_k = 2, renormalize}
         : tensor<16x8xf32> -> tensor<16x2xi32>, tensor<16x2xf32>
+    %ids8, %w8 = kgen.moe_route %logits256 correction_bias(%b : tensor<256xf32>)
+        {top_k = 8, renormalize, scoring = #kgen.scoring<sigmoid>, n_group = 8,
+         topk_group = 4, routed_scaling_factor = 2.5 : f32}
+        : tensor<16x256xf32> -> tensor<16x8xi32>, tensor<16x8xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$router_logits, I64Attr:$top_k,
-                       UnitAttr:$renormalize);
+  let arguments = (ins AnyRankedTensor:$router_logits,
+                       Optional<AnyRankedTensor>:$correction_bias,
+                       I64Attr:$top_k,
+                       UnitAttr:$renormalize,
+                       DefaultValuedAttr<Kgen_ScoringAttr, "::mlir::kgen::Scoring::softmax">:$scoring,
+                       OptionalAttr<I64Attr>:$n_group,
+                       OptionalAttr<I64Attr>:$topk_group,
+                       DefaultValuedAttr<F32Attr, "1.0">:$routed_scaling_factor);
   let results = (outs AnyRankedTensor:$expert_ids, AnyRankedTensor:$weights);
   let assemblyFormat = [{
-    $router_logits attr-dict `:` type($router_logits) `->` type($expert_ids) `,` type($weights)
+    $router_logits
+    (`correction_bias` `(` $correction_bias^ `:` type($correction_bias) `)`)?
+    attr-dict `:` type($router_logits) `->` type($expert_ids) `,` type($weights)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The routing parameters (the attributes, with their defaults).
+    ::mlir::kgen::RouteParams getRouteParams();
+  }];
 }
 
 def Kgen_MoePermuteOp : Kgen_Op<"moe_permute", [Pure]> {
@@ -283,7 +416,7 @@ def Kgen_MoePermuteOp : Kgen_Op<"moe_permute", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Kgen_GroupedGemmOp : Kgen_Op<"grouped_gemm", [Pure]> {
+def Kgen_GroupedGemmOp : Kgen_Op<"grouped_gemm", [Pure, AttrSizedOperandSegments]> {
   let summary = "one GEMM per expert over contiguous row groups";
   let description = [{
     For each expert `e`, the rows `r` in `[expert_offsets[e],
@@ -294,6 +427,13 @@ def Kgen_GroupedGemmOp : Kgen_Op<"grouped_gemm", [Pure]> {
     `act(a[r] b[e]) * (a[r] b_up[e])`, the gated-linear-unit form of an MoE
     expert's first layer. Offsets are clamped to `[0, R]`; rows outside
     every group are zero.
+
+    Block-scaled e4m3 weights: with `scales(%sb)` (`scales(%sb, %sb_up)`
+    when gated), `b` (and `b_up`) are `f8E4M3FN`, `a` is `f16`, `bf16` or
+    `f32`, and the `f32` scales are `[E, ceil(K/128), ceil(N/128)]`; each
+    row of `a` is quantised per 128 columns and the products summed per
+    128-wide K block, exactly as `kgen.moe` defines it for its expert
+    GEMMs.
 
     The optional `config` (`#kgen.grouped_gemm_config<...>`) is the lowering
     strategy; the kernels need non-decreasing offsets (what
@@ -309,14 +449,21 @@ def Kgen_GroupedGemmOp : Kgen_Op<"grouped_gemm", [Pure]> {
   let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$b,
                        AnyRankedTensor:$expert_offsets,
                        Optional<AnyRankedTensor>:$b_up,
+                       Variadic<AnyRankedTensor>:$scales,
                        DefaultValuedAttr<Kgen_ActivationAttr, "::mlir::kgen::Activation::none">:$activation,
                        OptionalAttr<Kgen_GroupedGemmConfigAttr>:$config);
   let results = (outs AnyRankedTensor:$d);
   let assemblyFormat = [{
     $a `,` $b `,` $expert_offsets (`gated` `(` $b_up^ `:` type($b_up) `)`)?
+    (`scales` `(` $scales^ `:` type($scales) `)`)?
     attr-dict `:` type($a) `,` type($b) `,` type($expert_offsets) `->` type($d)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The block scales of `b` and `b_up`; null without `scales`.
+    ::mlir::Value getBScale();
+    ::mlir::Value getBUpScale();
+  }];
 }
 
 def Kgen_MoeCombineOp : Kgen_Op<"moe_combine", [Pure]> {
@@ -326,7 +473,9 @@ def Kgen_MoeCombineOp : Kgen_Op<"moe_combine", [Pure]> {
     `f32` in slot order and rounded to the element type of `y` (`[T, H]`);
     `expert_out` is `[T * k, H]`, `positions` (`i32`) and `weights` (any
     float type) are `[T, k]`. A position outside `[0, T * k)` (a dropped
-    copy) contributes nothing.
+    copy) contributes nothing. With `shared(%z)` (`[T, H]`, any float
+    type), `z[t]` is added in `f32` after the last slot, before the one
+    rounding: a shared expert's output.
 
     ```mlir
     %y = kgen.moe_combine %yp, %pos, %w
@@ -334,10 +483,13 @@ def Kgen_MoeCombineOp : Kgen_Op<"moe_combine", [Pure]> {
     ```
   }];
   let arguments = (ins AnyRankedTensor:$expert_out, AnyRankedTensor:$positions,
-                       AnyRankedTensor:$weights);
+                       AnyRankedTensor:$weights,
+                       Optional<AnyRankedTensor>:$shared_out);
   let results = (outs AnyRankedTensor:$y);
   let assemblyFormat = [{
-    $expert_out `,` $positions `,` $weights attr-dict `:` type($expert_out) `,`
+    $expert_out `,` $positions `,` $weights
+    (`shared` `(` $shared_out^ `:` type($shared_out) `)`)?
+    attr-dict `:` type($expert_out) `,`
     type($positions) `,` type($weights) `->` type($y)
   }];
   let hasVerifier = 1;

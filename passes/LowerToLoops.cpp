@@ -183,70 +183,180 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
 
 } // namespace
 
-/// Softmax + top-k of one token's logits into ids[t, :] and weights[t, :].
-/// `probs` is scratch of [E] f32. Ties go to the lower expert index; the
-/// first unchosen expert is taken when no probability compares greater (NaN
-/// logits), so every id is a valid expert.
+RouteScratch mlir::kgen::allocRouteScratch(RefBuilder &rb, int64_t experts,
+                                           const RouteParams &p,
+                                           Value biasBuffer) {
+  RouteScratch scratch;
+  scratch.scores = rb.alloc({experts}, rb.b.getF32Type());
+  scratch.bias = biasBuffer;
+  scratch.choice = biasBuffer ? rb.alloc({experts}, rb.b.getF32Type())
+                              : scratch.scores;
+  if (p.nGroup > 1) {
+    scratch.groupScore = rb.alloc({p.nGroup}, rb.b.getF32Type());
+    scratch.keep = rb.alloc({p.nGroup}, rb.b.getI1Type());
+  }
+  return scratch;
+}
+
+void mlir::kgen::deallocRouteScratch(RefBuilder &rb,
+                                     const RouteScratch &scratch) {
+  for (Value v : {scratch.scores, scratch.groupScore, scratch.keep})
+    if (v)
+      memref::DeallocOp::create(rb.b, v);
+  if (scratch.choice != scratch.scores)
+    memref::DeallocOp::create(rb.b, scratch.choice);
+}
+
+namespace {
+/// The best of [0, n) by `score(i)` among those `eligible(i)` (strictly
+/// greater wins, so ties go to the lower index); the first eligible one
+/// when none compares greater (NaN scores). Returns the index (-1 when none
+/// is eligible).
+Value argmaxEligible(RefBuilder &rb, int64_t n,
+                     function_ref<Value(Value)> score,
+                     function_ref<Value(Value)> eligible) {
+  using P = arith::CmpIPredicate;
+  float negInf = -std::numeric_limits<float>::infinity();
+  return rb.reduce(
+      rb.idx(0), rb.idx(n), {rb.idx(-1), rb.f32(negInf)},
+      [&](Value i, ValueRange cur) {
+        Value v = score(i);
+        Value better = rb.cmpf(arith::CmpFPredicate::OGT, v, cur[1]);
+        Value none = rb.cmpi(P::slt, cur[0], rb.idx(0));
+        Value take =
+            rb.andi(eligible(i), arith::OrIOp::create(rb.b, better, none));
+        return SmallVector<Value>{rb.select(take, i, cur[0]),
+                                  rb.select(take, v, cur[1])};
+      })[0];
+}
+} // namespace
+
+/// kgen.moe_route's definition for token `t` (KgenOps.td): scores, choice
+/// scores, group selection, top-k, then the weights.
 void mlir::kgen::emitRoute(RefBuilder &rb, Value logits, Value t,
-                           int64_t experts, int64_t topK, bool renormalize,
-                           Value probs, Value ids, Value weights) {
+                           int64_t experts, const RouteParams &p,
+                           const RouteScratch &scratch, Value ids,
+                           Value weights) {
   float negInf = -std::numeric_limits<float>::infinity();
   using P = arith::CmpIPredicate;
-  Value mx = rb.reduce(experts, rb.f32(negInf), [&](Value e, Value acc) {
-    return rb.maxf(acc, rb.loadF32(logits, {t, e}));
-  });
-  Value sum = rb.reduce(experts, rb.f32(0.0), [&](Value e, Value acc) {
-    Value p = rb.exp(rb.subf(rb.loadF32(logits, {t, e}), mx));
-    memref::StoreOp::create(rb.b, p, probs, e);
-    return rb.addf(acc, p);
-  });
-  rb.loop(experts, [&](Value e) {
-    Value p = memref::LoadOp::create(rb.b, probs, e);
-    memref::StoreOp::create(rb.b, rb.divf(p, sum), probs, e);
-  });
-  Value total = rb.reduce(topK, rb.f32(0.0), [&](Value s, Value acc) {
-    SmallVector<Value> best = rb.reduce(
-        rb.idx(0), rb.idx(experts), {rb.idx(-1), rb.f32(negInf)},
-        [&](Value e, ValueRange cur) {
-          // taken = e is among ids[t, 0..s)
+  Value scores = scratch.scores, choice = scratch.choice;
+  auto load = [&](Value mem, Value i) -> Value {
+    return memref::LoadOp::create(rb.b, mem, i);
+  };
+  auto store = [&](Value v, Value mem, Value i) {
+    memref::StoreOp::create(rb.b, v, mem, i);
+  };
+  // Scores s.
+  if (p.scoring == Scoring::softmax) {
+    Value mx = rb.reduce(experts, rb.f32(negInf), [&](Value e, Value acc) {
+      return rb.maxf(acc, rb.loadF32(logits, {t, e}));
+    });
+    Value sum = rb.reduce(experts, rb.f32(0.0), [&](Value e, Value acc) {
+      Value pe = rb.exp(rb.subf(rb.loadF32(logits, {t, e}), mx));
+      store(pe, scores, e);
+      return rb.addf(acc, pe);
+    });
+    rb.loop(experts,
+            [&](Value e) { store(rb.divf(load(scores, e), sum), scores, e); });
+  } else {
+    rb.loop(experts, [&](Value e) {
+      store(rb.sigmoid(rb.loadF32(logits, {t, e})), scores, e);
+    });
+  }
+  // Choice scores c = s + bias.
+  if (scratch.bias)
+    rb.loop(experts, [&](Value e) {
+      store(rb.addf(load(scores, e), load(scratch.bias, e)), choice, e);
+    });
+  // Group-limited: keep the topk_group best groups.
+  int64_t groupSize = experts / p.nGroup;
+  if (scratch.keep) {
+    rb.loop(p.nGroup, [&](Value g) {
+      Value lo = rb.muli(g, groupSize);
+      // The two largest choice scores of the group, the larger first.
+      SmallVector<Value> top2 = rb.reduce(
+          lo, rb.addi(lo, rb.idx(groupSize)), {rb.f32(negInf), rb.f32(negInf)},
+          [&](Value e, ValueRange m) {
+            Value c = load(choice, e);
+            Value above1 = rb.cmpf(arith::CmpFPredicate::OGT, c, m[0]);
+            Value above2 = rb.cmpf(arith::CmpFPredicate::OGT, c, m[1]);
+            return SmallVector<Value>{
+                rb.select(above1, c, m[0]),
+                rb.select(above1, m[0], rb.select(above2, c, m[1]))};
+          });
+      store(scratch.bias ? rb.addf(top2[0], top2[1]) : top2[0],
+            scratch.groupScore, g);
+      store(rb.boolean(false), scratch.keep, g);
+    });
+    rb.loop(p.topkGroup, [&](Value) {
+      Value best = argmaxEligible(
+          rb, p.nGroup, [&](Value g) { return load(scratch.groupScore, g); },
+          [&](Value g) {
+            return arith::XOrIOp::create(rb.b, load(scratch.keep, g),
+                                         rb.boolean(true));
+          });
+      store(rb.boolean(true), scratch.keep, best);
+    });
+  }
+  // Top-k by choice score among the kept experts; the weight is s.
+  Value total = rb.reduce(p.topK, rb.f32(0.0), [&](Value s, Value acc) {
+    Value best = argmaxEligible(
+        rb, experts, [&](Value e) { return load(choice, e); },
+        [&](Value e) {
+          // free = e is not among ids[t, 0..s), and its group is kept
           Value taken = rb.reduce(rb.idx(0), s, {rb.boolean(false)},
                                   [&](Value s2, ValueRange tk) {
                                     Value id = rb.loadIndex(ids, {t, s2});
                                     return SmallVector<Value>{arith::OrIOp::create(
                                         rb.b, tk[0], rb.cmpi(P::eq, id, e))};
                                   })[0];
-          Value p = memref::LoadOp::create(rb.b, probs, e);
-          Value better = rb.cmpf(arith::CmpFPredicate::OGT, p, cur[1]);
-          Value none = rb.cmpi(P::slt, cur[0], rb.idx(0));
           Value free = arith::XOrIOp::create(rb.b, taken, rb.boolean(true));
-          Value take = rb.andi(free, arith::OrIOp::create(rb.b, better, none));
-          return SmallVector<Value>{rb.select(take, e, cur[0]),
-                                    rb.select(take, p, cur[1])};
+          if (scratch.keep)
+            free = rb.andi(free, load(scratch.keep, rb.divi(e, groupSize)));
+          return free;
         });
-    rb.storeIndex(best[0], ids, {t, s});
-    memref::StoreOp::create(rb.b, best[1], weights, ValueRange{t, s});
-    return rb.addf(acc, best[1]);
+    Value w = load(scores, best);
+    rb.storeIndex(best, ids, {t, s});
+    memref::StoreOp::create(rb.b, w, weights, ValueRange{t, s});
+    return rb.addf(acc, w);
   });
-  if (renormalize)
-    rb.loop(topK, [&](Value s) {
+  float scale = p.routedScalingFactor;
+  if (p.renormalize || scale != 1.0f)
+    rb.loop(p.topK, [&](Value s) {
       Value w = memref::LoadOp::create(rb.b, weights, ValueRange{t, s});
-      memref::StoreOp::create(rb.b, rb.divf(w, total), weights, ValueRange{t, s});
+      if (p.renormalize)
+        w = rb.divf(w, total);
+      if (scale != 1.0f)
+        w = rb.mulf(w, rb.f32(scale));
+      memref::StoreOp::create(rb.b, w, weights, ValueRange{t, s});
     });
+}
+
+void mlir::kgen::emitRoute(RefBuilder &rb, Value logits, Value t,
+                           int64_t experts, int64_t topK, bool renormalize,
+                           Value probs, Value ids, Value weights) {
+  RouteParams p;
+  p.topK = topK;
+  p.renormalize = renormalize;
+  RouteScratch scratch;
+  scratch.scores = scratch.choice = probs;
+  emitRoute(rb, logits, t, experts, p, scratch, ids, weights);
 }
 
 namespace {
 SmallVector<Value> lowerMoeRoute(MoeRouteOp op, RefBuilder &rb) {
   auto logitsType = op.getRouterLogits().getType();
   int64_t tokens = logitsType.getDimSize(0), experts = logitsType.getDimSize(1);
+  RouteParams p = op.getRouteParams();
   Value logits = rb.buffer(op.getRouterLogits());
   Value ids = rb.alloc(op.getExpertIds().getType());
   Value weights = rb.alloc(op.getWeights().getType());
-  Value probs = rb.alloc({experts}, rb.b.getF32Type());
+  RouteScratch scratch = allocRouteScratch(
+      rb, experts, p, p.correctionBias ? rb.buffer(p.correctionBias) : Value());
   rb.loop(tokens, [&](Value t) {
-    emitRoute(rb, logits, t, experts, op.getTopK(), op.getRenormalize(), probs,
-              ids, weights);
+    emitRoute(rb, logits, t, experts, p, scratch, ids, weights);
   });
-  memref::DeallocOp::create(rb.b, probs);
+  deallocRouteScratch(rb, scratch);
   return {rb.tensor(ids, op.getExpertIds().getType()),
           rb.tensor(weights, op.getWeights().getType())};
 }
@@ -302,27 +412,114 @@ SmallVector<Value> lowerMoePermute(MoePermuteOp op, RefBuilder &rb) {
           rb.tensor(offsets, op.getExpertOffsets().getType())};
 }
 
+/// The block scales of an expert GEMM's e4m3 weights and the scratch of
+/// one quantised activation row (kgen.moe, kgen.grouped_gemm `scales`).
+struct RowScales {
+  Value b, bUp; // [E, ceil(K/128), ceil(N/128)] f32 (or without E)
+  Value q;      // scratch [>= K] f32: the row quantised to e4m3 values
+  Value sa;     // scratch [>= ceil(K/128)] f32: the row's scale per block
+};
+
+/// Scratch for RowScales of rows of up to `k` columns.
+RowScales allocRowScratch(RefBuilder &rb, int64_t k) {
+  RowScales s;
+  s.q = rb.alloc({k}, rb.b.getF32Type());
+  s.sa = rb.alloc({scaleBlocks(k)}, rb.b.getF32Type());
+  return s;
+}
+
+/// Quantises a[aRow, 0..kDim) per 128 columns as DeepSeek-V3's act_quant:
+/// sa[blk] = max(amax, 1e-4) / 448, q[k] = e4m3(a[k] / sa[blk]) (as f32).
+void emitQuantiseRow(RefBuilder &rb, Value a, ValueRange aRow, int64_t kDim,
+                     const RowScales &scales) {
+  auto f8 = Float8E4M3FNType::get(rb.b.getContext());
+  rb.loop(scaleBlocks(kDim), [&](Value blk) {
+    Value lo = rb.muli(blk, kScaleBlock);
+    Value hi = rb.minsi(rb.addi(lo, rb.idx(kScaleBlock)), rb.idx(kDim));
+    auto at = [&](Value k) {
+      SmallVector<Value> ia(aRow);
+      ia.push_back(k);
+      return rb.loadF32(a, ia);
+    };
+    Value amax = rb.reduce(lo, hi, {rb.f32(0.0)}, [&](Value k, ValueRange m) {
+      return SmallVector<Value>{rb.maxf(m[0], rb.absf(at(k)))};
+    })[0];
+    Value sa = rb.divf(rb.maxf(amax, rb.f32(1e-4)), rb.f32(448.0));
+    memref::StoreOp::create(rb.b, sa, scales.sa, blk);
+    rb.loop(lo, hi, [&](Value k) {
+      Value q = arith::TruncFOp::create(rb.b, f8, rb.divf(at(k), sa));
+      memref::StoreOp::create(
+          rb.b, arith::ExtFOp::create(rb.b, rb.b.getF32Type(), q), scales.q,
+          k);
+    });
+  });
+}
+
 /// One row of an expert GEMM: for each n, act(a[r] b[e]) (* a[r] b_up[e]),
-/// rounded into d[r, n]. Shared by grouped_gemm and the fused moe.
+/// rounded into d[r, n]. Shared by grouped_gemm and the fused moe. A null
+/// `e` reads 2-D weights [K, N] (a shared expert). With `scales`, the row
+/// is quantised and the products summed per 128-wide K block, each block's
+/// sum scaled by sa[blk] * scale[e, blk, n / 128] (KgenOps.td, kgen.moe).
 void emitExpertRow(RefBuilder &rb, Value a, ValueRange aRow, Value b,
                    Value bUp, Value e, int64_t kDim, int64_t nDim,
-                   Activation act, Value d, ValueRange dRow) {
+                   Activation act, Value d, ValueRange dRow,
+                   const RowScales *scales = nullptr) {
+  auto at = [&](ValueRange idx) {
+    SmallVector<Value> i;
+    if (e)
+      i.push_back(e);
+    i.append(idx.begin(), idx.end());
+    return i;
+  };
+  if (scales)
+    emitQuantiseRow(rb, a, aRow, kDim, *scales);
   rb.loop(nDim, [&](Value n) {
     SmallVector<Value> init = {rb.f32(0.0)};
     if (bUp)
       init.push_back(rb.f32(0.0));
-    SmallVector<Value> acc = rb.reduce(
-        rb.idx(0), rb.idx(kDim), init, [&](Value k, ValueRange acc) {
+    // The products of columns [lo, hi) of the row, from `init`.
+    auto dot = [&](Value lo, Value hi, ValueRange init) {
+      return rb.reduce(lo, hi, init, [&](Value k, ValueRange acc) {
+        Value av;
+        if (scales) {
+          av = memref::LoadOp::create(rb.b, scales->q, k);
+        } else {
           SmallVector<Value> ia(aRow);
           ia.push_back(k);
-          Value av = rb.loadF32(a, ia);
-          SmallVector<Value> next = {
-              rb.addf(acc[0], rb.mulf(av, rb.loadF32(b, {e, k, n})))};
-          if (bUp)
-            next.push_back(
-                rb.addf(acc[1], rb.mulf(av, rb.loadF32(bUp, {e, k, n}))));
-          return next;
-        });
+          av = rb.loadF32(a, ia);
+        }
+        SmallVector<Value> next = {
+            rb.addf(acc[0], rb.mulf(av, rb.loadF32(b, at({k, n}))))};
+        if (bUp)
+          next.push_back(
+              rb.addf(acc[1], rb.mulf(av, rb.loadF32(bUp, at({k, n})))));
+        return next;
+      });
+    };
+    SmallVector<Value> acc;
+    if (!scales) {
+      acc = dot(rb.idx(0), rb.idx(kDim), init);
+    } else {
+      Value nb = rb.divi(n, kScaleBlock);
+      acc = rb.reduce(
+          rb.idx(0), rb.idx(scaleBlocks(kDim)), init,
+          [&](Value blk, ValueRange acc) {
+            Value lo = rb.muli(blk, kScaleBlock);
+            Value hi = rb.minsi(rb.addi(lo, rb.idx(kScaleBlock)), rb.idx(kDim));
+            SmallVector<Value> zeros(acc.size(), rb.f32(0.0));
+            SmallVector<Value> part = dot(lo, hi, zeros);
+            Value sa = memref::LoadOp::create(rb.b, scales->sa, blk);
+            SmallVector<Value> next;
+            for (auto [i, w] : llvm::enumerate(SmallVector<Value>{
+                     scales->b, scales->bUp})) {
+              if (i >= acc.size())
+                break;
+              Value s = rb.mulf(sa, rb.loadF32(w, at({blk, nb})));
+              next.push_back(rb.addf(acc[i], rb.mulf(part[i], s)));
+            }
+            return next;
+          });
+    }
     Value v = rb.activation(act, acc[0]);
     if (bUp)
       v = rb.mulf(v, acc[1]);
@@ -340,6 +537,13 @@ SmallVector<Value> lowerGroupedGemm(GroupedGemmOp op, RefBuilder &rb) {
   Value a = rb.buffer(op.getA()), b = rb.buffer(op.getB());
   Value bUp = op.getBUp() ? rb.buffer(op.getBUp()) : Value();
   Value offsets = rb.buffer(op.getExpertOffsets());
+  std::optional<RowScales> scales;
+  if (Value bs = op.getBScale()) {
+    scales = allocRowScratch(rb, kDim);
+    scales->b = rb.buffer(bs);
+    if (Value us = op.getBUpScale())
+      scales->bUp = rb.buffer(us);
+  }
   Value d = rb.alloc(op.getD().getType());
   rb.fill(d, rb.zero(op.getD().getType().getElementType()));
   rb.loop(experts, [&](Value e) {
@@ -347,13 +551,18 @@ SmallVector<Value> lowerGroupedGemm(GroupedGemmOp op, RefBuilder &rb) {
     Value hi = rb.clamp(rb.loadIndex(offsets, rb.addi(e, rb.idx(1))), lo,
                         rb.idx(rows));
     rb.loop(lo, hi, [&](Value r) {
-      emitExpertRow(rb, a, r, b, bUp, e, kDim, nDim, op.getActivation(), d, r);
+      emitExpertRow(rb, a, r, b, bUp, e, kDim, nDim, op.getActivation(), d, r,
+                    scales ? &*scales : nullptr);
     });
   });
+  if (scales)
+    for (Value scratch : {scales->q, scales->sa})
+      memref::DeallocOp::create(rb.b, scratch);
   return {rb.tensor(d, op.getD().getType())};
 }
 
-/// y[t] = sum_s w[t, s] * expert_out[positions[t, s]] for valid positions.
+/// y[t] = sum_s w[t, s] * expert_out[positions[t, s]] for valid positions
+/// (+ shared_out[t]).
 SmallVector<Value> lowerMoeCombine(MoeCombineOp op, RefBuilder &rb) {
   auto posType = op.getPositions().getType();
   auto eoType = op.getExpertOut().getType();
@@ -361,6 +570,7 @@ SmallVector<Value> lowerMoeCombine(MoeCombineOp op, RefBuilder &rb) {
   int64_t rows = eoType.getDimSize(0), hidden = eoType.getDimSize(1);
   Value eo = rb.buffer(op.getExpertOut()), pos = rb.buffer(op.getPositions());
   Value w = rb.buffer(op.getWeights());
+  Value z = op.getSharedOut() ? rb.buffer(op.getSharedOut()) : Value();
   Value y = rb.alloc(op.getY().getType());
   rb.loop(tokens, [&](Value t) {
     rb.loop(hidden, [&](Value hh) {
@@ -371,6 +581,8 @@ SmallVector<Value> lowerMoeCombine(MoeCombineOp op, RefBuilder &rb) {
         Value term = rb.mulf(rb.loadF32(w, {t, s}), rb.loadF32(eo, {safe, hh}));
         return rb.select(valid, rb.addf(acc, term), acc);
       });
+      if (z)
+        acc = rb.addf(acc, rb.loadF32(z, {t, hh}));
       rb.storeF32(acc, y, {t, hh});
     });
   });
@@ -385,28 +597,55 @@ SmallVector<Value> lowerMoe(MoeOp op, RefBuilder &rb) {
   int64_t tokens = xType.getDimSize(0), hidden = xType.getDimSize(1);
   int64_t experts = wgType.getDimSize(0), inter = wgType.getDimSize(2);
   int64_t topK = op.getTopK();
+  RouteParams p = op.getRouteParams();
   Type elem = xType.getElementType();
   Value x = rb.buffer(op.getX()), logits = rb.buffer(op.getRouterLogits());
   Value wg = rb.buffer(op.getWGate()), wu = rb.buffer(op.getWUp()),
         wd = rb.buffer(op.getWDown());
+  auto bufferOrNull = [&](Value v) { return v ? rb.buffer(v) : Value(); };
+  Value sg = bufferOrNull(op.getSharedGate()),
+        su = bufferOrNull(op.getSharedUp()),
+        sd = bufferOrNull(op.getSharedDown());
+  int64_t sInter =
+      sg ? cast<RankedTensorType>(op.getSharedGate().getType()).getDimSize(1)
+         : 0;
+  // Block scales: one scratch row as wide as the widest K.
+  bool scaled = !op.getScales().empty();
+  RowScales gateUpScales, downScales, sharedGateUpScales, sharedDownScales;
+  if (scaled) {
+    RowScales scratch =
+        allocRowScratch(rb, std::max({hidden, inter, sInter}));
+    for (RowScales *s : {&gateUpScales, &downScales, &sharedGateUpScales,
+                         &sharedDownScales})
+      *s = scratch;
+    gateUpScales.b = rb.buffer(op.getWGateScale());
+    gateUpScales.bUp = rb.buffer(op.getWUpScale());
+    downScales.b = rb.buffer(op.getWDownScale());
+    if (sg) {
+      sharedGateUpScales.b = rb.buffer(op.getSharedGateScale());
+      sharedGateUpScales.bUp = rb.buffer(op.getSharedUpScale());
+      sharedDownScales.b = rb.buffer(op.getSharedDownScale());
+    }
+  }
+  auto scalesOf = [&](RowScales &s) { return scaled ? &s : nullptr; };
   Value y = rb.alloc(op.getY().getType());
-  Value probs = rb.alloc({experts}, rb.b.getF32Type());
+  RouteScratch route = allocRouteScratch(rb, experts, p,
+                                         bufferOrNull(p.correctionBias));
   Value ids = rb.alloc({tokens, topK}, rb.b.getI32Type());
   Value weights = rb.alloc({tokens, topK}, rb.b.getF32Type());
-  Value act = rb.alloc({1, inter}, elem);   // gated activation of one copy
+  Value act = rb.alloc({1, std::max(inter, sInter)}, elem); // gated activation
   Value yExp = rb.alloc({1, hidden}, elem); // one expert's output row
   Value acc = rb.alloc({hidden}, rb.b.getF32Type());
   Value zero = rb.idx(0);
   rb.loop(tokens, [&](Value t) {
-    emitRoute(rb, logits, t, experts, topK, op.getRenormalize(), probs, ids,
-              weights);
+    emitRoute(rb, logits, t, experts, p, route, ids, weights);
     rb.fill(acc, rb.f32(0.0));
     rb.loop(topK, [&](Value s) {
       Value e = rb.loadIndex(ids, {t, s});
       emitExpertRow(rb, x, t, wg, wu, e, hidden, inter, op.getActivation(),
-                    act, zero);
+                    act, zero, scalesOf(gateUpScales));
       emitExpertRow(rb, act, zero, wd, Value(), e, inter, hidden,
-                    Activation::none, yExp, zero);
+                    Activation::none, yExp, zero, scalesOf(downScales));
       Value w = memref::LoadOp::create(rb.b, weights, ValueRange{t, s});
       rb.loop(hidden, [&](Value hh) {
         Value cur = memref::LoadOp::create(rb.b, acc, hh);
@@ -414,12 +653,28 @@ SmallVector<Value> lowerMoe(MoeOp op, RefBuilder &rb) {
         memref::StoreOp::create(rb.b, rb.addf(cur, term), acc, hh);
       });
     });
+    if (sg) { // the shared expert, added after the routed slots
+      emitExpertRow(rb, x, t, sg, su, Value(), hidden, sInter,
+                    op.getActivation(), act, zero,
+                    scalesOf(sharedGateUpScales));
+      emitExpertRow(rb, act, zero, sd, Value(), Value(), sInter, hidden,
+                    Activation::none, yExp, zero, scalesOf(sharedDownScales));
+      rb.loop(hidden, [&](Value hh) {
+        Value cur = memref::LoadOp::create(rb.b, acc, hh);
+        Value z = rb.loadF32(yExp, {zero, hh});
+        memref::StoreOp::create(rb.b, rb.addf(cur, z), acc, hh);
+      });
+    }
     rb.loop(hidden, [&](Value hh) {
       rb.storeF32(memref::LoadOp::create(rb.b, acc, hh), y, {t, hh});
     });
   });
-  for (Value scratch : {probs, ids, weights, act, yExp, acc})
+  deallocRouteScratch(rb, route);
+  for (Value scratch : {ids, weights, act, yExp, acc})
     memref::DeallocOp::create(rb.b, scratch);
+  if (scaled)
+    for (Value scratch : {gateUpScales.q, gateUpScales.sa})
+      memref::DeallocOp::create(rb.b, scratch);
   return {rb.tensor(y, op.getY().getType())};
 }
 

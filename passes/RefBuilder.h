@@ -29,11 +29,18 @@ public:
   Value divf(Value x, Value y) { return arith::DivFOp::create(b, x, y); }
   Value maxf(Value x, Value y) { return arith::MaximumFOp::create(b, x, y); }
   Value exp(Value x) { return math::ExpOp::create(b, x); }
+  Value absf(Value x) { return math::AbsFOp::create(b, x); }
+  /// 1 / (1 + exp(-x)): the router's sigmoid scoring.
+  Value sigmoid(Value x) {
+    return divf(f32(1.0), addf(f32(1.0), exp(arith::NegFOp::create(b, x))));
+  }
   Value addi(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
   Value subi(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
   Value divi(Value x, int64_t d) {
     return arith::DivUIOp::create(b, x, idx(d));
   }
+  Value muli(Value x, int64_t m) { return arith::MulIOp::create(b, x, idx(m)); }
+  Value minsi(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
   Value cmpi(arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, p, x, y);
   }
@@ -217,9 +224,30 @@ public:
 /// Softmax + top-k of token `t`'s logits (`[T, E]`) into ids[t, :] and
 /// weights[t, :]: kgen.moe_route's definition, shared by the reference
 /// (kgen-lower-to-loops) and the routing tile op (kgen-lower-tiles-to-loops).
-/// `probs` is scratch of [E] f32.
+/// `probs` is scratch of [E] f32. The plain routing (RouteParams with only
+/// top_k and renormalize) of the general emitRoute below.
 void emitRoute(RefBuilder &rb, Value logits, Value t, int64_t experts,
                int64_t topK, bool renormalize, Value probs, Value ids,
+               Value weights);
+
+/// Scratch buffers of the general routing, reused for every token.
+struct RouteScratch {
+  Value scores;     // [E] f32: the scores s (the weights' source)
+  Value choice;     // [E] f32: s + bias; `scores` itself without a bias
+  Value groupScore; // [G] f32; null without expert groups
+  Value keep;       // [G] i1: the kept groups; null without expert groups
+  Value bias;       // the [E] f32 correction bias (a buffer), or null
+};
+RouteScratch allocRouteScratch(RefBuilder &rb, int64_t experts,
+                               const RouteParams &p, Value biasBuffer);
+void deallocRouteScratch(RefBuilder &rb, const RouteScratch &scratch);
+
+/// kgen.moe_route's definition for token `t` with every extension
+/// (scoring, correction bias, expert groups, scaling): ids[t, :] and
+/// weights[t, :]. Ties go to the lower index; NaN scores still give valid,
+/// distinct experts of kept groups.
+void emitRoute(RefBuilder &rb, Value logits, Value t, int64_t experts,
+               const RouteParams &p, const RouteScratch &scratch, Value ids,
                Value weights);
 } // namespace mlir::kgen
 

@@ -391,6 +391,25 @@ func.func @moe_configs(%x: tensor<16x64xbf16>, %logits: tensor<16x8xf32>, %wg: t
 
 // -----
 
+// The DeepSeek extensions round-trip; the defaults (softmax scoring, a
+// routed scaling factor of 1) are not printed.
+// CHECK-LABEL: func.func @moe_deepseek(
+// CHECK:         kgen.moe %{{.+}} scales(%{{.+}}, %{{.+}}, %{{.+}} : tensor<8x2x1xf32>, tensor<8x2x1xf32>, tensor<8x1x2xf32>) correction_bias(%{{.+}} : tensor<8xf32>) shared(%{{.+}}, %{{.+}}, %{{.+}} : tensor<256x64xf8E4M3FN>, tensor<256x64xf8E4M3FN>, tensor<64x256xf8E4M3FN>) shared_scales(%{{.+}}, %{{.+}}, %{{.+}} : tensor<2x1xf32>, tensor<2x1xf32>, tensor<1x2xf32>) {n_group = 4 : i64, renormalize, routed_scaling_factor = 2.500000e+00 : f32, scoring = #kgen.scoring<sigmoid>, top_k = 4 : i64, topk_group = 2 : i64} : tensor<4x256xbf16>, tensor<4x8xf32>, tensor<8x256x128xf8E4M3FN>, tensor<8x256x128xf8E4M3FN>, tensor<8x128x256xf8E4M3FN> -> tensor<4x256xbf16>
+// CHECK:         kgen.moe_route %{{.+}} correction_bias(%{{.+}} : tensor<8xf32>) {scoring = #kgen.scoring<sigmoid>, top_k = 2 : i64} : tensor<4x8xf32> -> tensor<4x2xi32>, tensor<4x2xf32>
+// CHECK:         kgen.moe_route %{{.+}} {top_k = 2 : i64} : tensor<4x8xf32> -> tensor<4x2xi32>, tensor<4x2xf32>
+// CHECK:         kgen.grouped_gemm %{{.+}} gated(%{{.+}} : tensor<8x256x128xf8E4M3FN>) scales(%{{.+}}, %{{.+}} : tensor<8x2x1xf32>, tensor<8x2x1xf32>) {activation = #kgen.activation<silu>} : tensor<4x256xbf16>, tensor<8x256x128xf8E4M3FN>, tensor<9xi32> -> tensor<4x128xbf16>
+// CHECK:         kgen.moe_combine %{{.+}} shared(%{{.+}} : tensor<4x256xbf16>) : tensor<8x256xbf16>, tensor<4x2xi32>, tensor<4x2xf32> -> tensor<4x256xbf16>
+func.func @moe_deepseek(%x: tensor<4x256xbf16>, %l: tensor<4x8xf32>, %wg: tensor<8x256x128xf8E4M3FN>, %wu: tensor<8x256x128xf8E4M3FN>, %wd: tensor<8x128x256xf8E4M3FN>, %sg: tensor<8x2x1xf32>, %su: tensor<8x2x1xf32>, %sd: tensor<8x1x2xf32>, %b: tensor<8xf32>, %wsg: tensor<256x64xf8E4M3FN>, %wsu: tensor<256x64xf8E4M3FN>, %wsd: tensor<64x256xf8E4M3FN>, %ssg: tensor<2x1xf32>, %ssu: tensor<2x1xf32>, %ssd: tensor<1x2xf32>, %off: tensor<9xi32>, %eo: tensor<8x256xbf16>, %pos: tensor<4x2xi32>, %w: tensor<4x2xf32>) -> (tensor<4x256xbf16>, tensor<4x2xi32>, tensor<4x2xf32>, tensor<4x2xi32>, tensor<4x2xf32>, tensor<4x128xbf16>, tensor<4x256xbf16>) {
+  %y = kgen.moe %x, %l, %wg, %wu, %wd scales(%sg, %su, %sd : tensor<8x2x1xf32>, tensor<8x2x1xf32>, tensor<8x1x2xf32>) correction_bias(%b : tensor<8xf32>) shared(%wsg, %wsu, %wsd : tensor<256x64xf8E4M3FN>, tensor<256x64xf8E4M3FN>, tensor<64x256xf8E4M3FN>) shared_scales(%ssg, %ssu, %ssd : tensor<2x1xf32>, tensor<2x1xf32>, tensor<1x2xf32>) {top_k = 4, renormalize, scoring = #kgen.scoring<sigmoid>, n_group = 4, topk_group = 2, routed_scaling_factor = 2.5 : f32} : tensor<4x256xbf16>, tensor<4x8xf32>, tensor<8x256x128xf8E4M3FN>, tensor<8x256x128xf8E4M3FN>, tensor<8x128x256xf8E4M3FN> -> tensor<4x256xbf16>
+  %i, %rw = kgen.moe_route %l correction_bias(%b : tensor<8xf32>) {top_k = 2, scoring = #kgen.scoring<sigmoid>} : tensor<4x8xf32> -> tensor<4x2xi32>, tensor<4x2xf32>
+  %i2, %rw2 = kgen.moe_route %l {top_k = 2, scoring = #kgen.scoring<softmax>, routed_scaling_factor = 1.0 : f32} : tensor<4x8xf32> -> tensor<4x2xi32>, tensor<4x2xf32>
+  %h = kgen.grouped_gemm %x, %wg, %off gated(%wu : tensor<8x256x128xf8E4M3FN>) scales(%sg, %su : tensor<8x2x1xf32>, tensor<8x2x1xf32>) {activation = #kgen.activation<silu>} : tensor<4x256xbf16>, tensor<8x256x128xf8E4M3FN>, tensor<9xi32> -> tensor<4x128xbf16>
+  %c = kgen.moe_combine %eo, %pos, %w shared(%x : tensor<4x256xbf16>) : tensor<8x256xbf16>, tensor<4x2xi32>, tensor<4x2xf32> -> tensor<4x256xbf16>
+  return %y, %i, %rw, %i2, %rw2, %h, %c : tensor<4x256xbf16>, tensor<4x2xi32>, tensor<4x2xf32>, tensor<4x2xi32>, tensor<4x2xf32>, tensor<4x128xbf16>, tensor<4x256xbf16>
+}
+
+// -----
+
 // The default activation (silu) is not printed; others are.
 // CHECK-LABEL: func.func @moe_activations(
 // CHECK:         kgen.moe {{.+}} {top_k = 1 : i64} : tensor<4x32xf16>, tensor<4x4xf16>
