@@ -128,3 +128,37 @@ func.func @moe_in_loop(%x: tensor<4x32xf16>, %logits: tensor<4x4xf32>, %wg: tens
   }
   return %r : tensor<4x32xf16>
 }
+
+// -----
+
+// DeepSeek-V3-style: the routing attributes and the bias go to
+// kgen.moe_route, the block scales to the grouped GEMMs, and the shared
+// expert becomes two grouped GEMMs over all tokens as one group (its
+// weights and scales expanded to one expert) whose output the combine adds.
+// CHECK-LABEL: func.func @moe_deepseek(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<4x256xbf16>, %[[L:[^:]+]]: tensor<4x16xf32>, %[[WG:[^:]+]]: tensor<16x256x128xf8E4M3FN>, %[[WU:[^:]+]]: tensor<16x256x128xf8E4M3FN>, %[[WD:[^:]+]]: tensor<16x128x256xf8E4M3FN>, %[[SG:[^:]+]]: tensor<16x2x1xf32>, %[[SU:[^:]+]]: tensor<16x2x1xf32>, %[[SD:[^:]+]]: tensor<16x1x2xf32>, %[[B:[^:]+]]: tensor<16xf32>, %[[WSG:[^:]+]]: tensor<256x128xf8E4M3FN>, %[[WSU:[^:]+]]: tensor<256x128xf8E4M3FN>, %[[WSD:[^:]+]]: tensor<128x256xf8E4M3FN>, %[[SSG:[^:]+]]: tensor<2x1xf32>, %[[SSU:[^:]+]]: tensor<2x1xf32>, %[[SSD:[^:]+]]: tensor<1x2xf32>)
+// CHECK-DAG:     %[[ALL:.+]] = arith.constant dense<[0, 4]> : tensor<2xi32>
+// CHECK:         %[[IDS:.+]], %[[W:.+]] = kgen.moe_route %[[L]] correction_bias(%[[B]] : tensor<16xf32>) {n_group = 4 : i64, renormalize, routed_scaling_factor = 2.500000e+00 : f32, scoring = #kgen.scoring<sigmoid>, top_k = 4 : i64, topk_group = 2 : i64}
+// CHECK-SAME:      : tensor<4x16xf32> -> tensor<4x4xi32>, tensor<4x4xf32>
+// CHECK-NEXT:    %[[XP:.+]], %[[POS:.+]], %[[OFF:.+]] = kgen.moe_permute %[[X]], %[[IDS]] {num_experts = 16 : i64}
+// CHECK-NEXT:    %[[H:.+]] = kgen.grouped_gemm %[[XP]], %[[WG]], %[[OFF]] gated(%[[WU]] : tensor<16x256x128xf8E4M3FN>) scales(%[[SG]], %[[SU]] : tensor<16x2x1xf32>, tensor<16x2x1xf32>) {activation = #kgen.activation<silu>}
+// CHECK-SAME:      : tensor<16x256xbf16>, tensor<16x256x128xf8E4M3FN>, tensor<17xi32> -> tensor<16x128xbf16>
+// CHECK-NEXT:    %[[YP:.+]] = kgen.grouped_gemm %[[H]], %[[WD]], %[[OFF]] scales(%[[SD]] : tensor<16x1x2xf32>)
+// CHECK-SAME:      : tensor<16x128xbf16>, tensor<16x128x256xf8E4M3FN>, tensor<17xi32> -> tensor<16x256xbf16>
+// CHECK-NEXT:    %[[WSG1:.+]] = tensor.expand_shape %[[WSG]] {{\[\[}}0, 1], [2]] output_shape [1, 256, 128]
+// CHECK-NEXT:    %[[WSU1:.+]] = tensor.expand_shape %[[WSU]]
+// CHECK-NEXT:    %[[WSD1:.+]] = tensor.expand_shape %[[WSD]]
+// CHECK-NEXT:    %[[SSG1:.+]] = tensor.expand_shape %[[SSG]] {{\[\[}}0, 1], [2]] output_shape [1, 2, 1]
+// CHECK-NEXT:    %[[SSU1:.+]] = tensor.expand_shape %[[SSU]]
+// CHECK-NEXT:    %[[SSD1:.+]] = tensor.expand_shape %[[SSD]]
+// CHECK-NEXT:    %[[HS:.+]] = kgen.grouped_gemm %[[X]], %[[WSG1]], %[[ALL]] gated(%[[WSU1]] : tensor<1x256x128xf8E4M3FN>) scales(%[[SSG1]], %[[SSU1]] : tensor<1x2x1xf32>, tensor<1x2x1xf32>) {activation = #kgen.activation<silu>}
+// CHECK-SAME:      : tensor<4x256xbf16>, tensor<1x256x128xf8E4M3FN>, tensor<2xi32> -> tensor<4x128xbf16>
+// CHECK-NEXT:    %[[ZS:.+]] = kgen.grouped_gemm %[[HS]], %[[WSD1]], %[[ALL]] scales(%[[SSD1]] : tensor<1x1x2xf32>)
+// CHECK-SAME:      : tensor<4x128xbf16>, tensor<1x128x256xf8E4M3FN>, tensor<2xi32> -> tensor<4x256xbf16>
+// CHECK-NEXT:    %[[Y:.+]] = kgen.moe_combine %[[YP]], %[[POS]], %[[W]] shared(%[[ZS]] : tensor<4x256xbf16>)
+// CHECK-SAME:      : tensor<16x256xbf16>, tensor<4x4xi32>, tensor<4x4xf32> -> tensor<4x256xbf16>
+// CHECK-NEXT:    return %[[Y]]
+func.func @moe_deepseek(%x: tensor<4x256xbf16>, %l: tensor<4x16xf32>, %wg: tensor<16x256x128xf8E4M3FN>, %wu: tensor<16x256x128xf8E4M3FN>, %wd: tensor<16x128x256xf8E4M3FN>, %sg: tensor<16x2x1xf32>, %su: tensor<16x2x1xf32>, %sd: tensor<16x1x2xf32>, %b: tensor<16xf32>, %wsg: tensor<256x128xf8E4M3FN>, %wsu: tensor<256x128xf8E4M3FN>, %wsd: tensor<128x256xf8E4M3FN>, %ssg: tensor<2x1xf32>, %ssu: tensor<2x1xf32>, %ssd: tensor<1x2xf32>) -> tensor<4x256xbf16> {
+  %y = kgen.moe %x, %l, %wg, %wu, %wd scales(%sg, %su, %sd : tensor<16x2x1xf32>, tensor<16x2x1xf32>, tensor<16x1x2xf32>) correction_bias(%b : tensor<16xf32>) shared(%wsg, %wsu, %wsd : tensor<256x128xf8E4M3FN>, tensor<256x128xf8E4M3FN>, tensor<128x256xf8E4M3FN>) shared_scales(%ssg, %ssu, %ssd : tensor<2x1xf32>, tensor<2x1xf32>, tensor<1x2xf32>) {top_k = 4, renormalize, scoring = #kgen.scoring<sigmoid>, n_group = 4, topk_group = 2, routed_scaling_factor = 2.5 : f32} : tensor<4x256xbf16>, tensor<4x16xf32>, tensor<16x256x128xf8E4M3FN>, tensor<16x256x128xf8E4M3FN>, tensor<16x128x256xf8E4M3FN> -> tensor<4x256xbf16>
+  return %y : tensor<4x256xbf16>
+}
