@@ -342,6 +342,25 @@ struct KgenLowerMoeToTilesPass
     top.setInsertionPointToStart(module.getBody());
     SmallVector<MoeOp> layers;
     SmallVector<GroupedGemmOp> gemms;
+    WalkResult refused = module.walk([&](MoeOp op) {
+      if ((op.getGateUpConfigAttr() || op.getDownConfigAttr()) &&
+          !op.isPlainSoftmaxMoe()) {
+        op.emitOpError("has configs, but the kernels of its extensions "
+                       "(sigmoid or group-limited routing, a shared expert, "
+                       "e4m3 weights) are not lowered yet: drop the configs "
+                       "to run it on the reference path");
+        return WalkResult::interrupt();
+      }
+      if (bool(op.getGateUpConfigAttr()) != bool(op.getDownConfigAttr())) {
+        op.emitOpError("needs both gate_up_config and down_config to be "
+                       "lowered (kgen-select-strategy writes both); it has "
+                       "one");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (refused.wasInterrupted())
+      return signalPassFailure();
     module.walk([&](Operation *op) {
       if (auto moe = dyn_cast<MoeOp>(op);
           moe && moe.getGateUpConfigAttr() && moe.getDownConfigAttr())

@@ -14,6 +14,7 @@
 #include "passes/AttentionStrategy.h"
 #include "passes/CostModel.h"
 #include "passes/CostModelFile.h"
+#include "passes/MoeStrategy.h"
 #include "passes/Passes.h"
 #include "passes/SearchSpace.h"
 #include "passes/Strategy.h"
@@ -264,6 +265,75 @@ struct KgenSelectStrategyPass
             << stringifyTarget(*parsed) << " (" << refusal.str()
             << "): it stays without a config, on the reference path";
     });
+    getOperation()->walk([&](Operation *op) {
+      if (auto moe = dyn_cast<MoeOp>(op)) {
+        if (moe.getGateUpConfigAttr() && moe.getDownConfigAttr())
+          return;
+        if (!moe.isPlainSoftmaxMoe()) {
+          emitRemark(op->getLoc())
+              << "the kernels of this MoE layer's extensions (sigmoid or "
+                 "group-limited routing, a shared expert, e4m3 weights) "
+                 "are not lowered yet: it stays without configs, on the "
+                 "reference path";
+          return;
+        }
+        GroupedGemmConfigAttr gateUp = chooseGrouped(
+            op, "MoE layer's gated expert GEMM",
+            GroupedGemmProblem::gateUp(moe), *parsed);
+        GroupedGemmConfigAttr down =
+            gateUp ? chooseGrouped(op, "MoE layer's down expert GEMM",
+                                   GroupedGemmProblem::down(moe), *parsed)
+                   : GroupedGemmConfigAttr();
+        if (gateUp && down) {
+          if (!moe.getGateUpConfigAttr())
+            moe.setGateUpConfigAttr(gateUp);
+          if (!moe.getDownConfigAttr())
+            moe.setDownConfigAttr(down);
+        }
+      } else if (auto g = dyn_cast<GroupedGemmOp>(op); g && !g.getConfigAttr()) {
+        if (GroupedGemmConfigAttr c = chooseGrouped(
+                op, "grouped GEMM", GroupedGemmProblem::of(g), *parsed))
+          g.setConfigAttr(c);
+      }
+    });
+  }
+
+  /// The config of one grouped GEMM (a kgen.moe's expert GEMM or a
+  /// kgen.grouped_gemm): the cost model's fastest legal one when it
+  /// decides (source = model, its prediction in the entry), else the
+  /// heuristic's (source = default); null, with a remark that says why,
+  /// when none lowers it (it stays on the reference path). Grouped GEMMs
+  /// have no tuning-database keys yet.
+  GroupedGemmConfigAttr chooseGrouped(Operation *op, StringRef what,
+                                      const GroupedGemmProblem &problem,
+                                      Target t) {
+    MLIRContext *ctx = op->getContext();
+    if (useModel) {
+      std::optional<GroupedGemmConfigFields> best;
+      double bestMs = INFINITY;
+      for (const GroupedGemmConfigFields &f :
+           enumerateGroupedGemmConfigs(problem, t)) {
+        double ms = predictGroupedGemmMs(problem, f, machine, ctx);
+        if (ms < bestMs) {
+          best = f;
+          bestMs = ms;
+        }
+      }
+      if (best)
+        return groupedGemmConfigAttr(
+            ctx, *best, ConfigSource::model,
+            llvm::formatv("{0}: {1:F4} ms predicted", modelLabel, bestMs)
+                .str());
+    }
+    GroupedGemmLegalityError refusal;
+    if (std::optional<GroupedGemmConfigFields> f =
+            defaultGroupedGemmFields(problem, t, &refusal))
+      return groupedGemmConfigAttr(ctx, *f, ConfigSource::default_, "");
+    emitRemark(op->getLoc())
+        << "no kernel family lowers this " << what << " on "
+        << stringifyTarget(t) << " (" << refusal.str()
+        << "): it stays without a config, on the reference path";
+    return {};
   }
 
   bool useModel = false;
