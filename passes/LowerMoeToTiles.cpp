@@ -40,6 +40,7 @@
 
 #include "dialect/GroupedGemmLegality.h"
 #include "dialect/MoeJson.h"
+#include "dialect/MoeLegality.h"
 #include "passes/TileKernelBuilder.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -343,12 +344,11 @@ struct KgenLowerMoeToTilesPass
     SmallVector<MoeOp> layers;
     SmallVector<GroupedGemmOp> gemms;
     WalkResult refused = module.walk([&](MoeOp op) {
-      if ((op.getGateUpConfigAttr() || op.getDownConfigAttr()) &&
-          !op.isPlainSoftmaxMoe()) {
-        op.emitOpError("has configs, but the kernels of its extensions "
-                       "(sigmoid or group-limited routing, a shared expert, "
-                       "e4m3 weights) are not lowered yet: drop the configs "
-                       "to run it on the reference path");
+      std::optional<std::string> why = moeKernelsRefuse(op);
+      if ((op.getGateUpConfigAttr() || op.getDownConfigAttr()) && why) {
+        op.emitOpError() << "has configs, but " << *why
+                         << ": drop the configs to run it on the reference "
+                            "path";
         return WalkResult::interrupt();
       }
       if (bool(op.getGateUpConfigAttr()) != bool(op.getDownConfigAttr())) {

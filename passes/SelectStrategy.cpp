@@ -23,6 +23,7 @@
 #include "dialect/GemmJson.h"
 #include "dialect/GemmLegality.h"
 #include "dialect/KgenTarget.h"
+#include "dialect/MoeLegality.h"
 #include "kgen/runtime/TuningDb.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -269,12 +270,9 @@ struct KgenSelectStrategyPass
       if (auto moe = dyn_cast<MoeOp>(op)) {
         if (moe.getGateUpConfigAttr() && moe.getDownConfigAttr())
           return;
-        if (!moe.isPlainSoftmaxMoe()) {
+        if (std::optional<std::string> why = moeKernelsRefuse(moe)) {
           emitRemark(op->getLoc())
-              << "the kernels of this MoE layer's extensions (sigmoid or "
-                 "group-limited routing, a shared expert, e4m3 weights) "
-                 "are not lowered yet: it stays without configs, on the "
-                 "reference path";
+              << *why << ": it stays without configs, on the reference path";
           return;
         }
         GroupedGemmConfigAttr gateUp = chooseGrouped(

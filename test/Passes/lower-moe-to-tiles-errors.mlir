@@ -4,7 +4,7 @@
 // RUN: kgen-opt %s --split-input-file --kgen-lower-moe-to-tiles --verify-diagnostics
 
 func.func @sigmoid_routing(%x: tensor<8x32xbf16>, %l: tensor<8x4xf32>, %wg: tensor<4x32x48xbf16>, %wu: tensor<4x32x48xbf16>, %wd: tensor<4x48x32xbf16>) -> tensor<8x32xbf16> {
-  // expected-error @+1 {{has configs, but the kernels of its extensions (sigmoid or group-limited routing, a shared expert, e4m3 weights) are not lowered yet: drop the configs to run it on the reference path}}
+  // expected-error @+1 {{has configs, but the kernels of this layer's extensions (sigmoid or group-limited routing, a shared expert, e4m3 weights) are not lowered yet: drop the configs to run it on the reference path}}
   %y = kgen.moe %x, %l, %wg, %wu, %wd {top_k = 2, scoring = #kgen.scoring<sigmoid>, gate_up_config = #kgen.grouped_gemm_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 32, block_k = 32, warps_m = 1, warps_n = 2, stages = 2, source = user>, down_config = #kgen.grouped_gemm_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 32, block_k = 32, warps_m = 1, warps_n = 2, stages = 2, source = user>}
       : tensor<8x32xbf16>, tensor<8x4xf32>, tensor<4x32x48xbf16>, tensor<4x32x48xbf16>, tensor<4x48x32xbf16> -> tensor<8x32xbf16>
   return %y : tensor<8x32xbf16>

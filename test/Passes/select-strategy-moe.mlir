@@ -63,7 +63,7 @@ func.func @f32_layer(%x: tensor<8x32xf32>, %l: tensor<8x4xf32>, %wg: tensor<4x32
 // CHECK-LABEL: func.func @sigmoid_layer(
 // CHECK-NOT: config
 func.func @sigmoid_layer(%x: tensor<8x32xbf16>, %l: tensor<8x4xf32>, %wg: tensor<4x32x32xbf16>, %wu: tensor<4x32x32xbf16>, %wd: tensor<4x32x32xbf16>) -> tensor<8x32xbf16> {
-  // expected-remark @+1 {{the kernels of this MoE layer's extensions (sigmoid or group-limited routing, a shared expert, e4m3 weights) are not lowered yet}}
+  // expected-remark @+1 {{the kernels of this layer's extensions (sigmoid or group-limited routing, a shared expert, e4m3 weights) are not lowered yet}}
   %y = kgen.moe %x, %l, %wg, %wu, %wd {top_k = 2, renormalize, scoring = #kgen.scoring<sigmoid>}
       : tensor<8x32xbf16>, tensor<8x4xf32>, tensor<4x32x32xbf16>, tensor<4x32x32xbf16>, tensor<4x32x32xbf16> -> tensor<8x32xbf16>
   return %y : tensor<8x32xbf16>
