@@ -89,7 +89,8 @@ FailureOr<size_t> addParam(KernelOp kernel, rt::KernelPackage &pkg,
   return *at;
 }
 /// The config of a package of grouped GEMM kernels: an MoE layer's two
-/// expert GEMMs ("gate_up": the gated one, "down"), or a grouped GEMM's.
+/// expert GEMMs ("gate_up": the gated one, "down"; "instruction" their
+/// family, as every config names it), or a grouped GEMM's.
 nlohmann::json groupedConfigJson(ArrayRef<KernelOp> kernels) {
   nlohmann::json gateUp, plain;
   for (KernelOp kernel : kernels) {
@@ -102,7 +103,9 @@ nlohmann::json groupedConfigJson(ArrayRef<KernelOp> kernels) {
   if (DictionaryAttr sig = KernelOp(kernels.front()).getSignatureAttr())
     if (auto kind = dyn_cast_or_null<StringAttr>(sig.get("kind")))
       if (kind.getValue() == "moe")
-        return {{"gate_up", gateUp}, {"down", plain}};
+        return {{"instruction", gateUp.value("instruction", "")},
+                {"gate_up", gateUp},
+                {"down", plain}};
   return gateUp.is_null() ? plain : gateUp;
 }
 } // namespace

@@ -7,7 +7,9 @@ usage: check_emulated.py MODULE.mlir WORKDIR [--seed=N] [--tolerance=T]
 For every public function F of MODULE (one configured kgen.gemm each, its
 arguments in the order A, B, then bias and residual C if it has them; or one
 configured kgen.attention, its arguments q, k, v, then kv_lens and
-alibi_slopes if it has them, its results out, then lse if it has it):
+alibi_slopes if it has them, its results out, then lse if it has it; or one
+kgen.moe, its arguments x, router_logits, w_gate, w_up, w_down, its result
+y):
 1. `kgen-opt` on F alone, `--kgen-pipeline` for its config's target (sm_80
    unless the config says sm_90a): one package;
 2. `kgen-emulate --save-tensors`: the package's kernel.cu on the emulated
@@ -114,6 +116,9 @@ def main():
                 + (["alibi_slopes"] if "alibi(" in source else [])
             outputs = ["out"] + (["lse"] if "%lse" in source else [])
             as_declared(tensors, source, inputs, outputs)
+        elif "kgen.moe" in source:
+            inputs = ["x", "router_logits", "w_gate", "w_up", "w_down"]
+            outputs = ["y"]
         else:
             inputs = ["A", "B"]
             inputs += ["bias"] if "bias(" in source else []
