@@ -11,17 +11,18 @@
 #   3. run the reduced copy (examples/reduced/) on the CPU reference, fused
 #      and decomposed, on the same seeded random inputs, and check that both
 #      give identical results;
-#   4. choose a strategy for every GEMM and attention (kgen-select-strategy,
+#   4. choose a strategy for every GEMM, attention and MoE layer (kgen-select-strategy,
 #      sm_90a: from bench/results/tuning-db.json when it exists, else the
 #      heuristic), lower them to tile-level kernels and run those schedules
 #      block by block on the CPU against the reference ("CPU-checked"),
 #      listing each kernel;
-#   5. compile the full-size GEMMs and attentions to CUDA kernel packages
-#      for sm_90a (kgen-pipeline: wgmma + TMA, warp-specialised gemms;
-#      FlashAttention-2-style attention, split-KV for decode; with the same
-#      databases) and list per kernel who chose its config and ptxas's
-#      registers, shared memory and spills;
-#   6. run one kernel of each family (simt, mma_sync, wgmma, attention) on
+#   5. compile the full-size GEMMs, attentions and MoE layers to CUDA kernel
+#      packages for sm_90a (kgen-pipeline: wgmma + TMA, warp-specialised
+#      gemms; FlashAttention-2-style attention, split-KV for decode; an MoE
+#      layer as six kernels, routing to combine, its expert GEMMs grouped
+#      over the experts; with the same databases) and list per kernel who
+#      chose its config and ptxas's registers, shared memory and spills;
+#   6. run one kernel of each family (simt, mma_sync, wgmma, attention, moe) on
 #      the emulated device (kgen-emulate: the emitted CUDA compiled for the
 #      host, every CUDA thread a fiber, races, bounds and deadlocks checked)
 #      against the host reference (examples/emulated/families.mlir).
@@ -90,7 +91,8 @@ for full in "$ROOT"/examples/*.mlir; do
   # and the online softmax sum in another order than the reference: bf16
   # rounding tolerance.
   "$BIN/kgen-opt" "$reduced" --kgen-select-strategy="target=sm_90a$DB" \
-    --kgen-lower-gemm-to-tiles --kgen-lower-attention-to-tiles -o "$WORK/$name.tiles.mlir"
+    --kgen-lower-gemm-to-tiles --kgen-lower-attention-to-tiles --kgen-lower-moe-to-tiles \
+    -o "$WORK/$name.tiles.mlir"
   if "$BIN/kgen-run" "$WORK/$name.tiles.mlir" --seed 7 --tolerance 1e-2 \
        --compare-file "$results" > "$WORK/$name.tiles.cmp"; then
     checked="CPU-checked ($(sed -nE 's/.*(rel_frob=[^ ]*).*/\1/p' "$WORK/$name.tiles.cmp" | head -n 1))"
@@ -101,6 +103,10 @@ for full in "$ROOT"/examples/*.mlir; do
     row=$(sed -nE 's/^ *kgen\.kernel @([a-z0-9_]+) grid \[[0-9, ]+\] threads ([0-9]+) smem ([0-9]+).*instruction = ([a-z_]+), block_m = ([0-9]+), block_n = ([0-9]+), block_k = ([0-9]+), .*stages = ([0-9]+), .*split_k = ([0-9]+),.*/\1|\4 \5x\6x\7 s\8 k\9|\2|\3/p' <<<"$line")
     # Attention: rows x keys per step, stages, KV splits.
     [ -n "$row" ] || row=$(sed -nE 's/^ *kgen\.kernel @([a-z0-9_]+) grid \[[0-9, ]+\] threads ([0-9]+) smem ([0-9]+).*attention_config<.*instruction = ([a-z_]+), block_m = ([0-9]+), block_n = ([0-9]+), .*stages = ([0-9]+), .*split_kv = ([0-9]+),.*/\1|\4 \5x\6 s\7 kv\8|\2|\3/p' <<<"$line")
+    # MoE: the expert GEMMs' rows x columns x K tiles; the routing,
+    # ranking, gather and combine steps have no tile.
+    [ -n "$row" ] || row=$(sed -nE 's/^ *kgen\.kernel @([a-z0-9_]+_(gate_up|down)) grid \[[0-9, ]+\] threads ([0-9]+) smem ([0-9]+).*grouped_gemm_config<.*instruction = ([a-z_]+), block_m = ([0-9]+), block_n = ([0-9]+), block_k = ([0-9]+), .*stages = ([0-9]+),.*/\1|\5 \6x\7x\8 s\9|\3|\4/p' <<<"$line")
+    [ -n "$row" ] || row=$(sed -nE 's/^ *kgen\.kernel @([a-z0-9_]+) grid \[[0-9, ]+\] threads ([0-9]+) smem ([0-9]+).*grouped_gemm_config<.*/\1|moe step|\2|\3/p' <<<"$line")
     source=$(sed -nE 's/.*source = ([a-z]+).*/\1/p' <<<"$line")
     kernels+=("$name|$row|$source|$checked")
   done < <(grep -E '^ *kgen\.kernel @' "$WORK/$name.tiles.mlir")
@@ -151,16 +157,17 @@ for r in "${kernels[@]}"; do
 done
 
 echo
-echo "CUDA kernel packages of the full-size GEMMs and attentions (sm_90a), ptxas's report via NVRTC"
+echo "CUDA kernel packages of the full-size GEMMs, attentions and MoE layers (sm_90a), ptxas's report via NVRTC"
 printf '%-17s %-52s %-24s %-26s %-9s %5s %7s %11s %6s\n' example kernel "shape" "family tile stages" "chosen by" regs smem "spill st/ld" stack
 printf '%s' "$packages"
 
 echo
 echo "Emulated device: one kernel of each family, its emitted CUDA run on the CPU against the host reference"
 printf '%-9s %-44s %-7s %-10s %-8s %9s %9s\n' family kernel result "rel error" tolerance seconds "MFLOP/s"
-for fam in simt mma_sync wgmma attention; do
+for fam in simt mma_sync wgmma attention moe; do
   while read -r name family _ verdict rel tol secs mflops; do
     [[ $name == kgen_attention_* ]] && family=attention
+    [[ $name == kgen_moe_* ]] && family=moe
     [ "$family" = "$fam" ] || continue
     printf '%-9s %-44s %-7s %-10s %-8s %9s %9s\n' "$family" "$name" "$verdict" "${rel#rel_err=}" \
       "${tol#tol=}" "${secs#seconds=}" "${mflops#mflops=}"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Prints one line per kernel package: shape, config, who chose it (the
 config's source) and ptxas's report. Gemm shapes are M x N x K; attention
-shapes B x Hq/Hkv Sq x Skv x D.
+shapes B x Hq/Hkv Sq x Skv x D; MoE layers tokens, experts / top-k,
+hidden x intermediate.
 
 usage: package-table.py EXAMPLE PACKAGE_DIR...   (folders holding manifest.json)
 """
@@ -37,6 +38,15 @@ def row(example, manifest_path):
             tile += f' kv/{c["split_kv"]}'
         if c.get("pack_gqa"):
             tile += ' gqa'
+    elif op.get("kind") == "moe":
+        # tokens, experts / top-k, hidden x intermediate; the gated and the
+        # down expert GEMMs' tiles (rows x columns x K).
+        shape = (f'{op["tokens"]}t e{op["experts"]}/{op["top_k"]} '
+                 f'{op["hidden"]}x{op["inter"]}')
+        g, d = c["gate_up"], c["down"]
+        tile = (f'{g["instruction"]} {g["block_m"]}x{g["block_n"]}x{g["block_k"]}'
+                f'+{d["block_m"]}x{d["block_n"]}x{d["block_k"]}')
+        c = g
     else:
         shape = f'{op["m"]}x{op["n"]}x{op["k"]}'
         tile = f'{c["instruction"]} {c["block_m"]}x{c["block_n"]}x{c["block_k"]} s{c["stages"]}'
