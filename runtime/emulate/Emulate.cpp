@@ -5,6 +5,7 @@
 #include "include/kgen/emulate/TensorMap.h"
 #include "kgen/runtime/Attention.h"
 #include "kgen/runtime/Gemm.h"
+#include "kgen/runtime/GroupedGemm.h"
 #include "kgen/runtime/HostTensor.h"
 #include "kgen/runtime/Moe.h"
 #include "kgen/runtime/Npy.h"
@@ -326,6 +327,52 @@ bool verifyMoe(const rt::KernelPackage &pkg, const rt::MoeSpec &spec,
   return true;
 }
 
+/// Compares D with the host's reference (GroupedGemm.h) at
+/// groupedGemmCheckedRows (every row of a small op), and checks every row:
+/// zero where it is in no group, no NaN anywhere.
+bool verifyGroupedGemm(const rt::KernelPackage &pkg,
+                       const rt::GroupedGemmSpec &spec,
+                       const std::vector<rt::HostTensor> &host,
+                       const std::vector<std::unique_ptr<Guarded>> &mem,
+                       uint64_t seed, EmulateResult &result) {
+  const rt::HostTensor &offsets = host[paramIndex(pkg, "expert_offsets")];
+  const int iUp = paramIndex(pkg, "B_up");
+  const std::vector<int64_t> rows =
+      rt::groupedGemmCheckedRows(spec, offsets, seed);
+  const rt::HostTensor expected = rt::groupedGemmExpected(
+      spec, host[paramIndex(pkg, "A")], host[paramIndex(pkg, "B")],
+      iUp >= 0 ? &host[iUp] : nullptr, offsets, rows);
+  const rt::HostTensor d = computed(host, mem, paramIndex(pkg, "D"));
+  const rt::HostTensor got = rt::gatherRows(d, rows, spec.n);
+  rt::CompareStats stats;
+  std::string err;
+  if (!rt::compare(got, expected, stats, err))
+    return fail(result, err);
+  result.relError = stats.gotNaNs > 0 || stats.nonFiniteMismatches > 0
+                        ? INFINITY
+                        : stats.relFrobErr;
+  result.tolerance = rt::groupedGemmTolerance(spec);
+  std::string coverage;
+  (void)rt::checkGroupedGemmCoverage(spec, offsets, d, coverage);
+  result.correct = result.relError <= result.tolerance && coverage.empty();
+  if (!result.correct) {
+    std::ostringstream os;
+    os << "wrong result over " << rows.size() << " of " << spec.rows
+       << " rows: ";
+    if (result.relError > result.tolerance) {
+      os << "D: relative error " << result.relError << " over "
+         << result.tolerance;
+      if (stats.gotNaNs > 0)
+        os << " (" << stats.gotNaNs << " NaN elements)";
+      if (!coverage.empty())
+        os << "; ";
+    }
+    os << coverage;
+    return fail(result, os.str());
+  }
+  return true;
+}
+
 } // namespace
 
 bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
@@ -341,12 +388,15 @@ bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
                     pkg.op["kind"] == "gemm";
   const bool moe = pkg.op.is_object() && pkg.op.contains("kind") &&
                    pkg.op["kind"] == "moe";
-  if (!gemm && !attention && !moe)
-    return fail(result,
-                "only gemm, attention and moe packages are emulated so far");
+  const bool grouped = pkg.op.is_object() && pkg.op.contains("kind") &&
+                       pkg.op["kind"] == "grouped_gemm";
+  if (!gemm && !attention && !moe && !grouped)
+    return fail(result, "only gemm, attention, moe and grouped_gemm packages "
+                        "are emulated so far");
   rt::GemmSpec spec;
   rt::AttentionSpec attentionSpec;
   rt::MoeSpec moeSpec;
+  rt::GroupedGemmSpec groupedSpec;
   std::string err;
   if (gemm && (!rt::parseGemmOp(pkg.op, spec, err) ||
                !rt::checkGemmParams(pkg, spec, err)))
@@ -356,6 +406,9 @@ bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
     return fail(result, err);
   if (moe && (!rt::parseMoeOp(pkg.op, moeSpec, err) ||
               !rt::checkMoeParams(pkg, moeSpec, err)))
+    return fail(result, err);
+  if (grouped && (!rt::parseGroupedGemmOp(pkg.op, groupedSpec, err) ||
+                  !rt::checkGroupedGemmParams(pkg, groupedSpec, err)))
     return fail(result, err);
 
   // Build.
@@ -505,6 +558,8 @@ bool emulatePackage(const rt::KernelPackage &pkg, const EmulateOptions &opts,
     return verifyAttention(pkg, attentionSpec, host, mem, opts.seed, result);
   if (moe)
     return verifyMoe(pkg, moeSpec, host, mem, opts.seed, result);
+  if (grouped)
+    return verifyGroupedGemm(pkg, groupedSpec, host, mem, opts.seed, result);
   return verifyGemm(pkg, spec, host, mem, result);
 }
 

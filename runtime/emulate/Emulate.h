@@ -9,8 +9,9 @@
 // gemm; Attention.h for attention, out and lse at every query row, or at
 // rows drawn from the seed when there are many; Moe.h for moe, y at every
 // token or at moeCheckedTokens, and the routing workspace expert_ids at
-// every token) under the GPU verification's tolerance. No CUDA, no GPU, no
-// MLIR.
+// every token; GroupedGemm.h for grouped_gemm, D at every row or at
+// groupedGemmCheckedRows, and every row in no group zero) under the GPU
+// verification's tolerance. No CUDA, no GPU, no MLIR.
 //
 // What `kgen-bench run --emulate` is meant to call; kgen-emulate (tools/) is
 // its command-line form.
@@ -45,10 +46,10 @@ struct EmulateResult {
   bool correct = false;  // ran, and the output is within the tolerance
   std::string error;     // why not, one line (reports go to stderr)
   double relError = 0;   // relative Frobenius error of D (attention: out,
-                         // moe: y)
+                         // moe: y; grouped_gemm: D at the checked rows)
   double lseMaxAbsError = 0; // attention with lse: its largest error
   double tolerance = 0;  // the GPU verification's bound (Gemm.h,
-                         // Attention.h, Moe.h)
+                         // Attention.h, Moe.h, GroupedGemm.h)
   double seconds = 0;    // the kernels' emulated run, wall clock
   double flops = 0;      // the package's FLOPs
   std::string family;    // config.instruction
@@ -57,7 +58,7 @@ struct EmulateResult {
 /// The emulation headers' folder in this source tree.
 std::string defaultIncludeDir();
 
-/// Runs `pkg` (a gemm, attention or moe package) emulated. False when it could not run or was wrong; `result` says which.
+/// Runs `pkg` (a gemm, attention, moe or grouped_gemm package) emulated. False when it could not run or was wrong; `result` says which.
 bool emulatePackage(const kgen::rt::KernelPackage &pkg,
                     const EmulateOptions &opts, EmulateResult &result);
 

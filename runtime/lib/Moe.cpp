@@ -2,7 +2,8 @@
 
 #include "kgen/runtime/Moe.h"
 
-#include "kgen/runtime/Float.h"
+#include "OpSignature.h"
+#include "kgen/runtime/GroupedGemm.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,7 @@ namespace kgen::rt {
 namespace {
 
 using json = nlohmann::json;
+using namespace opsig;
 
 constexpr int64_t kMaxDim = int64_t{1} << 31;
 constexpr int64_t kMaxCopies = (int64_t{1} << 31) - 1; // T * k: i32 rows
@@ -26,195 +28,45 @@ constexpr int64_t kCandidatesPerToken = 16;
 constexpr double kLogitStep = 1.0 / 32;
 constexpr uint64_t kTokenSalt = 0x4d4f45; // "MOE"
 
-bool fail(std::string &err, const std::string &message) {
-  err = "moe op: " + message;
-  return false;
-}
-
-bool present(const json &op, const char *key) {
-  return op.contains(key) && !op[key].is_null();
-}
-
-/// An integer in [lo, hi] (the parser holds non-negative integers as
-/// unsigned).
-bool readInt(const json &op, const char *key, int64_t lo, int64_t hi,
-             int64_t &out, std::string &err) {
-  const std::string range =
-      "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
-  if (!present(op, key))
-    return fail(err, std::string("missing '") + key + "' (an integer in " +
-                         range + ")");
-  const json &v = op[key];
-  bool ok = false;
-  if (v.is_number_unsigned())
-    ok = v.get<uint64_t>() <= static_cast<uint64_t>(hi) &&
-         static_cast<int64_t>(v.get<uint64_t>()) >= lo;
-  else if (v.is_number_integer())
-    ok = v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
-  if (!ok)
-    return fail(err, std::string("'") + key + "' must be an integer in " +
-                         range + ", got " + v.dump());
-  out = v.get<int64_t>();
-  return true;
-}
-
-/// An element type among `allowed`; `fallback` when absent (nullopt:
-/// required).
-bool readType(const json &op, const char *key,
-              const std::vector<ElemType> &allowed,
-              std::optional<ElemType> fallback, ElemType &out,
-              std::string &err) {
-  std::string names;
-  for (ElemType t : allowed)
-    names += std::string(names.empty() ? "" : ", ") + "\"" + elemTypeName(t) +
-             "\"";
-  if (!present(op, key)) {
-    if (!fallback)
-      return fail(err, std::string("missing '") + key + "' (one of " + names +
-                           ")");
-    out = *fallback;
-    return true;
-  }
-  const std::optional<ElemType> t =
-      op[key].is_string() ? parseElemType(op[key].get<std::string>())
-                          : std::nullopt;
-  if (!t || std::find(allowed.begin(), allowed.end(), *t) == allowed.end())
-    return fail(err, std::string("'") + key + "' must be one of " + names +
-                         ", got " + op[key].dump());
-  out = *t;
-  return true;
-}
-
-bool readSizes(const json &op, MoeSpec &spec, std::string &err) {
-  if (!readInt(op, "tokens", 1, kMaxDim, spec.tokens, err) ||
-      !readInt(op, "hidden", 1, kMaxDim, spec.hidden, err) ||
-      !readInt(op, "inter", 1, kMaxDim, spec.inter, err) ||
-      !readInt(op, "experts", 1, kMoeMaxExperts, spec.experts, err) ||
-      !readInt(op, "top_k", 1, spec.experts, spec.topK, err))
+bool readSizes(const OpReader &r, MoeSpec &spec) {
+  if (!r.readInt("tokens", 1, kMaxDim, spec.tokens) ||
+      !r.readInt("hidden", 1, kMaxDim, spec.hidden) ||
+      !r.readInt("inter", 1, kMaxDim, spec.inter) ||
+      !r.readInt("experts", 1, kMoeMaxExperts, spec.experts) ||
+      !r.readInt("top_k", 1, spec.experts, spec.topK))
     return false;
   if (spec.tokens > kMaxCopies / spec.topK)
-    return fail(err, "'tokens' * 'top_k' is " +
-                         std::to_string(spec.tokens * spec.topK) +
-                         ": the token copies must fit i32 rows (<= " +
-                         std::to_string(kMaxCopies) + ")");
+    return r.fail("'tokens' * 'top_k' is " +
+                  std::to_string(spec.tokens * spec.topK) +
+                  ": the token copies must fit i32 rows (<= " +
+                  std::to_string(kMaxCopies) + ")");
   return true;
 }
 
-bool readFlags(const json &op, MoeSpec &spec, std::string &err) {
-  spec.renormalize = false;
-  if (present(op, "renormalize")) {
-    if (!op["renormalize"].is_boolean())
-      return fail(err, "'renormalize' must be true or false, got " +
-                           op["renormalize"].dump());
-    spec.renormalize = op["renormalize"].get<bool>();
-  }
+bool readFlags(const OpReader &r, MoeSpec &spec) {
+  if (!r.readBool("renormalize", false, spec.renormalize))
+    return false;
   spec.act = Activation::Silu;
-  if (present(op, "activation")) {
+  if (r.present("activation")) {
+    const json &field = r.op["activation"];
     const std::optional<Activation> act =
-        op["activation"].is_string()
-            ? parseActivation(op["activation"].get<std::string>())
-            : std::nullopt;
+        field.is_string() ? parseActivation(field.get<std::string>())
+                          : std::nullopt;
     if (!act || *act == Activation::None)
-      return fail(err, "'activation' must be \"silu\", \"gelu\" or \"relu\", "
-                       "got " + op["activation"].dump());
+      return r.fail("'activation' must be \"silu\", \"gelu\" or \"relu\", "
+                    "got " + field.dump());
     spec.act = *act;
   }
   return true;
 }
 
-bool readTypes(const json &op, MoeSpec &spec, std::string &err) {
+bool readTypes(const OpReader &r, MoeSpec &spec) {
   const std::vector<ElemType> half = {ElemType::BF16, ElemType::F16};
   const std::vector<ElemType> any = {ElemType::BF16, ElemType::F16,
                                      ElemType::F32};
-  return readType(op, "dtype", half, std::nullopt, spec.dtype, err) &&
-         readType(op, "logits_dtype", any, ElemType::F32, spec.logits, err) &&
-         readType(op, "dtype_out", any, spec.dtype, spec.out, err);
-}
-
-double count(const std::vector<int64_t> &shape) {
-  double n = 1;
-  for (int64_t d : shape)
-    n *= static_cast<double>(d);
-  return n;
-}
-
-/// The unit roundoff of a float type (half its spacing at 1).
-double unitRoundoff(ElemType t) {
-  switch (t) {
-  case ElemType::BF16:
-    return std::ldexp(1.0, -8);
-  case ElemType::F16:
-    return std::ldexp(1.0, -11);
-  default:
-    return std::ldexp(1.0, -24);
-  }
-}
-
-/// `v` rounded to `t` (bf16, f16 or f32), to nearest even.
-double roundTo(ElemType t, double v) {
-  switch (t) {
-  case ElemType::BF16:
-    return bf16ToF32(f64ToBf16(v));
-  case ElemType::F16:
-    return f16ToF32(f64ToF16(v));
-  default:
-    return static_cast<double>(static_cast<float>(v));
-  }
-}
-
-/// Elements [offset, offset + n) of `t` into `out`, decoded with one type
-/// switch (the reference reads every weight of an expert per token).
-void readRow(const HostTensor &t, int64_t offset, int64_t n, double *out) {
-  const uint8_t *p = t.data.data() + offset * elemTypeBytes(t.type);
-  switch (t.type) {
-  case ElemType::BF16:
-  case ElemType::F16:
-    for (int64_t i = 0; i < n; ++i) {
-      uint16_t bits;
-      std::memcpy(&bits, p + 2 * i, 2);
-      out[i] = t.type == ElemType::BF16 ? bf16ToF32(bits) : f16ToF32(bits);
-    }
-    return;
-  case ElemType::F32:
-    for (int64_t i = 0; i < n; ++i) {
-      float v;
-      std::memcpy(&v, p + 4 * i, 4);
-      out[i] = v;
-    }
-    return;
-  default:
-    for (int64_t i = 0; i < n; ++i)
-      out[i] = t.getAsDouble(offset + i);
-  }
-}
-
-//===----------------------------------------------------------------------===//
-// Parameters
-//===----------------------------------------------------------------------===//
-
-/// The tensor parameter `name`, of `type`, `role` and `shape`.
-bool checkTensor(const KernelPackage &pkg, const char *name, ElemType type,
-                 ParamRole role, const std::vector<int64_t> &shape,
-                 std::string &err) {
-  const std::optional<size_t> index = pkg.findParam(name);
-  const std::string where = "package " + pkg.name + ": moe ";
-  if (!index || pkg.params[*index].kind != ParamKind::Tensor) {
-    err = where + "needs a tensor parameter '" + name + "'";
-    return false;
-  }
-  const KernelParam &p = pkg.params[*index];
-  if (p.dtype != type || p.shape != shape) {
-    err = where + "parameter '" + name + "' is " + elemTypeName(p.dtype) + " " +
-          formatShape(p.shape) + ", the op says " + elemTypeName(type) + " " +
-          formatShape(shape);
-    return false;
-  }
-  if (p.role != role) {
-    err = where + "parameter '" + name + "' has role " + paramRoleName(p.role) +
-          ", expected " + paramRoleName(role);
-    return false;
-  }
-  return true;
+  return r.readType("dtype", half, std::nullopt, spec.dtype) &&
+         r.readType("logits_dtype", any, ElemType::F32, spec.logits) &&
+         r.readType("dtype_out", any, spec.dtype, spec.out);
 }
 
 } // namespace
@@ -225,8 +77,8 @@ bool parseMoeOp(const json &op, MoeSpec &spec, std::string &err) {
     return false;
   }
   MoeSpec s;
-  if (!readSizes(op, s, err) || !readFlags(op, s, err) ||
-      !readTypes(op, s, err))
+  const OpReader r{op, "moe", err};
+  if (!readSizes(r, s) || !readFlags(r, s) || !readTypes(r, s))
     return false;
   spec = s;
   return true;
@@ -404,27 +256,17 @@ std::vector<double> moeExpertRow(const MoeSpec &spec, const HostTensor &x,
                                  const HostTensor &wUp,
                                  const HostTensor &wDown, int64_t t,
                                  int64_t e) {
+  // Two rows of grouped GEMMs (kgen-decompose-moe's form of the layer): the
+  // gated one into a, the plain one into y_e, each rounded to dtype.
   const int64_t H = spec.hidden, I = spec.inter;
-  std::vector<double> xRow(static_cast<size_t>(H)), w(static_cast<size_t>(
-                                                        std::max(H, I)));
+  std::vector<double> xRow(static_cast<size_t>(H));
   readRow(x, t * H, H, xRow.data());
-  std::vector<double> gate(static_cast<size_t>(I), 0.0), up(gate);
-  for (int64_t h = 0; h < H; ++h) {
-    const int64_t base = (e * H + h) * I;
-    readRow(wGate, base, I, w.data());
-    for (int64_t i = 0; i < I; ++i)
-      gate[i] += xRow[h] * w[i];
-    readRow(wUp, base, I, w.data());
-    for (int64_t i = 0; i < I; ++i)
-      up[i] += xRow[h] * w[i];
-  }
-  std::vector<double> y(static_cast<size_t>(H), 0.0);
-  for (int64_t i = 0; i < I; ++i) {
-    const double a = roundTo(spec.dtype, activate(spec.act, gate[i]) * up[i]);
-    readRow(wDown, (e * I + i) * H, H, w.data());
-    for (int64_t h = 0; h < H; ++h)
-      y[h] += a * w[h];
-  }
+  std::vector<double> a =
+      expertRowProduct(xRow.data(), H, I, wGate, &wUp, e, spec.act);
+  for (double &v : a)
+    v = roundTo(spec.dtype, v);
+  std::vector<double> y =
+      expertRowProduct(a.data(), I, H, wDown, nullptr, e, Activation::None);
   for (double &v : y)
     v = roundTo(spec.dtype, v);
   return y;
@@ -556,17 +398,17 @@ bool checkMoeRouting(const MoeSpec &spec, const HostTensor &logits,
 bool checkMoeParams(const KernelPackage &pkg, const MoeSpec &spec,
                     std::string &err) {
   const int64_t copies = spec.tokens * spec.topK;
-  if (!checkTensor(pkg, "x", spec.dtype, ParamRole::Input, moeShapeX(spec),
+  if (!checkTensor(pkg, "moe", "x", spec.dtype, ParamRole::Input, moeShapeX(spec),
                    err) ||
-      !checkTensor(pkg, "router_logits", spec.logits, ParamRole::Input,
+      !checkTensor(pkg, "moe", "router_logits", spec.logits, ParamRole::Input,
                    moeShapeLogits(spec), err) ||
-      !checkTensor(pkg, "w_gate", spec.dtype, ParamRole::Input,
+      !checkTensor(pkg, "moe", "w_gate", spec.dtype, ParamRole::Input,
                    moeShapeGateUp(spec), err) ||
-      !checkTensor(pkg, "w_up", spec.dtype, ParamRole::Input,
+      !checkTensor(pkg, "moe", "w_up", spec.dtype, ParamRole::Input,
                    moeShapeGateUp(spec), err) ||
-      !checkTensor(pkg, "w_down", spec.dtype, ParamRole::Input,
+      !checkTensor(pkg, "moe", "w_down", spec.dtype, ParamRole::Input,
                    moeShapeDown(spec), err) ||
-      !checkTensor(pkg, "y", spec.out, ParamRole::Output, moeShapeX(spec), err))
+      !checkTensor(pkg, "moe", "y", spec.out, ParamRole::Output, moeShapeX(spec), err))
     return false;
   struct Workspace {
     const char *name;
@@ -583,22 +425,13 @@ bool checkMoeParams(const KernelPackage &pkg, const MoeSpec &spec,
       {"expert_out", spec.dtype, {copies, spec.hidden}}};
   for (const Workspace &w : workspaces) {
     const std::optional<size_t> i = pkg.findParam(w.name);
-    if (i && !checkTensor(pkg, w.name, w.type, ParamRole::Workspace, w.shape,
+    if (i && !checkTensor(pkg, "moe", w.name, w.type, ParamRole::Workspace, w.shape,
                           err))
       return false;
   }
-  static const char *const kOperands[] = {"x", "router_logits", "w_gate",
-                                          "w_up", "w_down", "y"};
-  for (const KernelParam &p : pkg.params)
-    if (p.kind == ParamKind::Tensor && p.role != ParamRole::Workspace &&
-        std::none_of(std::begin(kOperands), std::end(kOperands),
-                     [&](const char *n) { return p.name == n; })) {
-      err = "package " + pkg.name + ": moe has a tensor '" + p.name + "' (" +
-            paramRoleName(p.role) +
-            "), not one of x router_logits w_gate w_up w_down y";
-      return false;
-    }
-  return true;
+  return onlyOperands(pkg, "moe",
+                      {"x", "router_logits", "w_gate", "w_up", "w_down", "y"},
+                      err);
 }
 
 } // namespace kgen::rt

@@ -9,6 +9,7 @@
 
 #include "JsonRead.h"
 #include "kgen/runtime/Attention.h"
+#include "kgen/runtime/GroupedGemm.h"
 #include "kgen/runtime/Moe.h"
 #include "kgen/runtime/FileUtil.h"
 #include "kgen/runtime/JsonLimits.h"
@@ -476,6 +477,22 @@ bool checkAttention(const KernelPackage &pkg, const json &op,
   return true;
 }
 
+/// Reads the grouped_gemm signature (GroupedGemm.h) and checks the tensor
+/// parameters against it: "op: 'rows' must be ..." or "params: ...".
+bool checkGroupedGemm(const KernelPackage &pkg, const json &op,
+                      std::string &err) {
+  GroupedGemmSpec spec;
+  if (!parseGroupedGemmOp(op, spec, err)) {
+    const std::string prefix = "grouped_gemm op: ";
+    if (err.rfind(prefix, 0) == 0)
+      err = "op: " + err.substr(prefix.size());
+    return false;
+  }
+  if (!checkGroupedGemmParams(pkg, spec, err))
+    return fieldError("params", err, err);
+  return true;
+}
+
 bool readOp(const json &manifest, KernelPackage &pkg, std::string &err) {
   const json *op = require(manifest, "", "op", err);
   if (!op)
@@ -483,13 +500,15 @@ bool readOp(const json &manifest, KernelPackage &pkg, std::string &err) {
   if (!op->is_object())
     return typeError("op", "an object", *op, err);
   std::string kind;
-  const char *const kinds[] = {"gemm", "attention", "moe"};
+  const char *const kinds[] = {"gemm", "attention", "moe", "grouped_gemm"};
   if (!readNameField(*op, "op", "kind", kinds, kind, err))
     return false;
-  // The moe signature is not defined yet; it stays opaque.
+  // A moe op is checked when it is run (parseMoeOp, checkMoeParams).
   if (kind == "gemm" && !checkGemm(pkg, *op, err))
     return false;
   if (kind == "attention" && !checkAttention(pkg, *op, err))
+    return false;
+  if (kind == "grouped_gemm" && !checkGroupedGemm(pkg, *op, err))
     return false;
   pkg.op = *op;
   return true;
@@ -932,6 +951,10 @@ HostTensor makePackageInput(const KernelPackage &pkg, const KernelParam &param,
     return attentionKvLens(spec, seed);
   if (kind == "moe" && parseMoeOp(pkg.op, moe, err))
     if (std::optional<HostTensor> t = moeInput(moe, param, seed))
+      return *t;
+  GroupedGemmSpec grouped;
+  if (kind == "grouped_gemm" && parseGroupedGemmOp(pkg.op, grouped, err))
+    if (std::optional<HostTensor> t = groupedGemmInput(grouped, param, seed))
       return *t;
   return makeRandom(param.dtype, param.shape, seed);
 }

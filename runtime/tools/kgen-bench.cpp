@@ -229,7 +229,7 @@ int compileMode(const CliOptions &cli) {
   return resultsExitCode(file.results);
 }
 
-/// Compiles a gemm, attention or moe package for `device` and the reference
+/// Compiles a gemm, attention, moe or grouped_gemm package for `device` and the reference
 /// epilogue. On
 /// failure marks `kernel` (compile_failed, or launch_failed for a target
 /// the device cannot run) and returns false.
@@ -251,6 +251,10 @@ bool preparePackage(const KernelPackage &pkg, const DeviceInfo &device,
       return false;
     }
     prepared.moe = spec;
+  } else if (pkg.op.value("kind", "") == "grouped_gemm") {
+    GroupedGemmSpec spec;
+    (void)parseGroupedGemmOp(pkg.op, spec, err); // checked when loading
+    prepared.groupedGemm = spec;
   } else {
     (void)parseGemmOp(pkg.op, prepared.spec, err); // checked when loading
     prepared.tf32 = usesTf32(prepared.spec, pkg.config);
@@ -275,10 +279,12 @@ bool preparePackage(const KernelPackage &pkg, const DeviceInfo &device,
     return false;
   }
   kernel.resources = prepared.kernel.resources;
-  // An attention or moe package's child needs only the epilogue cubin's
-  // kgen_count_differences: compiled for the default GemmSpec.
-  if (!compileEpilogue(prepared.attention || prepared.moe ? GemmSpec{}
-                                                          : prepared.spec,
+  // An attention, moe or grouped_gemm package's child needs only the
+  // epilogue cubin's kgen_count_differences: compiled for the default
+  // GemmSpec.
+  const bool hostChecked =
+      prepared.attention || prepared.moe || prepared.groupedGemm;
+  if (!compileEpilogue(hostChecked ? GemmSpec{} : prepared.spec,
                        deviceArch(device), cacheDir,
                        prepared.epilogue, err)) {
     kernel.status = RunStatus::CompileFailed;
@@ -329,7 +335,8 @@ runPreparedGroup(const std::vector<PreparedPackage> &prepared,
                               : "not run: children of its group die before "
                                 "reporting (" + report.child.error + ")";
     }
-    if (prepared[i].attention || prepared[i].moe) { // no baseline
+    if (prepared[i].attention || prepared[i].moe ||
+        prepared[i].groupedGemm) { // no baseline
       out.push_back(std::move(one));
       continue;
     }
@@ -362,7 +369,8 @@ std::vector<PackageOutcome> runPackages(const std::vector<const KernelPackage *>
     kernel.sourceSha256 = pkg->sourceSha256;
     const std::string kind = pkg->op.value("kind", "");
     PreparedPackage prepared;
-    if (kind != "gemm" && kind != "attention" && kind != "moe") {
+    if (kind != "gemm" && kind != "attention" && kind != "moe" &&
+        kind != "grouped_gemm") {
       kernel.reason = "no reference for op kind '" + kind + "' yet: not run";
     } else if (preparePackage(*pkg, device, cacheDir, prepared, kernel)) {
       // A group shares inputs and a reference: one op, one tf32 use, the

@@ -1,271 +1,76 @@
 //===- MoeChild.cpp - verify and time moe packages of one op --------------===//
 //
-// The moe counterpart of AttentionChild.cpp: one child measures a group of
-// packages of one moe op over one set of inputs (makePackageInput: moeInput's
-// scaled weights and tie-free router logits) and one reference, the host's
+// The moe op's HostCheck (HostCheckedChild.h): the inputs are moeInput's
+// scaled weights and tie-free router logits; the reference is the host's
 // mirror (Moe.h) at moeCheckedTokens (every token of a small layer; the
 // first, the last and seeded tokens reaching as many experts as they can of
-// a big one). There is no vendor baseline. Per package: y poisoned with
-// NaN, workspaces allocated and poisoned, the kernels run once, y judged at
-// the checked tokens and, when the package has the expert_ids workspace,
-// the routing of every token exactly; timed only when right; after timing,
-// y bit for bit the checked run's, and every copy of every input still what
-// the reference read. A fault, or an input written, ends the child.
+// a big one). y is judged at the checked tokens and, when the package has
+// the expert_ids workspace, the routing of every token exactly.
 //
 //===----------------------------------------------------------------------===//
 
-#include "kgen/runtime/cuda/Bench.h"
+#include "HostCheckedChild.h"
 
 #include "kgen/runtime/Moe.h"
-#include "kgen/runtime/cuda/Device.h"
-#include "kgen/runtime/cuda/Kernel.h"
-#include "kgen/runtime/cuda/PackageLaunch.h"
 #include "kgen/runtime/cuda/Reference.h"
-#include "kgen/runtime/cuda/Session.h"
-
-#include <algorithm>
-#include <cstdio>
-#include <map>
 
 namespace kgen::rt {
 
 namespace {
 
-constexpr double kRotationMemoryFraction = 0.6;
-
-size_t tensorBytes(const KernelParam &param) {
-  size_t count = 1;
-  for (int64_t d : param.shape)
-    count *= static_cast<size_t>(d);
-  return count * elemTypeBytes(param.dtype);
-}
-
-class MoeGroupRun {
+class MoeCheck : public HostCheck {
 public:
-  MoeGroupRun(const std::vector<const PreparedPackage *> &group,
-                    const BenchOptions &options, CudaSession &session, int fd)
-      : group_(group), first_(*group.front()), spec_(*first_.moe),
-        o_(options), s_(session), fd_(fd) {}
+  MoeCheck(const MoeSpec &spec, uint64_t seed) : spec_(spec), seed_(seed) {}
 
-  int run();
+  const char *checkedOutput() const override { return "y"; }
+
+  void computeReference(
+      const std::map<std::string, const HostTensor *> &inputs) override {
+    logits_ = *inputs.at("router_logits");
+    tokens_ = moeCheckedTokens(spec_, logits_, seed_);
+    expected_ = moeExpected(spec_, *inputs.at("x"), logits_,
+                            *inputs.at("w_gate"), *inputs.at("w_up"),
+                            *inputs.at("w_down"), tokens_);
+  }
+
+  /// y at the checked tokens by relative Frobenius error; then expert_ids,
+  /// when the package has it, against the host's routing of every token.
+  bool judge(const HostTensor &y, const PackageLaunch &kernels,
+             KernelResult &result) override {
+    if (!rt::judge(gatherRows(y, tokens_, spec_.hidden), expected_.y,
+                   moeTolerance(spec_), result))
+      return false;
+    const Arena *ids = kernels.workspace("expert_ids");
+    if (ids == nullptr)
+      return true;
+    HostTensor got = makeZeros(ElemType::I32, moeShapeRoute(spec_));
+    std::string err;
+    if (!download(ids->slot(0), got, err)) {
+      markFailed(result, err);
+      return false;
+    }
+    std::string why;
+    if (!checkMoeRouting(spec_, logits_, got, why)) {
+      markWrong(result, why);
+      return false;
+    }
+    return true;
+  }
 
 private:
-  struct Tensor {
-    KernelParam param;
-    HostTensor host; // inputs: what the reference read
-    Arena arena;
-    DeviceBuffer pristine; // inputs: a copy no kernel is given
-  };
-
-  bool allocate(std::string &err);
-  void computeReference();
-  bool resetOutputs(std::string &err);
-  KernelResult runKernel(const PreparedPackage &prepared);
-  bool judgeOutputs(const PackageLaunch &kernels, KernelResult &result,
-                    HostTensor &y);
-  bool inputsIntact(KernelResult &result);
-
-  const std::vector<const PreparedPackage *> &group_;
-  const PreparedPackage &first_;
   const MoeSpec &spec_;
-  const BenchOptions &o_;
-  CudaSession &s_;
-  const int fd_;
-
-  std::map<std::string, Tensor> tensors_; // by parameter name
-  int sets_ = 1;
+  const uint64_t seed_;
+  HostTensor logits_;
   std::vector<int64_t> tokens_; // the tokens whose y is checked
   MoeExpected expected_;         // the reference at tokens_
-  LoadedKernel differences_;
-  DeviceBuffer differenceCount_;
 };
-
-bool MoeGroupRun::allocate(std::string &err) {
-  const KernelPackage &pkg = first_.pkg;
-  int64_t touched = 0;
-  for (const KernelParam &param : pkg.params)
-    if (param.kind == ParamKind::Tensor && param.role != ParamRole::Workspace)
-      touched += static_cast<int64_t>(alignUp(tensorBytes(param), kSlotAlignment));
-  int64_t workspace = 0;
-  for (const PreparedPackage *p : group_) {
-    int64_t bytes = 0;
-    for (const KernelParam &param : p->pkg.params)
-      if (param.kind == ParamKind::Tensor && param.role == ParamRole::Workspace)
-        bytes += static_cast<int64_t>(alignUp(tensorBytes(param), kSlotAlignment));
-    workspace = std::max(workspace, bytes);
-  }
-  touched += workspace;
-  int64_t freeBytes = 0;
-  if (!s_.freeBytes(freeBytes, err))
-    return false;
-  const auto budget = static_cast<int64_t>(kRotationMemoryFraction * freeBytes);
-  sets_ = rotationSets(touched, s_.device().l2Bytes, budget);
-
-  for (const KernelParam &param : pkg.params) {
-    if (param.kind != ParamKind::Tensor || param.role == ParamRole::Workspace)
-      continue;
-    Tensor &t = tensors_[param.name];
-    t.param = param;
-    if (!allocateArena(tensorBytes(param), sets_, t.arena, err))
-      return false;
-    if (param.role == ParamRole::Output) {
-      // All-ones bytes are NaN in every float type.
-      KGEN_CUDA_TRY(cudaMemset(t.arena.slot(0), 0xFF, t.arena.tensorBytes), err);
-    } else {
-      t.host = makePackageInput(pkg, param, o_.seed);
-      if (!upload(t.host, t.arena.slot(0), err) ||
-          !t.pristine.allocate(t.arena.tensorBytes, err))
-        return false;
-      KGEN_CUDA_TRY(cudaMemcpy(t.pristine.get(), t.arena.slot(0),
-                               t.arena.tensorBytes, cudaMemcpyDeviceToDevice),
-                    err);
-    }
-    if (!replicateSlotZero(t.arena, err))
-      return false;
-  }
-  if (!differenceCount_.allocate(sizeof(unsigned long long), err) ||
-      !differences_.load(first_.epilogue.cubin, kDifferencesEntry,
-                         differencesLaunch(), err))
-    return false;
-  return settle(err);
-}
-
-void MoeGroupRun::computeReference() {
-  const HostTensor &logits = tensors_.at("router_logits").host;
-  tokens_ = moeCheckedTokens(spec_, logits, o_.seed);
-  expected_ = moeExpected(spec_, tensors_.at("x").host, logits,
-                          tensors_.at("w_gate").host, tensors_.at("w_up").host,
-                          tensors_.at("w_down").host, tokens_);
-}
-
-/// Before a package's checked run: its outputs NaN again, so that an
-/// element it does not write cannot show the previous package's.
-bool MoeGroupRun::resetOutputs(std::string &err) {
-  for (auto &[name, t] : tensors_)
-    if (t.param.role == ParamRole::Output)
-      KGEN_CUDA_TRY(cudaMemset(t.arena.slot(0), 0xFF, t.arena.tensorBytes), err);
-  return settle(err);
-}
-
-/// Downloads y of copy 0 into `y` and judges it at the checked tokens by
-/// relative Frobenius error; then expert_ids, when the package has it,
-/// against the host's routing of every token.
-bool MoeGroupRun::judgeOutputs(const PackageLaunch &kernels,
-                               KernelResult &result, HostTensor &y) {
-  std::string err;
-  const Tensor &t = tensors_.at("y");
-  y = makeZeros(t.param.dtype, t.param.shape);
-  if (!download(t.arena.slot(0), y, err)) {
-    markFailed(result, err);
-    return false;
-  }
-  if (!judge(gatherRows(y, tokens_, spec_.hidden), expected_.y,
-             moeTolerance(spec_), result))
-    return false;
-  const Arena *ids = kernels.workspace("expert_ids");
-  if (ids == nullptr)
-    return true;
-  HostTensor got = makeZeros(ElemType::I32, moeShapeRoute(spec_));
-  if (!download(ids->slot(0), got, err)) {
-    markFailed(result, err);
-    return false;
-  }
-  std::string why;
-  if (!checkMoeRouting(spec_, tensors_.at("router_logits").host, got, why)) {
-    markWrong(result, why);
-    return false;
-  }
-  return true;
-}
-
-KernelResult MoeGroupRun::runKernel(const PreparedPackage &prepared) {
-  const KernelPackage &pkg = prepared.pkg;
-  KernelResult result = newResult(pkg.name, "kgen", pkg.op, pkg.config);
-  result.sourceSha256 = pkg.sourceSha256;
-  result.resources = prepared.kernel.resources;
-  if (!sameTensorParams(pkg, first_.pkg)) {
-    result.status = RunStatus::LaunchFailed;
-    result.reason = "its tensor parameters differ from those of the first "
-                    "package of its group";
-    return result;
-  }
-  std::string err;
-  if (!resetOutputs(err)) {
-    markFailed(result, "resetting the outputs: " + err);
-    return result;
-  }
-  PackageLaunch kernels;
-  const auto arenaOf = [&](const std::string &name) { return &tensors_.at(name).arena; };
-  if (!kernels.prepare(pkg, prepared.kernel.cubin, arenaOf, sets_, err)) {
-    markFailed(result, err);
-    return result;
-  }
-  const LaunchFn launch = [&](int set, cudaStream_t stream, std::string &e) {
-    return kernels.launch(set, stream, e);
-  };
-  if (!launch(0, s_.stream(), err) || !s_.sync("the checked run", err)) {
-    markFailed(result, err);
-    return result;
-  }
-  HostTensor checked;
-  if (!judgeOutputs(kernels, result, checked))
-    return result;
-  if (!timeResult(launch, sets_, s_.stream(), o_, pkg.flops, pkg.bytes, result))
-    return result;
-  // The same inputs give the same bits (the combine sums in slot order,
-  // the grouped GEMMs in a fixed order), or something raced or read memory
-  // no kernel wrote.
-  HostTensor again;
-  const KernelResult timed = result;
-  if (!judgeOutputs(kernels, result, again)) {
-    markWrong(result, "after the timed runs: " + result.reason);
-    return result;
-  }
-  result = timed;
-  if (again.data != checked.data)
-    markWrong(result, "after the timed runs, y differs from the checked "
-                      "run's (the same inputs: a race, or a read of memory "
-                      "no kernel wrote)");
-  return result;
-}
-
-bool MoeGroupRun::inputsIntact(KernelResult &result) {
-  for (auto &[name, t] : tensors_)
-    if (t.param.role == ParamRole::Input &&
-        !inputIntact(name, t.arena, t.pristine, differences_,
-                     static_cast<unsigned long long *>(differenceCount_.get()),
-                     s_.stream(), result))
-      return false;
-  return true;
-}
-
-int MoeGroupRun::run() {
-  std::string err;
-  if (!allocate(err)) {
-    for (const PreparedPackage *p : group_) {
-      KernelResult kernel = newResult(p->pkg.name, "kgen", p->pkg.op, p->pkg.config);
-      kernel.sourceSha256 = p->pkg.sourceSha256;
-      kernel.reason = "not run: setting up failed: " + err;
-      emitResult(s_, fd_, kernel);
-    }
-    return 1;
-  }
-  computeReference();
-  for (const PreparedPackage *p : group_) {
-    KernelResult kernel = runKernel(*p);
-    const bool goOn = kernel.status != RunStatus::Faulted && inputsIntact(kernel);
-    emitResult(s_, fd_, kernel);
-    if (!goOn)
-      return 1;
-  }
-  return 0;
-}
 
 } // namespace
 
 int moeGroupChild(const std::vector<const PreparedPackage *> &group,
                   const BenchOptions &options, CudaSession &session, int fd) {
-  return MoeGroupRun(group, options, session, fd).run();
+  MoeCheck check(*group.front()->moe, options.seed);
+  return hostCheckedGroupChild(group, options, session, fd, check);
 }
 
 } // namespace kgen::rt

@@ -1,7 +1,8 @@
 //===- PackageChild.cpp - verify and time gemm packages of one op ---------===//
 //
-// (Attention packages: AttentionChild.cpp, moe packages: MoeChild.cpp,
-// reached from packageGroupChild.)
+// (Attention packages: AttentionChild.cpp, moe and grouped_gemm packages:
+// MoeChild.cpp and GroupedGemmChild.cpp over HostCheckedChild.cpp, reached
+// from packageGroupChild.)
 //
 // One child measures a group of packages of one op (the candidates of a
 // search): the CUDA context, the inputs and the reference are made once,
@@ -462,10 +463,11 @@ int packageGroupChild(const std::vector<const PreparedPackage *> &group,
   CudaSession session;
   std::string err;
   const bool moe = group.front()->moe.has_value();
+  const bool grouped = group.front()->groupedGemm.has_value();
   const bool attention = group.front()->attention.has_value();
   if (!session.open(err)) {
     for (const PreparedPackage *p : group) {
-      if (attention || moe) { // no baseline
+      if (attention || moe || grouped) { // no baseline
         KernelResult kernel = newResult(p->pkg.name, "kgen", p->pkg.op, p->pkg.config);
         kernel.status = RunStatus::LaunchFailed;
         kernel.reason = "opening the device: " + err;
@@ -483,6 +485,8 @@ int packageGroupChild(const std::vector<const PreparedPackage *> &group,
   }
   if (moe)
     return moeGroupChild(group, options, session, fd);
+  if (grouped)
+    return groupedGemmGroupChild(group, options, session, fd);
   if (attention)
     return attentionGroupChild(group, options, session, fd);
   return GroupRun(group, options, session, fd).run();
@@ -518,7 +522,7 @@ std::string baselineResultName(const std::string &packageName,
 }
 
 std::string baselineNameFor(const PreparedPackage &prepared) {
-  if (prepared.attention || prepared.moe)
+  if (prepared.attention || prepared.moe || prepared.groupedGemm)
     return "";
   std::string omitted;
   (void)baselineProblem(prepared.spec, prepared.tf32, omitted);

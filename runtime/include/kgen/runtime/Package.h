@@ -137,7 +137,9 @@ bool writePackage(const std::string &dir, const KernelPackage &pkg,
 /// attention package's kv_lens, whose lengths attentionKvLens (Attention.h)
 /// draws from that seed so that they lie in [0, Skv], and a moe package's
 /// inputs, filled by moeInput (Moe.h: weights scaled by 1 / sqrt(K),
-/// router logits without ties). Precondition: `pkg`
+/// router logits without ties), and a grouped_gemm package's, filled by
+/// groupedGemmInput (GroupedGemm.h: B scaled likewise, non-decreasing
+/// expert_offsets). Precondition: `pkg`
 /// was loaded (its op checked) and `param` is one of its tensors.
 HostTensor makePackageInput(const KernelPackage &pkg, const KernelParam &param,
                             uint64_t runSeed);

@@ -15,6 +15,7 @@
 #include "kgen/runtime/Moe.h"
 #include "kgen/runtime/ChildReports.h"
 #include "kgen/runtime/Gemm.h"
+#include "kgen/runtime/GroupedGemm.h"
 #include "kgen/runtime/Nvrtc.h"
 #include "kgen/runtime/Package.h"
 #include "kgen/runtime/Results.h"
@@ -52,6 +53,7 @@ struct PreparedPackage {
   bool tf32 = false;
   std::optional<AttentionSpec> attention;
   std::optional<MoeSpec> moe; // as attention: no baseline, epilogue default
+  std::optional<GroupedGemmSpec> groupedGemm; // likewise
   CompileResult kernel;
   CompileResult epilogue;
 };
@@ -99,6 +101,15 @@ int attentionGroupChild(const std::vector<const PreparedPackage *> &group,
 int moeGroupChild(const std::vector<const PreparedPackage *> &group,
                   const BenchOptions &options, CudaSession &session, int fd);
 
+/// The same for a group of grouped_gemm packages (cuda/GroupedGemmChild.cpp):
+/// D compared with the host's reference (GroupedGemm.h) at
+/// groupedGemmCheckedRows, and at every row zero where no group covers it
+/// and never NaN; then timed when right, D checked bit for bit against the
+/// checked run, and the inputs checked intact.
+int groupedGemmGroupChild(const std::vector<const PreparedPackage *> &group,
+                          const BenchOptions &options, CudaSession &session,
+                          int fd);
+
 /// Whether two packages have the same tensor parameters (names, element
 /// types, shapes and roles; workspaces aside): what packageGroupChild needs
 /// of a group.
@@ -113,7 +124,7 @@ int packageChild(const PreparedPackage &prepared, const BenchOptions &options,
 std::string baselineResultName(const std::string &packageName,
                                const std::string &omitted);
 /// baselineResultName of `prepared`, what it leaves out found from its op;
-/// "" for an attention or moe package (no baseline).
+/// "" for an attention, moe or grouped_gemm package (no baseline).
 std::string baselineNameFor(const PreparedPackage &prepared);
 
 /// Times cuBLASLt over `shapes` (plain GEMMs), one result line per shape.
