@@ -68,3 +68,54 @@ nlohmann::json mlir::kgen::toJson(GroupedGemmConfigAttr c) {
           {"attribute", text},
           {"emitter_version", kEmitterVersion}};
 }
+
+std::optional<GroupedGemmConfigFields>
+mlir::kgen::groupedGemmFieldsFromJson(const nlohmann::json &j,
+                                      GroupedGemmLegalityError &refusal) {
+  if (!j.is_object()) {
+    refusal = {"", "expected an object, got " + j.dump()};
+    return std::nullopt;
+  }
+  GroupedGemmConfigFields f;
+  auto text = [&](const char *key) -> std::optional<std::string> {
+    auto it = j.find(key);
+    if (it == j.end())
+      refusal = {key, "missing"};
+    else if (!it->is_string())
+      refusal = {key, "unknown value " + it->dump()};
+    else
+      return it->get<std::string>();
+    return std::nullopt;
+  };
+  std::optional<std::string> target = text("target");
+  if (!target)
+    return std::nullopt;
+  std::optional<Target> t = symbolizeTarget(*target);
+  if (!t) {
+    refusal = {"target", "unknown value \"" + *target + "\""};
+    return std::nullopt;
+  }
+  f.target = *t;
+  std::optional<std::string> family = text("instruction");
+  if (!family)
+    return std::nullopt;
+  std::optional<InstructionFamily> i = symbolizeInstructionFamily(*family);
+  if (!i) {
+    refusal = {"instruction", "unknown value \"" + *family + "\""};
+    return std::nullopt;
+  }
+  f.instruction = *i;
+  const std::pair<const char *, int64_t *> sizes[] = {
+      {"block_m", &f.blockM}, {"block_n", &f.blockN}, {"block_k", &f.blockK},
+      {"warps_m", &f.warpsM}, {"warps_n", &f.warpsN}, {"stages", &f.stages}};
+  for (auto [key, out] : sizes) {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_number_integer()) {
+      refusal = {key, it == j.end() ? std::string("missing")
+                                    : "expected an integer, got " + it->dump()};
+      return std::nullopt;
+    }
+    *out = it->get<int64_t>();
+  }
+  return f;
+}

@@ -9,6 +9,9 @@
 #define KGEN_DIALECT_MOEJSON_H
 
 #include "dialect/GemmJson.h"
+#include "dialect/GroupedGemmLegality.h"
+
+#include <optional>
 
 namespace mlir::kgen {
 /// The layer a kgen.moe computes: kind "moe", tokens, hidden, inter,
@@ -23,6 +26,14 @@ DictionaryAttr groupedGemmSignature(GroupedGemmOp op);
 /// Every field of a grouped_gemm_config, plus "attribute" (its MLIR text)
 /// and the emitter version.
 nlohmann::json toJson(GroupedGemmConfigAttr config);
+
+/// The legality's fields of a stored grouped_gemm_config (toJson's form:
+/// other fields, source, entry and kgen-tune's predicted_ms among them, are
+/// not read); nullopt with the first field that is missing, mistyped or no
+/// known value in `refusal`. The legality is the caller's to check.
+std::optional<GroupedGemmConfigFields>
+groupedGemmFieldsFromJson(const nlohmann::json &json,
+                          GroupedGemmLegalityError &refusal);
 } // namespace mlir::kgen
 
 #endif // KGEN_DIALECT_MOEJSON_H

@@ -3,11 +3,12 @@
 // Precondition: verified kgen ops. Postcondition: every kgen.gemm carries a
 // config, and so does every kgen.attention that some config lowers;
 // existing configs are untouched. Measured configs come from tuning
-// databases (runtime/include/kgen/runtime/TuningDb.h: gemm and attention
-// keys alike); otherwise the cost model of CostModel.h (when databases or a
-// fitted model are given) or the heuristic of Strategy.cpp
-// (AttentionStrategy.cpp for attention) decides. See Passes.td for the
-// rules.
+// databases (runtime/include/kgen/runtime/TuningDb.h: gemm, attention and
+// grouped GEMM keys alike, each expert GEMM of a kgen.moe its own key);
+// otherwise the cost model of CostModel.h (when databases or a fitted model
+// are given) or the heuristic of Strategy.cpp (AttentionStrategy.cpp for
+// attention, MoeStrategy.cpp for grouped GEMMs) decides. See Passes.td for
+// the rules.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,7 @@
 #include "dialect/GemmJson.h"
 #include "dialect/GemmLegality.h"
 #include "dialect/KgenTarget.h"
+#include "dialect/MoeJson.h"
 #include "dialect/MoeLegality.h"
 #include "kgen/runtime/TuningDb.h"
 
@@ -56,6 +58,19 @@ struct NamedDb {
 /// same op at other sizes" may differ in (the nearest measured shape).
 constexpr const char *kGemmSizes[] = {"m", "n", "k", "batch"};
 constexpr const char *kAttentionSizes[] = {"seq_kv", "seq_q", "batch"};
+/// A grouped GEMM key's one size: its tokens bucket (rt::tokensBucket).
+constexpr const char *kGroupedGemmSizes[] = {"tokens_bucket"};
+
+/// One grouped GEMM being configured (an expert GEMM of a kgen.moe, or a
+/// kgen.grouped_gemm), as the tuning lookup sees it: its problem, for the
+/// legality, and its key op (rt::groupedGemmKeyOp: role, sizes, types and
+/// tokens bucket).
+struct GroupedGemmSite {
+  Operation *op;
+  GroupedGemmProblem problem;
+  nlohmann::json keyOp;
+  MLIRContext *getContext() const { return op->getContext(); }
+};
 
 /// The op signature without `sizes`.
 nlohmann::json withoutSizes(nlohmann::json op, ArrayRef<const char *> sizes) {
@@ -172,6 +187,36 @@ std::string shapeText(AttentionOp, const nlohmann::json &op) {
       .str();
 }
 
+/// "gate_up e8 top2 k4096 n14336 T33-64": a grouped GEMM key, its tokens
+/// bucket as the token counts it holds.
+std::string shapeText(const GroupedGemmSite &, const nlohmann::json &op) {
+  int64_t bucket = sizeOf(op, "tokens_bucket");
+  std::string tokens = bucket <= 1 ? "T1"
+                                   : llvm::formatv("T{0}-{1}", bucket / 2 + 1,
+                                                   bucket)
+                                         .str();
+  auto role = op.find("role");
+  return llvm::formatv("{0} e{1} top{2} k{3} n{4} {5}",
+                       role != op.end() && role->is_string()
+                           ? role->get<std::string>()
+                           : std::string("?"),
+                       sizeOf(op, "experts"), sizeOf(op, "top_k"),
+                       sizeOf(op, "k"), sizeOf(op, "n"), tokens)
+      .str();
+}
+
+/// Whether a grouped GEMM key is decode-like: at its tokens bucket, with
+/// uniform routing, every expert hit gets at most 16 rows (one 16-row tile
+/// each: the blocks stream the experts' weights), against prefill-like
+/// (many row tiles per expert, bound by the MMAs). A tile measured in one
+/// regime is no guide to the other.
+bool isDecodeGroupedGemm(const nlohmann::json &keyOp) {
+  double rows = double(sizeOf(keyOp, "tokens_bucket")) *
+                double(std::max<int64_t>(1, sizeOf(keyOp, "top_k")));
+  double hit = std::max(1.0, std::min(double(sizeOf(keyOp, "experts")), rows));
+  return rows / hit <= 16;
+}
+
 /// Whether a measurement of `stored` may stand for `op` at other sizes:
 /// any gemm; an attention of the same regime (decode-shaped or not,
 /// isDecodeAttention), whose tiles differ in kind (one packed row tile and
@@ -184,10 +229,17 @@ bool sameRegime(AttentionOp op, const nlohmann::json &stored) {
          isDecodeAttention(other);
 }
 
+bool sameRegime(const GroupedGemmSite &site, const nlohmann::json &stored) {
+  return isDecodeGroupedGemm(site.keyOp) == isDecodeGroupedGemm(stored);
+}
+
 DictionaryAttr signatureOf(GemmOp op) { return gemmSignature(op); }
 DictionaryAttr signatureOf(AttentionOp op) { return attentionSignature(op); }
 ArrayRef<const char *> sizesOf(GemmOp) { return kGemmSizes; }
 ArrayRef<const char *> sizesOf(AttentionOp) { return kAttentionSizes; }
+ArrayRef<const char *> sizesOf(const GroupedGemmSite &) {
+  return kGroupedGemmSizes;
+}
 
 /// A refusal of a stored config: the config field and why.
 struct ConfigRefusal {
@@ -221,6 +273,7 @@ struct KgenSelectStrategyPass
       }
       dbs.push_back(std::move(named));
     }
+    tuningDbs = &dbs; // for chooseGrouped, during this run
     // The cost model decides what measurements do not: fitted from a file,
     // or the first guesses when only databases are given.
     useModel = !databases.empty() || !model.empty();
@@ -297,15 +350,26 @@ struct KgenSelectStrategyPass
   }
 
   /// The config of one grouped GEMM (a kgen.moe's expert GEMM or a
-  /// kgen.grouped_gemm): the cost model's fastest legal one when it
-  /// decides (source = model, its prediction in the entry), else the
-  /// heuristic's (source = default); null, with a remark that says why,
-  /// when none lowers it (it stays on the reference path). Grouped GEMMs
-  /// have no tuning-database keys yet.
+  /// kgen.grouped_gemm), as for gemm: measured (an entry of its grouped
+  /// GEMM key: role, sizes, types and tokens bucket, same target and
+  /// toolchain), else nearest (another tokens bucket of the same regime,
+  /// isDecodeGroupedGemm), each re-checked against the grouped GEMM
+  /// legality for this op; else the cost model's fastest legal config when
+  /// it decides (source = model, its prediction in the entry); else the
+  /// heuristic's (source = default). Null, with a remark that says why,
+  /// when none lowers it (it stays on the reference path).
   GroupedGemmConfigAttr chooseGrouped(Operation *op, StringRef what,
                                       const GroupedGemmProblem &problem,
                                       Target t) {
     MLIRContext *ctx = op->getContext();
+    bool stale = false;
+    if (tuningDbs && !tuningDbs->empty())
+      if (std::optional<GroupedGemmSite> site = groupedSite(op, problem))
+        if (GroupedGemmConfigAttr measured =
+                measuredChoice<GroupedGemmSite, GroupedGemmConfigAttr>(
+                    *site, t, *tuningDbs, stale))
+          return measured;
+    GroupedGemmConfigAttr modelled;
     if (useModel) {
       std::optional<GroupedGemmConfigFields> best;
       double bestMs = INFINITY;
@@ -318,11 +382,15 @@ struct KgenSelectStrategyPass
         }
       }
       if (best)
-        return groupedGemmConfigAttr(
+        modelled = groupedGemmConfigAttr(
             ctx, *best, ConfigSource::model,
             llvm::formatv("{0}: {1:F4} ms predicted", modelLabel, bestMs)
                 .str());
     }
+    if (stale)
+      remarkStale(op, bool(modelled), what);
+    if (modelled)
+      return modelled;
     GroupedGemmLegalityError refusal;
     if (std::optional<GroupedGemmConfigFields> f =
             defaultGroupedGemmFields(problem, t, &refusal))
@@ -334,7 +402,32 @@ struct KgenSelectStrategyPass
     return {};
   }
 
+  /// The tuning lookup's view of `problem`, a grouped GEMM of `op`: role
+  /// gate_up (gated) or down of a kgen.moe, grouped for a
+  /// kgen.grouped_gemm; nullopt when its signature makes no key.
+  std::optional<GroupedGemmSite> groupedSite(Operation *op,
+                                             const GroupedGemmProblem &problem) {
+    nlohmann::json signature;
+    std::string role;
+    if (auto moe = dyn_cast<MoeOp>(op)) {
+      signature = toJson(moeSignature(moe));
+      role = problem.gated ? "gate_up" : "down";
+    } else if (auto g = dyn_cast<GroupedGemmOp>(op)) {
+      signature = toJson(groupedGemmSignature(g));
+      role = "grouped";
+    } else {
+      return std::nullopt;
+    }
+    GroupedGemmSite site{op, problem, nlohmann::json()};
+    std::string err;
+    if (!rt::groupedGemmKeyOp(signature, role, site.keyOp, err))
+      return std::nullopt;
+    return site;
+  }
+
   bool useModel = false;
+  /// The databases runOnOperation read, while it runs.
+  const std::vector<NamedDb> *tuningDbs = nullptr;
   MachineModel machine;
   std::string modelLabel;
   LocationAttr moduleLoc; // set by runOnOperation
@@ -389,6 +482,18 @@ struct KgenSelectStrategyPass
   template <typename Op> rt::TuningKey keyFor(Op op, Target t) {
     rt::TuningKey key;
     key.op = toJson(signatureOf(op));
+    key.arch = stringifyTarget(t).str();
+    key.device = device;
+    key.cudaVersion = KGEN_CUDA_VERSION;
+    key.emitterVersion = kEmitterVersion;
+    return key;
+  }
+
+  /// The key a measurement of a grouped GEMM on this target and toolchain
+  /// has: its key op.
+  rt::TuningKey keyFor(const GroupedGemmSite &site, Target t) {
+    rt::TuningKey key;
+    key.op = site.keyOp;
     key.arch = stringifyTarget(t).str();
     key.device = device;
     key.cudaVersion = KGEN_CUDA_VERSION;
@@ -499,6 +604,44 @@ struct KgenSelectStrategyPass
     return {};
   }
 
+  /// bestFor of a grouped GEMM: the same rules with the grouped GEMM
+  /// legality (dialect/GroupedGemmLegality.h), for this grouped GEMM's
+  /// operands (a borrowed block_m need not fit its rows: it is legal, and
+  /// the regime keeps it near).
+  GroupedGemmConfigAttr bestFor(const GroupedGemmSite &site,
+                                const NamedDb &named, size_t index,
+                                ConfigSource source, StringRef label,
+                                bool exact) {
+    const rt::TuningEntry &entry = named.db.entries[index];
+    GroupedGemmOperands operands = site.problem.operands();
+    for (const rt::TuningCandidate *c : entry.ranked()) {
+      const size_t position = size_t(c - entry.candidates.data());
+      GroupedGemmLegalityError refusal;
+      std::optional<GroupedGemmConfigFields> fields =
+          groupedGemmFieldsFromJson(c->config, refusal);
+      if (!fields) {
+        warnRefused(named, index, *c, position,
+                    {refusal.field, refusal.message}, "");
+        continue;
+      }
+      if (std::optional<GroupedGemmLegalityError> e =
+              checkGroupedGemmLegality(*fields)) {
+        warnRefused(named, index, *c, position, {e->field, e->message},
+                    " (grouped GEMM legality)");
+        continue;
+      }
+      if (std::optional<GroupedGemmLegalityError> e =
+              checkGroupedGemmLegality(*fields, &operands)) {
+        if (exact)
+          warnRefused(named, index, *c, position, {e->field, e->message},
+                      " (grouped GEMM legality, for this grouped GEMM)");
+        continue;
+      }
+      return groupedGemmConfigAttr(site.getContext(), *fields, source, label);
+    }
+    return {};
+  }
+
   /// The measured config of `op`, from databases: the fastest legal
   /// candidate of an entry with the same op, target and toolchain (the
   /// first database that has one wins), else the nearest measured shape:
@@ -556,10 +699,14 @@ struct KgenSelectStrategyPass
     return nearest;
   }
 
-  /// Says that `op`'s only measurements are of another toolchain.
-  void remarkStale(Operation *op, bool modelled) {
+  /// Says that `op`'s only measurements are of another toolchain (`what`:
+  /// which of its GEMMs, when not the op itself).
+  void remarkStale(Operation *op, bool modelled, StringRef what = {}) {
     emitRemark(op->getLoc())
-        << "tuning entries for this " << (isa<GemmOp>(op) ? "gemm" : "attention")
+        << "tuning entries for this "
+        << (!what.empty()      ? what
+            : isa<GemmOp>(op) ? StringRef("gemm")
+                              : StringRef("attention"))
         << " were measured with another toolchain (now CUDA "
         << KGEN_CUDA_VERSION << ", emitter " << kEmitterVersion << "): stale, "
         << (modelled ? "the cost model decides" : "using the default strategy");

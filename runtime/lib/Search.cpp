@@ -212,13 +212,22 @@ SearchStatus searchCandidates(
 
 TuningKey tuningKeyFor(const KernelResult &result, const DeviceInfo &device) {
   TuningKey key;
-  key.op = result.op;
-  auto target = result.config.find("target");
-  key.arch = target != result.config.end() && target->is_string()
+  // A moe layer's or grouped GEMM's result is recorded under its grouped
+  // GEMM key; what cannot be (no tuned role) keeps its op, which checkKey
+  // then refuses, naming the field.
+  nlohmann::json config;
+  std::string err;
+  if (!tuningRecordOf(result.op, result.config, key.op, config, err)) {
+    key.op = result.op;
+    config = result.config;
+  }
+  auto target = config.is_object() ? config.find("target") : config.end();
+  key.arch = target != config.end() && target->is_string()
                  ? target->get<std::string>()
                  : "";
-  auto emitter = result.config.find("emitter_version");
-  key.emitterVersion = emitter != result.config.end() &&
+  auto emitter =
+      config.is_object() ? config.find("emitter_version") : config.end();
+  key.emitterVersion = emitter != config.end() &&
                                emitter->is_number_integer()
                            ? emitter->get<int>()
                            : 0;
@@ -236,7 +245,11 @@ void addToDb(const SearchOutcome &o, const DeviceInfo &device,
     if (!run.result)
       continue;
     TuningCandidate c;
-    c.config = run.result->config;
+    nlohmann::json keyOp;
+    std::string err;
+    if (!tuningRecordOf(run.result->op, run.result->config, keyOp, c.config,
+                        err))
+      c.config = run.result->config;
     c.status = run.result->status;
     c.correct = correctRun(run);
     if (i < o.laterFailure.size() && o.laterFailure[i].result) {

@@ -78,7 +78,10 @@ const char *const kElementTypes[] = {"f64", "f32", "f16", "bf16", "f8E4M3FN"};
 const char *const kAttentionTypes[] = {"f32", "f16", "bf16"};
 const char *const kActivations[] = {"none", "relu", "gelu", "silu"};
 /// The op kinds a key may hold, each with its signature below.
-const char *const kOpKinds[] = {"gemm", "attention"};
+const char *const kOpKinds[] = {"gemm", "attention", "grouped_gemm"};
+/// What a grouped GEMM key is: one of a kgen.moe's two expert GEMMs, or a
+/// kgen.grouped_gemm of its own.
+const char *const kGroupedGemmRoles[] = {"gate_up", "down", "grouped"};
 
 /// What a field of an op signature holds.
 enum class SignatureValue {
@@ -93,6 +96,8 @@ enum class SignatureValue {
   Scalar,              // a finite number
   OptionalScalar,      // null (absent) or a finite number
   Activation,          // one of kActivations
+  Role,                // one of kGroupedGemmRoles
+  Bucket,              // a power of two in [1, kMaxOpSize] (tokensBucket)
 };
 
 struct SignatureField {
@@ -143,6 +148,22 @@ const SignatureField kAttentionSignature[] = {
     {"window_right", SignatureValue::OptionalCount},
     {"alibi", SignatureValue::Flag},
     {"softcap", SignatureValue::OptionalScalar},
+};
+
+/// Every field of a grouped GEMM key (groupedGemmKeyOp writes them): a
+/// key's op has all of them and no other.
+const SignatureField kGroupedGemmSignature[] = {
+    {"kind", SignatureValue::Kind},
+    {"role", SignatureValue::Role},
+    {"experts", SignatureValue::Size},
+    {"top_k", SignatureValue::Size},
+    {"k", SignatureValue::Size},
+    {"n", SignatureValue::Size},
+    {"gated", SignatureValue::Flag},
+    {"activation", SignatureValue::Activation},
+    {"dtype", SignatureValue::ElementType},
+    {"dtype_out", SignatureValue::ElementType},
+    {"tokens_bucket", SignatureValue::Bucket},
 };
 
 template <size_t N>
@@ -213,6 +234,19 @@ bool checkSignatureValue(const json &j, const std::string &path,
     return typeError(path, "a finite number or null", j, err);
   case SignatureValue::Activation:
     return checkName(j, path, kActivations, err);
+  case SignatureValue::Role:
+    return checkName(j, path, kGroupedGemmRoles, err);
+  case SignatureValue::Bucket: {
+    int64_t v;
+    if (!readInt(j, path, 1, kMaxOpSize, v, err))
+      return false;
+    if ((v & (v - 1)) != 0)
+      return fieldError(path,
+                        "expected a power of two (a tokens bucket), got " +
+                            std::to_string(v),
+                        err);
+    return true;
+  }
   }
   return true;
 }
@@ -280,7 +314,36 @@ bool checkAttentionValues(const json &op, const std::string &path,
   return true;
 }
 
-/// `op` is a complete gemm or attention signature and nothing else.
+/// What a grouped GEMM key's fields must satisfy together: the gated GEMM
+/// of a kgen.moe is its gate_up, the other its down; a kgen.grouped_gemm
+/// of its own routes each row once (top_k 1); top_k <= experts.
+/// Precondition: checkSignature accepted `op`.
+bool checkGroupedGemmValues(const json &op, const std::string &path,
+                            std::string &err) {
+  const std::string &role = op["role"].get_ref<const std::string &>();
+  const bool gated = op["gated"].get<bool>();
+  if ((role == "gate_up" && !gated) || (role == "down" && gated))
+    return fieldError(fieldPath(path, "gated"),
+                      "expected " + std::string(gated ? "false" : "true") +
+                          " for role \"" + role + "\"",
+                      err);
+  const int64_t topK = op["top_k"].get<int64_t>();
+  if (role == "grouped" && topK != 1)
+    return fieldError(fieldPath(path, "top_k"),
+                      "expected 1 for role \"grouped\", got " +
+                          std::to_string(topK),
+                      err);
+  if (topK > op["experts"].get<int64_t>())
+    return fieldError(fieldPath(path, "top_k"),
+                      "expected at most experts (" +
+                          std::to_string(op["experts"].get<int64_t>()) +
+                          "), got " + std::to_string(topK),
+                      err);
+  return true;
+}
+
+/// `op` is a complete gemm, attention or grouped GEMM signature and
+/// nothing else.
 bool checkOp(const json &op, const std::string &path, std::string &err) {
   if (!op.is_object())
     return typeError(path, "an object", op, err);
@@ -292,6 +355,10 @@ bool checkOp(const json &op, const std::string &path, std::string &err) {
   if (*kind == "attention")
     return checkSignature(op, path, "attention", kAttentionSignature, err) &&
            checkAttentionValues(op, path, err);
+  if (*kind == "grouped_gemm")
+    return checkSignature(op, path, "grouped_gemm", kGroupedGemmSignature,
+                          err) &&
+           checkGroupedGemmValues(op, path, err);
   return fieldError(fieldPath(path, "kind"),
                     "expected one of " + joinNames(kOpKinds) +
                         " (the op kinds a tuning database holds), got " +
@@ -703,6 +770,115 @@ bool checkCandidate(const TuningCandidate &candidate, std::string &err) {
 
 bool checkTime(const SampleStats &time, std::string &err) {
   return checkTimeAt(time, "time", err);
+}
+
+//===----------------------------------------------------------------------===//
+// Grouped GEMM keys
+//===----------------------------------------------------------------------===//
+
+int64_t tokensBucket(int64_t tokens) {
+  int64_t bucket = 1;
+  while (bucket < tokens && bucket < kMaxOpSize)
+    bucket *= 2;
+  return bucket;
+}
+
+bool groupedGemmKeyOp(const json &op, const std::string &role, json &keyOp,
+                      std::string &err) {
+  if (!op.is_object())
+    return typeError("op", "an object", op, err);
+  const json *kind = require(op, "op", "kind", err);
+  if (!kind)
+    return false;
+  const bool moe = *kind == "moe";
+  if (!moe && *kind != "grouped_gemm")
+    return fieldError("op.kind",
+                      "expected \"moe\" or \"grouped_gemm\", got " +
+                          describe(*kind),
+                      err);
+  if (moe ? role != "gate_up" && role != "down" : role != "grouped")
+    return fieldError("role",
+                      "expected " +
+                          std::string(moe ? "gate_up or down" : "grouped") +
+                          " for a " + kind->get<std::string>() + ", got " +
+                          describe(json(role)),
+                      err);
+  auto size = [&](const char *key, int64_t &out) {
+    const json *j = require(op, "op", key, err);
+    return j && readInt(*j, fieldPath("op", key), 1, kMaxOpSize, out, err);
+  };
+  auto copy = [&](const char *from, const char *to) {
+    const json *j = require(op, "op", from, err);
+    if (j)
+      keyOp[to] = *j;
+    return j != nullptr;
+  };
+  keyOp = json::object();
+  keyOp["kind"] = "grouped_gemm";
+  keyOp["role"] = role;
+  int64_t experts = 0, tokens = 0, topK = 1, k = 0, n = 0;
+  if (!size("experts", experts) || !copy("activation", "activation") ||
+      !copy("dtype", "dtype") || !copy("dtype_out", "dtype_out"))
+    return false;
+  if (moe) {
+    int64_t hidden = 0, inter = 0;
+    if (!size("tokens", tokens) || !size("top_k", topK) ||
+        !size("hidden", hidden) || !size("inter", inter))
+      return false;
+    k = role == "gate_up" ? hidden : inter;
+    n = role == "gate_up" ? inter : hidden;
+  } else {
+    if (!size("rows", tokens) || !size("k", k) || !size("n", n))
+      return false;
+  }
+  keyOp["experts"] = experts;
+  keyOp["top_k"] = topK;
+  keyOp["k"] = k;
+  keyOp["n"] = n;
+  if (moe) {
+    keyOp["gated"] = role == "gate_up";
+  } else if (!copy("gated", "gated")) {
+    return false;
+  }
+  keyOp["tokens_bucket"] = tokensBucket(tokens);
+  return true;
+}
+
+bool tuningRecordOf(const json &op, const json &config, json &keyOp,
+                    json &keyConfig, std::string &err) {
+  const json *kind = op.is_object() ? member(op, "kind") : nullptr;
+  if (!kind || (*kind != "moe" && *kind != "grouped_gemm")) {
+    keyOp = op;
+    keyConfig = config;
+    return true;
+  }
+  if (*kind == "grouped_gemm") {
+    keyConfig = config;
+    return groupedGemmKeyOp(op, "grouped", keyOp, err);
+  }
+  if (!config.is_object())
+    return typeError("config", "an object", config, err);
+  std::string role;
+  if (!readStringField(config, "config", "tuned_role", role, err))
+    return false;
+  if (role != "gate_up" && role != "down")
+    return fieldError("config.tuned_role",
+                      "expected gate_up or down, got " + describe(json(role)),
+                      err);
+  const std::string other = role == "gate_up" ? "down" : "gate_up";
+  const json *mine = requireObject(config, "config", role.c_str(), err);
+  const json *paired = requireObject(config, "config", other.c_str(), err);
+  if (!mine || !paired)
+    return false;
+  keyConfig = *mine;
+  auto text = paired->find("attribute");
+  keyConfig["paired_with"] =
+      text != paired->end() && text->is_string() ? *text : json();
+  auto predicted = paired->find("predicted_ms");
+  keyConfig["paired_predicted_ms"] =
+      predicted != paired->end() && predicted->is_number() ? *predicted
+                                                           : json();
+  return groupedGemmKeyOp(op, role, keyOp, err);
 }
 
 //===----------------------------------------------------------------------===//

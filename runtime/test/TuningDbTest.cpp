@@ -513,8 +513,8 @@ const Mutation kMutations[] = {
     {"/entries/0/key/op", {{"kind", "gemm"}}, "entries[0].key.op.batch: missing"},
     {"/entries/0/key/op/batched_b", kRemoved, "entries[0].key.op.batched_b: missing"},
     {"/entries/0/key/op/dtype_c", kRemoved, "entries[0].key.op.dtype_c: missing"},
-    {"/entries/0/key/op/kind", "conv", "entries[0].key.op.kind: expected one of gemm attention (the op kinds a tuning database holds), got \"conv\""},
-    {"/entries/0/key/op/kind", 1, "entries[0].key.op.kind: expected one of gemm attention"},
+    {"/entries/0/key/op/kind", "conv", "entries[0].key.op.kind: expected one of gemm attention grouped_gemm (the op kinds a tuning database holds), got \"conv\""},
+    {"/entries/0/key/op/kind", 1, "entries[0].key.op.kind: expected one of gemm attention grouped_gemm"},
     // A gemm with attention's kind: the attention signature's fields.
     {"/entries/0/key/op/kind", "attention", "entries[0].key.op.q_heads: missing"},
     {"/entries/0/key/op/kind", kRemoved, "entries[0].key.op.kind: missing"},
@@ -711,6 +711,35 @@ TEST(TuningDbJsonTest, VersionOneFilesWrittenBeforeAttentionStillLoad) {
   EXPECT_EQ(toJson(db)["version"], 1);
 }
 
+DeviceInfo h200Device() {
+  DeviceInfo device;
+  device.name = "NVIDIA H200";
+  device.smCount = 132;
+  device.runtimeVersion = "13.0";
+  return device;
+}
+
+/// kgen-bench tune's path into the database (Search.h: searchCandidates,
+/// then addToDb) for `results` as one batch measured on `device`.
+TuningDb recordedBySearch(const std::vector<KernelResult> &results,
+                          const DeviceInfo &device) {
+  SearchOutcome outcome;
+  std::string err;
+  MeasureFn measure = [&](const std::vector<size_t> &indices,
+                          std::vector<CandidateRun> &runs, std::string &) {
+    for (size_t k = 0; k < indices.size(); ++k)
+      runs[k].result = results[indices[k]];
+    return SearchStatus::Ok;
+  };
+  EXPECT_EQ(searchCandidates(results.size(), SearchOptions(), measure, nullptr,
+                             outcome, err),
+            SearchStatus::Ok)
+      << err;
+  TuningDb db;
+  addToDb(outcome, device, "2026-12-01T00:00:00Z", "gpu-node-7", db);
+  return db;
+}
+
 TEST(TuningDbJsonTest, KgenBenchTuneRecordsAttentionCandidates) {
   // kgen-bench tune's path into the database (Search.h's addToDb, op-
   // agnostic): attention results have no cuBLASLt baseline, so their times
@@ -725,24 +754,9 @@ TEST(TuningDbJsonTest, KgenBenchTuneRecordsAttentionCandidates) {
     results[i].relError = 1e-3;
     results[i].time = stats(i == 0 ? 2.0 : 1.5);
   }
-  SearchOutcome outcome;
   std::string err;
-  MeasureFn measure = [&](const std::vector<size_t> &indices,
-                          std::vector<CandidateRun> &runs, std::string &) {
-    for (size_t k = 0; k < indices.size(); ++k)
-      runs[k].result = results[indices[k]];
-    return SearchStatus::Ok;
-  };
-  ASSERT_EQ(searchCandidates(results.size(), SearchOptions(), measure, nullptr,
-                             outcome, err),
-            SearchStatus::Ok)
-      << err;
-  DeviceInfo device;
-  device.name = "NVIDIA H200";
-  device.smCount = 132;
-  device.runtimeVersion = "13.0";
-  TuningDb db;
-  addToDb(outcome, device, "2026-12-01T00:00:00Z", "gpu-node-7", db);
+  DeviceInfo device = h200Device();
+  TuningDb db = recordedBySearch(results, device);
   TuningDb back;
   ASSERT_TRUE(fromJson(toJson(db), back, err)) << err;
   ASSERT_EQ(back.entries.size(), 1u);
@@ -751,6 +765,172 @@ TEST(TuningDbJsonTest, KgenBenchTuneRecordsAttentionCandidates) {
   ASSERT_NE(back.entries[0].best(), nullptr);
   EXPECT_EQ(back.entries[0].best()->config["block_m"], 128);
   EXPECT_EQ(back.entries[0].best()->config["predicted_ms"], 1.25);
+}
+
+/// A moe layer's signature, as dialect/MoeJson.cpp's moeSignature writes
+/// it: Mixtral-8x7B's experts at `tokens` tokens.
+json moeOp(int64_t tokens) {
+  return {{"kind", "moe"},          {"tokens", tokens},
+          {"hidden", 4096},         {"inter", 14336},
+          {"experts", 8},           {"top_k", 2},
+          {"renormalize", true},    {"activation", "silu"},
+          {"dtype", "bf16"},        {"logits_dtype", "f32"},
+          {"dtype_out", "bf16"}};
+}
+
+/// A grouped_gemm_config as MoeJson.cpp's toJson writes it, with
+/// kgen-tune's prediction.
+json groupedConfig(int blockM, double predicted) {
+  return {{"target", "sm_90a"},  {"instruction", "mma_sync"},
+          {"block_m", blockM},   {"block_n", 128},
+          {"block_k", 32},       {"warps_m", 1},
+          {"warps_n", 4},        {"stages", 4},
+          {"source", "model"},   {"entry", ""},
+          {"attribute", "#kgen.grouped_gemm_config<block_m = " +
+                            std::to_string(blockM) + ">"},
+          {"emitter_version", 1}, {"predicted_ms", predicted}};
+}
+
+TEST(TuningDbGroupedGemmTest, TokensBucketIsTheNextPowerOfTwo) {
+  EXPECT_EQ(tokensBucket(1), 1);
+  EXPECT_EQ(tokensBucket(2), 2);
+  EXPECT_EQ(tokensBucket(3), 4);
+  EXPECT_EQ(tokensBucket(50), 64);
+  EXPECT_EQ(tokensBucket(64), 64);
+  EXPECT_EQ(tokensBucket(65), 128);
+  EXPECT_EQ(tokensBucket(int64_t{1} << 31), int64_t{1} << 31);
+}
+
+TEST(TuningDbGroupedGemmTest, MoeRolesKeyTheirOwnGemmAndShareABucket) {
+  json gateUp, down, gateUp50, err2;
+  std::string err;
+  ASSERT_TRUE(groupedGemmKeyOp(moeOp(64), "gate_up", gateUp, err)) << err;
+  ASSERT_TRUE(groupedGemmKeyOp(moeOp(64), "down", down, err)) << err;
+  EXPECT_EQ(gateUp, json({{"kind", "grouped_gemm"}, {"role", "gate_up"},
+                          {"experts", 8}, {"top_k", 2}, {"k", 4096},
+                          {"n", 14336}, {"gated", true},
+                          {"activation", "silu"}, {"dtype", "bf16"},
+                          {"dtype_out", "bf16"}, {"tokens_bucket", 64}}));
+  EXPECT_EQ(down["k"], 14336);
+  EXPECT_EQ(down["n"], 4096);
+  EXPECT_EQ(down["gated"], false);
+  // 50 tokens are in 64's bucket: the same key, exactly.
+  ASSERT_TRUE(groupedGemmKeyOp(moeOp(50), "gate_up", gateUp50, err)) << err;
+  EXPECT_EQ(h200Key(gateUp50).canonical(), h200Key(gateUp).canonical());
+  EXPECT_TRUE(checkKey(h200Key(gateUp), err)) << err;
+  EXPECT_TRUE(checkKey(h200Key(down), err)) << err;
+  // A kgen.grouped_gemm of its own: role "grouped", its rows as tokens.
+  json grouped;
+  ASSERT_TRUE(groupedGemmKeyOp(
+      {{"kind", "grouped_gemm"}, {"rows", 100}, {"k", 256}, {"n", 512},
+       {"experts", 8}, {"gated", false}, {"activation", "none"},
+       {"dtype", "bf16"}, {"dtype_out", "bf16"}},
+      "grouped", grouped, err))
+      << err;
+  EXPECT_EQ(grouped["tokens_bucket"], 128);
+  EXPECT_EQ(grouped["top_k"], 1);
+  EXPECT_TRUE(checkKey(h200Key(grouped), err)) << err;
+  // Roles that do not fit the op's kind.
+  EXPECT_FALSE(groupedGemmKeyOp(moeOp(64), "grouped", grouped, err));
+  EXPECT_EQ(err, "role: expected gate_up or down for a moe, got \"grouped\"");
+  EXPECT_FALSE(groupedGemmKeyOp(gemmOp(), "down", grouped, err));
+  EXPECT_EQ(err.rfind("op.kind: expected \"moe\" or \"grouped_gemm\"", 0), 0u)
+      << err;
+}
+
+TEST(TuningDbGroupedGemmTest, CheckKeyRefusesInconsistentGroupedKeys) {
+  json op;
+  std::string err;
+  ASSERT_TRUE(groupedGemmKeyOp(moeOp(64), "gate_up", op, err)) << err;
+  TuningKey key = h200Key(op);
+  key.op["tokens_bucket"] = 48;
+  EXPECT_FALSE(checkKey(key, err));
+  EXPECT_EQ(err, "op.tokens_bucket: expected a power of two (a tokens "
+                 "bucket), got 48");
+  key = h200Key(op);
+  key.op["gated"] = false;
+  EXPECT_FALSE(checkKey(key, err));
+  EXPECT_EQ(err, "op.gated: expected true for role \"gate_up\"");
+  key = h200Key(op);
+  key.op["top_k"] = 9;
+  EXPECT_FALSE(checkKey(key, err));
+  EXPECT_EQ(err, "op.top_k: expected at most experts (8), got 9");
+  key = h200Key(op);
+  key.op["role"] = "up";
+  EXPECT_FALSE(checkKey(key, err));
+  EXPECT_EQ(err, "op.role: unknown value \"up\" (expected gate_up down "
+                 "grouped)");
+  key = h200Key(op);
+  key.op["tokens"] = 64; // a layer's field is no key's
+  EXPECT_FALSE(checkKey(key, err));
+  EXPECT_EQ(err.rfind("op: unknown field \"tokens\" (a grouped_gemm "
+                      "signature has exactly: kind role experts",
+                      0),
+            0u)
+      << err;
+}
+
+TEST(TuningDbGroupedGemmTest, KgenBenchTuneRecordsMoeCandidatesUnderTheRole) {
+  // A moe package kgen-tune wrote: the whole layer, the tuned role's config
+  // a candidate, the other at its heuristic choice. Its result is recorded
+  // under the tuned role's grouped GEMM key, that role's config with the
+  // other's as paired_with; the time is the layer's.
+  std::vector<KernelResult> results(2);
+  for (size_t i = 0; i < results.size(); ++i) {
+    results[i].implementation = "kgen";
+    results[i].op = moeOp(50);
+    results[i].config = {{"gate_up", groupedConfig(i == 0 ? 16 : 32, 0.5)},
+                         {"down", groupedConfig(16, 0.25)},
+                         {"tuned_role", "gate_up"}};
+    results[i].status = RunStatus::Ok;
+    results[i].relError = 1e-3;
+    results[i].time = stats(i == 0 ? 2.0 : 1.5);
+  }
+  std::string err;
+  DeviceInfo device = h200Device();
+  TuningDb db = recordedBySearch(results, device);
+  TuningDb back;
+  ASSERT_TRUE(fromJson(toJson(db), back, err)) << err;
+  ASSERT_EQ(back.entries.size(), 1u);
+  json keyOp;
+  ASSERT_TRUE(groupedGemmKeyOp(moeOp(64), "gate_up", keyOp, err)) << err;
+  EXPECT_EQ(back.entries[0].key.canonical(), h200Key(keyOp).canonical());
+  const TuningCandidate *best = back.entries[0].best();
+  ASSERT_NE(best, nullptr);
+  EXPECT_EQ(best->config["block_m"], 32);
+  EXPECT_EQ(best->config["predicted_ms"], 0.5);
+  EXPECT_EQ(best->config["paired_with"],
+            "#kgen.grouped_gemm_config<block_m = 16>");
+  EXPECT_EQ(best->config["paired_predicted_ms"], 0.25);
+  // A moe config that names no tuned role cannot be recorded: its key
+  // stays the layer's, which checkKey refuses.
+  KernelResult untuned = results[0];
+  untuned.config.erase("tuned_role");
+  json keyConfig;
+  EXPECT_FALSE(tuningRecordOf(untuned.op, untuned.config, keyOp, keyConfig,
+                              err));
+  EXPECT_EQ(err, "config.tuned_role: missing");
+  EXPECT_FALSE(checkKey(tuningKeyFor(untuned, device), err));
+  EXPECT_EQ(err.rfind("op.kind: expected one of gemm attention grouped_gemm",
+                      0),
+            0u)
+      << err;
+}
+
+TEST(TuningDbGroupedGemmTest, VersionOneFilesOfGemmsAndAttentionStillLoad) {
+  // Grouped GEMM keys are one more kind: the files before them read as
+  // they did (mixedDb: gemm and attention entries), and a file mixing all
+  // three kinds is still version 1.
+  TuningDb db = mixedDb();
+  json op;
+  std::string err;
+  ASSERT_TRUE(groupedGemmKeyOp(moeOp(64), "down", op, err)) << err;
+  db.add(h200Key(op), measured(groupedConfig(16, 0.3), 0.4));
+  TuningDb back;
+  ASSERT_TRUE(fromJson(toJson(db), back, err)) << err;
+  EXPECT_EQ(toJson(back)["version"], 1);
+  EXPECT_EQ(back.entries.size(), db.entries.size());
+  EXPECT_EQ(toJson(back), toJson(db));
 }
 
 TEST(TuningDbValuesTest, CheckKeyCandidateAndTimeNameTheField) {

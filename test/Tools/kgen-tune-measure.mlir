@@ -15,8 +15,8 @@
 // CHECK: [10/10] wgmma
 // CHECK-NEXT: re-measured the best 3 in 3 more interleaved rounds; paired scores (1 = the runs' median), on time over cuBLASLt in the same process:
 // CHECK-COUNT-3: {{^    wgmma .* -> .* ms   runs:( [0-9.]+){4}$}}
-// CHECK: gemm  space  measured     s   default ms     tuned ms  speed-up  tuned config
-// CHECK-NEXT: {{^ +0 +[0-9]+ +10 .* [0-9.]+x  wgmma }}
+// CHECK: op            space  measured     s   default ms     tuned ms  speed-up  tuned config
+// CHECK-NEXT: {{^gemm0 +[0-9]+ +10 .* [0-9.]+x  wgmma }}
 // CHECK-NEXT: kgen-tune: {{.*}}db.json: 1 entries
 
 // Batches of 8 (a kgen-bench run each), then three rounds of the three

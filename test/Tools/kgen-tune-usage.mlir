@@ -63,7 +63,7 @@
 // RUN: sh -c 'kgen-tune %t.nogemm.mlir --json; echo "exit $?"' 2>&1 | FileCheck %s --check-prefix=NOGEMM
 // RUN: sh -c 'kgen-tune %t.nogemm.mlir --report --db=%t.a.json; echo "exit $?"' 2>&1 | FileCheck %s --check-prefix=NOGEMM
 // NOGEMM-NOT: {{.}}
-// NOGEMM:      kgen-tune: error: {{.*}}nogemm.mlir: no kgen.gemm or kgen.attention in the module: nothing to tune
+// NOGEMM:      kgen-tune: error: {{.*}}nogemm.mlir: no kgen.gemm, kgen.attention or kgen.moe in the module: nothing to tune
 // NOGEMM-NEXT: exit 2
 //
 // The well-formed command lines still work.

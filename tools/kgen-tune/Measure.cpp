@@ -30,7 +30,10 @@
 #include "kgen/runtime/Package.h"
 #include "kgen/runtime/Results.h"
 #include "kgen/runtime/Search.h"
+#include "dialect/MoeJson.h"
+#include "dialect/MoeLegality.h"
 #include "passes/AttentionStrategy.h"
+#include "passes/MoeStrategy.h"
 #include "passes/Passes.h"
 #include "passes/Strategy.h"
 
@@ -48,6 +51,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <chrono>
@@ -70,11 +75,14 @@ double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// A candidate of the search and what became of it.
+/// A candidate of the search and what became of it: the op it is a config
+/// of is known only to `emit`.
 struct Candidate {
-  GemmConfigAttr config;
+  std::string summary;          // configSummary of its config
   bool isDefault = false;
   double predictedMs = 0;
+  /// Writes its package, uncompiled, under the folder given.
+  std::function<bool(const std::string &, std::string &)> emit;
   std::string dir;              // its package
   std::string dropped;          // why it was not measured, if it was not
 };
@@ -106,18 +114,20 @@ int runBench(const MeasureOptions &o, const std::vector<std::string> &dirs,
   return code;
 }
 
-class GemmSearch {
+/// The measured search of one op (a gemm, or one expert GEMM of a kgen.moe)
+/// over `candidates`, in order, already cut to the budget; its packages and
+/// results under workDir/`name`.
+class Search {
 public:
-  GemmSearch(GemmOp gemm, int index, const MeasureOptions &o,
-             const mlir::kgen::MachineModel &machine, rt::TuningDb &db,
-             GemmSearchSummary &summary)
-      : gemm_(gemm), index_(index), o_(o), machine_(machine), db_(db),
-        summary_(summary) {}
+  Search(std::string name, std::vector<Candidate> candidates,
+         const MeasureOptions &o, rt::TuningDb &db,
+         GemmSearchSummary &summary)
+      : name_(std::move(name)), o_(o), db_(db), summary_(summary),
+        candidates_(std::move(candidates)) {}
 
   rt::SearchStatus run();
 
 private:
-  void chooseCandidates();
   void emitPackages();
   void compilePackages();
   rt::SearchStatus measureBatch(const std::vector<size_t> &indices,
@@ -129,14 +139,14 @@ private:
   std::string packageDir(size_t i) const;
   /// The name kgen-bench reports candidate i's package under.
   std::string packageName(size_t i) const {
-    return "gemm" + std::to_string(index_) + "_c" + std::to_string(i);
+    std::string name = name_;
+    std::replace(name.begin(), name.end(), '/', '_');
+    return name + "_c" + std::to_string(i);
   }
   double remaining() const { return o_.maxSeconds - secondsSince(start_); }
 
-  GemmOp gemm_;
-  int index_;
+  std::string name_; // "gemm0", "moe0/gate_up"
   const MeasureOptions &o_;
-  const mlir::kgen::MachineModel &machine_;
   rt::TuningDb &db_;
   GemmSearchSummary &summary_;
   Clock::time_point start_ = Clock::now();
@@ -150,46 +160,53 @@ private:
   size_t batchNumber_ = 0;
 };
 
-std::string GemmSearch::packageDir(size_t i) const {
+std::string Search::packageDir(size_t i) const {
   llvm::SmallString<256> dir(o_.workDir);
-  llvm::sys::path::append(dir, "gemm" + std::to_string(index_),
-                          "c" + std::to_string(i));
+  llvm::sys::path::append(dir, name_, "c" + std::to_string(i));
   return dir.str().str();
 }
 
-void GemmSearch::chooseCandidates() {
-  size_t space = 0;
-  SmallVector<RankedConfig> ranked =
-      rankCandidates(gemm_, o_.target, machine_, /*defaultFirst=*/true, space);
-  summary_.space = space;
+/// The first `budget` of `ranked` (at least one) as candidates, each
+/// emitted by `emit(config, predictedMs, dir, why)`; the header line
+/// printed: `what`, the space and the share measured.
+template <typename Config, typename Emit>
+std::vector<Candidate> firstCandidates(ArrayRef<Ranked<Config>> ranked,
+                                       size_t space, const MeasureOptions &o,
+                                       const std::string &what, Emit emit) {
+  std::vector<Candidate> out;
   size_t budget = std::max<size_t>(
-      1, rt::measurementBudget(space, o_.maxCandidates));
-  for (const RankedConfig &r : ranked) {
-    if (candidates_.size() >= budget)
+      1, rt::measurementBudget(space, o.maxCandidates));
+  for (const Ranked<Config> &r : ranked) {
+    if (out.size() >= budget)
       break;
-    candidates_.push_back({r.config, r.isDefault, r.predictedMs});
+    Config config = r.config;
+    double predicted = r.predictedMs;
+    out.push_back({configSummary(config), r.isDefault, predicted,
+                   [=](const std::string &dir, std::string &why) {
+                     return emit(config, predicted, dir, why);
+                   }});
   }
   llvm::outs() << llvm::formatv(
-      "gemm {0}: {1}x{2}x{3}x{4} {5}: {6} valid configs; measuring {7} "
-      "({8:P0} of the space): the default and the model's best\n",
-      index_, gemm_.getBatch(), gemm_.getM(), gemm_.getN(), gemm_.getK(),
-      gemm_.getA().getType().getElementType(), space, candidates_.size(),
-      space == 0 ? 0.0 : double(candidates_.size()) / double(space));
+      "{0}: {1} valid configs; measuring {2} ({3:P0} of the space): the "
+      "default and the model's best\n",
+      what, space, out.size(),
+      space == 0 ? 0.0 : double(out.size()) / double(space));
+  return out;
 }
 
-void GemmSearch::emitPackages() {
+void Search::emitPackages() {
   for (size_t i = 0; i < candidates_.size(); ++i) {
     Candidate &c = candidates_[i];
     c.dir = packageDir(i);
     (void)llvm::sys::fs::remove_directories(c.dir);
     std::string why;
     // compilePackages compiles them, in parallel.
-    if (!emitCandidate(gemm_, c.config, c.predictedMs, c.dir, why))
+    if (!c.emit(c.dir, why))
       c.dropped = "not emitted: " + why;
   }
 }
 
-void GemmSearch::compilePackages() {
+void Search::compilePackages() {
   Clock::time_point begin = Clock::now();
   std::vector<std::string> dirs, names;
   std::vector<size_t> which;
@@ -214,17 +231,17 @@ void GemmSearch::compilePackages() {
       candidates_.size() - dropped, secondsSince(begin), threads, dropped);
   for (const Candidate &c : candidates_)
     if (!c.dropped.empty())
-      llvm::outs() << "  dropped  " << configSummary(c.config) << ": "
-                   << c.dropped << "\n";
+      llvm::outs() << "  dropped  " << c.summary << ": " << c.dropped
+                   << "\n";
 }
 
-rt::SearchStatus GemmSearch::measureBatch(const std::vector<size_t> &indices,
+rt::SearchStatus Search::measureBatch(const std::vector<size_t> &indices,
                                           std::vector<rt::CandidateRun> &runs,
                                           std::string &err) {
   std::vector<std::string> dirs;
   for (size_t i : indices)
     dirs.push_back(candidates_[measuredOrder_[i]].dir);
-  std::string out = o_.workDir + "/gemm" + std::to_string(index_) + "/run-" +
+  std::string out = o_.workDir + "/" + name_ + "/run-" +
                     std::to_string(batchNumber_++) + ".json";
   // Room for the device probe and kgen-bench's own limit per package.
   double limit = 60 + 60 * double(dirs.size()) + std::max(0.0, remaining());
@@ -261,7 +278,7 @@ rt::SearchStatus GemmSearch::measureBatch(const std::vector<size_t> &indices,
   return rt::SearchStatus::Ok;
 }
 
-void GemmSearch::printProgress(const std::vector<size_t> &indices) {
+void Search::printProgress(const std::vector<size_t> &indices) {
   for (size_t i : indices) {
     const rt::CandidateRun &run = outcome_.first[i];
     const Candidate &c = candidates_[measuredOrder_[i]];
@@ -281,13 +298,13 @@ void GemmSearch::printProgress(const std::vector<size_t> &indices) {
                         .str());
     llvm::outs() << llvm::formatv("  [{0}/{1}] {2,-36} {3}{4}\n", i + 1,
                                   measuredOrder_.size(),
-                                  configSummary(c.config), what,
+                                  c.summary, what,
                                   c.isDefault ? "  (default)" : "");
   }
   llvm::outs().flush();
 }
 
-void GemmSearch::printRounds() {
+void Search::printRounds() {
   const rt::SearchOutcome &o = outcome_;
   size_t rounds = o.finalistRuns.empty() ? 0 : o.finalistRuns.front().size() - 1;
   if (o.budgetSpent)
@@ -311,12 +328,12 @@ void GemmSearch::printRounds() {
       runs += llvm::formatv(" {0:F4}", v * scale).str();
     llvm::outs() << llvm::formatv(
         "    {0,-36} {1:F3}  -> {2:F4} ms   runs:{3}\n",
-        configSummary(candidates_[measuredOrder_[o.finalists[f]]].config),
+        candidates_[measuredOrder_[o.finalists[f]]].summary,
         o.scores[f], o.correctedMs(o.finalists[f]), runs);
   }
 }
 
-void GemmSearch::record() {
+void Search::record() {
   rt::addToDb(outcome_, device_, createdAt_, host_, db_);
   for (size_t i = 0; i < measuredOrder_.size(); ++i) {
     double ms = outcome_.correctedMs(i);
@@ -327,7 +344,7 @@ void GemmSearch::record() {
       summary_.defaultMs = ms;
     if (!summary_.bestMs || ms < *summary_.bestMs) {
       summary_.bestMs = ms;
-      summary_.bestConfig = configSummary(c.config);
+      summary_.bestConfig = c.summary;
     }
   }
   summary_.measured = outcome_.measured;
@@ -339,7 +356,10 @@ void GemmSearch::record() {
   const rt::KernelResult &mine = *outcome_.first[*best].result;
   const rt::TuningEntry *entry = db_.find(rt::tuningKeyFor(mine, device_));
   const rt::TuningCandidate *dbBest = entry ? entry->best() : nullptr;
-  if (dbBest && dbBest->config != mine.config)
+  nlohmann::json keyOp, myConfig = mine.config;
+  std::string err;
+  (void)rt::tuningRecordOf(mine.op, mine.config, keyOp, myConfig, err);
+  if (dbBest && strategyOf(dbBest->config) != strategyOf(myConfig))
     llvm::outs() << "  note: the database's best for this op is another "
                     "config, measured "
                  << dbBest->measuredAt << " on " << dbBest->host << " ("
@@ -347,8 +367,8 @@ void GemmSearch::record() {
                  << " ms): kgen-select-strategy takes that one\n";
 }
 
-rt::SearchStatus GemmSearch::run() {
-  chooseCandidates();
+rt::SearchStatus Search::run() {
+  summary_.space = std::max(summary_.space, candidates_.size());
   if (candidates_.empty()) {
     llvm::outs() << "  no candidate\n";
     return rt::SearchStatus::Failed;
@@ -395,10 +415,10 @@ rt::SearchStatus GemmSearch::run() {
 
 } // namespace
 
-/// `gemm` alone in a new module, as `func @main`, with `config`.
-/// `op` alone in a new module, as `func @main`, with `config`.
-template <typename Op, typename Config>
-static OwningOpRef<ModuleOp> isolate(Op op, Config config) {
+/// `op` alone in a new module, as `func @main`, its clone given its
+/// configs by `configure`.
+template <typename Op, typename Configure>
+static OwningOpRef<ModuleOp> isolateWith(Op op, Configure configure) {
   OpBuilder b(op.getContext());
   Location loc = op.getLoc();
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
@@ -411,9 +431,15 @@ static OwningOpRef<ModuleOp> isolate(Op op, Config config) {
   IRMapping map;
   map.map(op->getOperands(), entry->getArguments());
   auto clone = cast<Op>(b.clone(*op, map));
-  clone.setConfigAttr(config);
+  configure(clone);
   func::ReturnOp::create(b, loc, clone->getResults());
   return module;
+}
+
+/// `op` alone in a new module, as `func @main`, with `config`.
+template <typename Op, typename Config>
+static OwningOpRef<ModuleOp> isolate(Op op, Config config) {
+  return isolateWith(op, [&](Op clone) { clone.setConfigAttr(config); });
 }
 
 OwningOpRef<ModuleOp> isolateGemm(GemmOp gemm, GemmConfigAttr config) {
@@ -470,6 +496,11 @@ SmallVector<RankedConfig> rankCandidates(GemmOp gemm, mlir::kgen::Target target,
   return out;
 }
 
+/// Records the model's prediction in a flat config.
+static std::function<void(nlohmann::json &)> predictedAs(double ms) {
+  return [ms](nlohmann::json &config) { config["predicted_ms"] = ms; };
+}
+
 /// The one package folder under a candidate's folder.
 static std::string onlyPackage(const std::string &dir) {
   std::error_code ec;
@@ -480,11 +511,12 @@ static std::string onlyPackage(const std::string &dir) {
 }
 
 /// Lowers `module` (one op with its config) with `lower`, writes its
-/// package under `dir` uncompiled, and records `predictedMs` in the
-/// manifest's config.
-static bool emitIsolated(ModuleOp module, std::unique_ptr<Pass> lower,
-                         double predictedMs, const std::string &dir,
-                         std::string &why) {
+/// package under `dir` uncompiled, and lets `annotate` add to the
+/// manifest's config (the model's predictions).
+static bool
+emitIsolated(ModuleOp module, std::unique_ptr<Pass> lower,
+             const std::function<void(nlohmann::json &)> &annotate,
+             const std::string &dir, std::string &why) {
   MLIRContext *ctx = module.getContext();
   std::string diagnostics;
   llvm::raw_string_ostream diagStream(diagnostics);
@@ -509,7 +541,7 @@ static bool emitIsolated(ModuleOp module, std::unique_ptr<Pass> lower,
     return false;
   }
   if (pkg.config.is_object())
-    pkg.config["predicted_ms"] = predictedMs;
+    annotate(pkg.config);
   return rt::writePackage(package, pkg, why);
 }
 
@@ -517,7 +549,7 @@ bool emitCandidate(GemmOp gemm, GemmConfigAttr config, double predictedMs,
                    const std::string &dir, std::string &why) {
   OwningOpRef<ModuleOp> module = isolate(gemm, config);
   return emitIsolated(*module, mlir::kgen::createKgenLowerGemmToTiles(),
-                      predictedMs, dir, why);
+                      predictedAs(predictedMs), dir, why);
 }
 
 bool emitCandidate(mlir::kgen::AttentionOp attention,
@@ -525,7 +557,106 @@ bool emitCandidate(mlir::kgen::AttentionOp attention,
                    const std::string &dir, std::string &why) {
   OwningOpRef<ModuleOp> module = isolate(attention, config);
   return emitIsolated(*module, mlir::kgen::createKgenLowerAttentionToTiles(),
-                      predictedMs, dir, why);
+                      predictedAs(predictedMs), dir, why);
+}
+
+bool emitMoeCandidate(mlir::kgen::MoeOp moe, llvm::StringRef role,
+                      mlir::kgen::GroupedGemmConfigAttr config,
+                      double predictedMs,
+                      mlir::kgen::GroupedGemmConfigAttr paired,
+                      double pairedMs, const std::string &dir,
+                      std::string &why) {
+  const bool gateUp = role == "gate_up";
+  OwningOpRef<ModuleOp> module =
+      isolateWith(moe, [&](mlir::kgen::MoeOp clone) {
+        clone.setGateUpConfigAttr(gateUp ? config : paired);
+        clone.setDownConfigAttr(gateUp ? paired : config);
+      });
+  std::string tuned = role.str();
+  auto annotate = [&](nlohmann::json &c) {
+    const std::string other = gateUp ? "down" : "gate_up";
+    if (c.contains(tuned) && c[tuned].is_object())
+      c[tuned]["predicted_ms"] = predictedMs;
+    if (c.contains(other) && c[other].is_object())
+      c[other]["predicted_ms"] = pairedMs;
+    c["tuned_role"] = tuned; // the database key's role (rt::tuningRecordOf)
+  };
+  return emitIsolated(*module, mlir::kgen::createKgenLowerMoeToTiles(),
+                      annotate, dir, why);
+}
+
+/// `space` in the order to measure it: `def` first (the heuristic's, its
+/// strategy once), then the rest, fastest predicted first (of equal
+/// predictions, the space's order). `attr(fields, source)` makes a config.
+template <typename Fields, typename Attr, typename MakeAttr, typename Predict>
+static SmallVector<Ranked<Attr>>
+rankFields(ArrayRef<Fields> space, const std::optional<Fields> &def,
+           MakeAttr attr, Predict predict) {
+  using mlir::kgen::ConfigSource;
+  SmallVector<Ranked<Attr>> out, ranked;
+  nlohmann::json defStrategy;
+  if (def) {
+    Attr c = attr(*def, ConfigSource::default_);
+    defStrategy = strategyOf(c);
+    out.push_back({c, predict(*def), true});
+  }
+  for (const Fields &f : space) {
+    Attr c = attr(f, ConfigSource::model);
+    if (!def || strategyOf(c) != defStrategy)
+      ranked.push_back({c, predict(f), false});
+  }
+  llvm::stable_sort(ranked, [](const Ranked<Attr> &x, const Ranked<Attr> &y) {
+    return x.predictedMs < y.predictedMs;
+  });
+  out.append(ranked.begin(), ranked.end());
+  return out;
+}
+
+std::string moeShape(mlir::kgen::MoeOp moe) {
+  auto x = cast<RankedTensorType>(moe.getX().getType());
+  auto wg = cast<RankedTensorType>(moe.getWGate().getType());
+  return llvm::formatv("T{0} H{1} I{2} E{3} top{4} {5}", x.getDimSize(0),
+                       x.getDimSize(1), wg.getDimSize(2), wg.getDimSize(0),
+                       moe.getTopK(), x.getElementType())
+      .str();
+}
+
+std::optional<MoeRoleRanking>
+rankMoeRole(mlir::kgen::MoeOp moe, llvm::StringRef role,
+            mlir::kgen::Target target,
+            const mlir::kgen::MachineModel &machine, bool defaultFirst) {
+  using namespace mlir::kgen;
+  if (moeKernelsRefuse(moe))
+    return std::nullopt;
+  const bool gateUp = role == "gate_up";
+  GroupedGemmProblem problem = gateUp ? GroupedGemmProblem::gateUp(moe)
+                                      : GroupedGemmProblem::down(moe);
+  GroupedGemmProblem other = gateUp ? GroupedGemmProblem::down(moe)
+                                    : GroupedGemmProblem::gateUp(moe);
+  MLIRContext *ctx = moe.getContext();
+  std::optional<GroupedGemmConfigFields> paired =
+      defaultGroupedGemmFields(other, target);
+  if (!paired)
+    return std::nullopt;
+  MoeRoleRanking out;
+  out.paired = groupedGemmConfigAttr(ctx, *paired, ConfigSource::default_, "");
+  out.pairedMs = predictGroupedGemmMs(other, *paired, machine, ctx);
+  SmallVector<GroupedGemmConfigFields> space =
+      enumerateGroupedGemmConfigs(problem, target);
+  out.space = space.size();
+  auto predict = [&](const GroupedGemmConfigFields &f) {
+    return predictGroupedGemmMs(problem, f, machine, ctx);
+  };
+  std::optional<GroupedGemmConfigFields> def;
+  if (defaultFirst)
+    def = defaultGroupedGemmFields(problem, target);
+  out.ranked = rankFields<GroupedGemmConfigFields, GroupedGemmConfigAttr>(
+      space, def,
+      [&](const GroupedGemmConfigFields &f, ConfigSource source) {
+        return groupedGemmConfigAttr(ctx, f, source, "");
+      },
+      predict);
+  return out;
 }
 
 SmallVector<RankedAttentionConfig>
@@ -542,29 +673,15 @@ rankAttentionCandidates(mlir::kgen::AttentionOp attention,
   auto predict = [&](const AttentionConfigFields &f) {
     return predictAttentionCost(problem, f, machine).ms;
   };
-  SmallVector<RankedAttentionConfig> out;
   std::optional<AttentionConfigFields> def;
   if (defaultFirst)
     def = defaultAttentionFields(problem, target);
-  nlohmann::json defStrategy;
-  if (def) {
-    AttentionConfigAttr c =
-        attentionConfigAttr(ctx, *def, ConfigSource::default_, "");
-    defStrategy = strategyOf(c);
-    out.push_back({c, predict(*def), true});
-  }
-  SmallVector<RankedAttentionConfig> ranked;
-  for (const AttentionConfigFields &f : space) {
-    AttentionConfigAttr c = attentionConfigAttr(ctx, f, ConfigSource::model, "");
-    if (!def || strategyOf(c) != defStrategy)
-      ranked.push_back({c, predict(f), false});
-  }
-  llvm::stable_sort(ranked, [](const RankedAttentionConfig &x,
-                               const RankedAttentionConfig &y) {
-    return x.predictedMs < y.predictedMs;
-  });
-  out.append(ranked.begin(), ranked.end());
-  return out;
+  return rankFields<AttentionConfigFields, AttentionConfigAttr>(
+      space, def,
+      [&](const AttentionConfigFields &f, ConfigSource source) {
+        return attentionConfigAttr(ctx, f, source, "");
+      },
+      predict);
 }
 
 rt::SearchStatus measureCeilings(const MeasureOptions &o, const std::string &path,
@@ -628,7 +745,8 @@ std::string configSummary(GemmConfigAttr c) {
 
 nlohmann::json strategyOf(nlohmann::json config) {
   if (config.is_object())
-    for (const char *key : {"source", "entry", "attribute", "predicted_ms"})
+    for (const char *key : {"source", "entry", "attribute", "predicted_ms",
+                            "paired_with", "paired_predicted_ms"})
       config.erase(key);
   return config;
 }
@@ -639,6 +757,18 @@ nlohmann::json strategyOf(GemmConfigAttr config) {
 
 nlohmann::json strategyOf(mlir::kgen::AttentionConfigAttr config) {
   return strategyOf(mlir::kgen::toJson(config));
+}
+
+nlohmann::json strategyOf(mlir::kgen::GroupedGemmConfigAttr config) {
+  return strategyOf(mlir::kgen::toJson(config));
+}
+
+std::string configSummary(mlir::kgen::GroupedGemmConfigAttr c) {
+  return llvm::formatv("{0} {1}x{2}x{3} w{4}x{5} s{6}",
+                       mlir::kgen::stringifyInstructionFamily(c.getInstruction()),
+                       c.getBlockM(), c.getBlockN(), c.getBlockK(),
+                       c.getWarpsM(), c.getWarpsN(), c.getStages())
+      .str();
 }
 
 std::string configSummary(mlir::kgen::AttentionConfigAttr c) {
@@ -718,7 +848,59 @@ compileCandidates(const std::vector<std::string> &dirs,
 rt::SearchStatus searchGemm(GemmOp gemm, int index, const MeasureOptions &options,
                         const mlir::kgen::MachineModel &machine,
                         rt::TuningDb &db, GemmSearchSummary &summary) {
-  return GemmSearch(gemm, index, options, machine, db, summary).run();
+  size_t space = 0;
+  SmallVector<RankedConfig> ranked = rankCandidates(
+      gemm, options.target, machine, /*defaultFirst=*/true, space);
+  summary.space = space;
+  std::string what =
+      llvm::formatv("gemm {0}: {1}x{2}x{3}x{4} {5}", index, gemm.getBatch(),
+                    gemm.getM(), gemm.getN(), gemm.getK(),
+                    gemm.getA().getType().getElementType())
+          .str();
+  std::vector<Candidate> candidates = firstCandidates<GemmConfigAttr>(
+      ranked, space, options, what,
+      [gemm](GemmConfigAttr c, double ms, const std::string &dir,
+             std::string &why) { return emitCandidate(gemm, c, ms, dir, why); });
+  return Search("gemm" + std::to_string(index), std::move(candidates),
+                options, db, summary)
+      .run();
+}
+
+rt::SearchStatus searchMoeRole(mlir::kgen::MoeOp moe, int index,
+                               llvm::StringRef role,
+                               const MeasureOptions &options,
+                               const mlir::kgen::MachineModel &machine,
+                               rt::TuningDb &db, GemmSearchSummary &summary) {
+  size_t space = 0;
+  std::optional<MoeRoleRanking> ranking =
+      rankMoeRole(moe, role, options.target, machine, /*defaultFirst=*/true);
+  if (!ranking) {
+    llvm::outs() << "moe " << index << " " << role
+                 << ": no kernel lowers it: nothing to measure\n";
+    return rt::SearchStatus::Failed;
+  }
+  space = ranking->space;
+  summary.space = space;
+  std::string what =
+      llvm::formatv("moe {0} {1}: {2} (the {3} at its heuristic config {4})",
+                    index, role, moeShape(moe),
+                    role == "gate_up" ? "down" : "gate_up",
+                    configSummary(ranking->paired))
+          .str();
+  std::string tuned = role.str();
+  mlir::kgen::GroupedGemmConfigAttr paired = ranking->paired;
+  double pairedMs = ranking->pairedMs;
+  std::vector<Candidate> candidates =
+      firstCandidates<mlir::kgen::GroupedGemmConfigAttr>(
+          ranking->ranked, space, options, what,
+          [=](mlir::kgen::GroupedGemmConfigAttr c, double ms,
+              const std::string &dir, std::string &why) {
+            return emitMoeCandidate(moe, tuned, c, ms, paired, pairedMs, dir,
+                                    why);
+          });
+  return Search("moe" + std::to_string(index) + "/" + tuned,
+                std::move(candidates), options, db, summary)
+      .run();
 }
 
 } // namespace kgen::tune

@@ -83,6 +83,44 @@ template <typename Config> struct Ranked {
 };
 using RankedConfig = Ranked<mlir::kgen::GemmConfigAttr>;
 using RankedAttentionConfig = Ranked<mlir::kgen::AttentionConfigAttr>;
+using RankedGroupedConfig = Ranked<mlir::kgen::GroupedGemmConfigAttr>;
+
+/// One expert GEMM ("gate_up" or "down") of a kgen.moe, ranked: a moe
+/// package is the whole layer, so a candidate is a (gate_up, down) pair;
+/// one role is searched at a time, the other at its heuristic config
+/// (`paired`, its prediction `pairedMs`).
+struct MoeRoleRanking {
+  llvm::SmallVector<RankedGroupedConfig> ranked;
+  size_t space = 0;
+  mlir::kgen::GroupedGemmConfigAttr paired;
+  double pairedMs = 0;
+};
+
+/// Every legal grouped_gemm_config of `moe`'s `role` GEMM on `target` (the
+/// search space of passes/MoeStrategy.h) in the order to measure them:
+/// with `defaultFirst`, the heuristic's config, then the rest, fastest
+/// predicted by the grouped GEMM cost model first (of equal predictions,
+/// the space's order). Nullopt when no kernel lowers the layer
+/// (moeKernelsRefuse) or the other role has no config.
+std::optional<MoeRoleRanking>
+rankMoeRole(mlir::kgen::MoeOp moe, llvm::StringRef role,
+            mlir::kgen::Target target, const mlir::kgen::MachineModel &machine,
+            bool defaultFirst);
+
+/// "T64 H4096 I14336 E8 top2 bf16": a kgen.moe on one line.
+std::string moeShape(mlir::kgen::MoeOp moe);
+
+/// The measured search of `role`'s config of `moe` (the `index`-th kgen.moe
+/// of its module), the other role at its heuristic config: searchGemm's
+/// steps over rankMoeRole's candidates, each a whole-layer package under
+/// workDir/moe<index>/<role>; the results recorded under the role's
+/// grouped GEMM key (rt::tuningRecordOf).
+::kgen::rt::SearchStatus searchMoeRole(mlir::kgen::MoeOp moe, int index,
+                                       llvm::StringRef role,
+                                       const MeasureOptions &options,
+                                       const mlir::kgen::MachineModel &machine,
+                                       ::kgen::rt::TuningDb &db,
+                                       GemmSearchSummary &summary);
 
 /// Every valid config of `gemm` on `target` (`spaceSize` of them) in the
 /// order to measure them: with `defaultFirst`, the default heuristic's
@@ -121,6 +159,18 @@ bool emitCandidate(mlir::kgen::AttentionOp attention,
                    mlir::kgen::AttentionConfigAttr config, double predictedMs,
                    const std::string &dir, std::string &why);
 
+/// The same for one role of a kgen.moe: the whole layer with `config` as
+/// `role`'s and `paired` as the other's (kgen-lower-moe-to-tiles: one
+/// package of six kernels); the manifest's config records both
+/// predictions (config.gate_up.predicted_ms, config.down.predicted_ms) and
+/// config.tuned_role = `role`.
+bool emitMoeCandidate(mlir::kgen::MoeOp moe, llvm::StringRef role,
+                      mlir::kgen::GroupedGemmConfigAttr config,
+                      double predictedMs,
+                      mlir::kgen::GroupedGemmConfigAttr paired,
+                      double pairedMs, const std::string &dir,
+                      std::string &why);
+
 /// A candidate's package after compileCandidates.
 struct CompiledCandidate {
   std::string packageDir; // the package folder under the candidate's folder
@@ -147,12 +197,15 @@ compileCandidates(const std::vector<std::string> &dirs,
 nlohmann::json strategyOf(nlohmann::json config);
 nlohmann::json strategyOf(mlir::kgen::GemmConfigAttr config);
 nlohmann::json strategyOf(mlir::kgen::AttentionConfigAttr config);
+nlohmann::json strategyOf(mlir::kgen::GroupedGemmConfigAttr config);
 
 /// "wgmma 128x256x64 w8x1 s4 k1 r8" (and " c2x1" with a cluster): a config
 /// on one line.
 std::string configSummary(mlir::kgen::GemmConfigAttr config);
 /// "mma_sync 64x64 w4 s2 split1" (and " pack" with pack_gqa).
 std::string configSummary(mlir::kgen::AttentionConfigAttr config);
+/// "mma_sync 16x128x32 w1x4 s4": a grouped GEMM config on one line.
+std::string configSummary(mlir::kgen::GroupedGemmConfigAttr config);
 
 } // namespace kgen::tune
 

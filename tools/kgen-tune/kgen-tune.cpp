@@ -16,11 +16,17 @@
 //     Each kgen.attention likewise: its legal attention_configs
 //     (passes/AttentionStrategy.h) ranked by the attention cost model, the
 //     default heuristic's first with --packages, as DIR/attention<i>/c<j>.
+//     Each kgen.moe: its two expert GEMMs (roles gate_up and down) ranked
+//     by the grouped GEMM cost model (passes/MoeStrategy.h), one role at a
+//     time with the other at its heuristic config (a moe package is the
+//     whole layer, so a candidate is a pair), as DIR/moe<i>/<role>/c<j>,
+//     the manifest's config holding both roles' configs and "tuned_role".
 //     Every package's manifest config records the model's predicted_ms.
 // kgen-tune FILE.mlir --json [--top=N | --all]
 //     The same ranking as JSON on stdout (schema "kgen.tune-ranking",
 //     version 1): {target, gemms: [{index, op, space, candidates: [{rank,
-//     config, predicted_ms, default}]}], attentions: [the same]}, the
+//     config, predicted_ms, default}]}], attentions: [the same], moes: [the
+//     same per role, with role, key_op and paired_with]}, the
 //     candidates in the order a measured search takes them (the default
 //     strategy first).
 // kgen-tune FILE.mlir --measure --db=DB.json [--max-candidates=N]
@@ -32,9 +38,11 @@
 //     measured again in R interleaved rounds and compared paired, so drift
 //     does not pick the winner; every measured candidate goes into DB
 //     (merged with what it holds). Prints progress, then per gemm the tuned
-//     config's speed-up over the default. Exit 3 when kgen-bench finds no
-//     GPU (nothing measured, DB untouched). Gemms only: attention
-//     candidates are measured by kgen-bench tune over --packages.
+//     config's speed-up over the default. Each kgen.moe likewise, one
+//     search per role, recorded under the role's grouped GEMM key
+//     (docs/tuning-db.md). Exit 3 when kgen-bench finds no GPU (nothing
+//     measured, DB untouched). Not attention: its candidates are measured
+//     by kgen-bench tune over --packages.
 // kgen-tune FILE.mlir --report --db=DB.json
 //     For each kgen.gemm, every correct measured candidate of its database
 //     entries beside the cost model's prediction, and the model's relative
@@ -51,8 +59,9 @@
 // kgen-tune --import=RESULTS.json --db=DB.json
 //     Add every kgen result of a kgen-bench results file (the packages
 //     measured on a GPU: `kgen-bench run DIR/*/* --out RESULTS.json`) to a
-//     tuning database, which kgen-select-strategy{db=...} reads: gemm and
-//     attention results alike. A result
+//     tuning database, which kgen-select-strategy{db=...} reads: gemm,
+//     attention and moe results alike (a moe result under its tuned role's
+//     grouped GEMM key). A result
 //     the database records already is not added again; one that would make
 //     an invalid entry (an incomplete op, a time no measurement gives, a
 //     config the gemm or attention legality refuses for every op of its
@@ -71,12 +80,15 @@
 #include "dialect/AttentionJson.h"
 #include "dialect/GemmJson.h"
 #include "dialect/KgenTarget.h"
+#include "dialect/MoeJson.h"
+#include "dialect/MoeLegality.h"
 #include "kgen/runtime/Package.h"
 #include "kgen/runtime/Results.h"
 #include "kgen/runtime/Search.h"
 #include "kgen/runtime/TuningDb.h"
 #include "passes/Passes.h"
 #include "passes/CostModel.h"
+#include "passes/MoeStrategy.h"
 #include "passes/SearchSpace.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -321,10 +333,13 @@ int measureModule(ModuleOp module, mlir::kgen::Target target,
     return fail("--max-seconds must be positive", 2);
   SmallVector<GemmOp> gemms;
   module.walk([&](GemmOp gemm) { gemms.push_back(gemm); });
-  if (gemms.empty())
-    return fail("no kgen.gemm in " + inputFile +
-                    ": --measure measures gemms (for kgen.attention, write "
-                    "--packages and measure them with kgen-bench tune)",
+  SmallVector<mlir::kgen::MoeOp> moes;
+  module.walk([&](mlir::kgen::MoeOp moe) { moes.push_back(moe); });
+  if (gemms.empty() && moes.empty())
+    return fail("no kgen.gemm or kgen.moe in " + inputFile +
+                    ": --measure measures gemms and MoE layers (for "
+                    "kgen.attention, write --packages and measure them with "
+                    "kgen-bench tune)",
                 2);
   std::string err;
   rt::TuningDb db;
@@ -375,23 +390,40 @@ int measureModule(ModuleOp module, mlir::kgen::Target target,
   o.finalists = finalists;
   o.rounds = rounds;
   o.seed = seed;
-  SmallVector<::kgen::tune::GemmSearchSummary> summaries(gemms.size());
+  // One search per gemm, and per expert GEMM of a kgen.moe: its role's
+  // candidates in whole-layer packages, the other role at its heuristic
+  // config (a candidate is a pair; the roles are searched one at a time).
+  SmallVector<std::pair<std::string, ::kgen::tune::GemmSearchSummary>>
+      summaries;
   int status = 0;
+  auto account = [&](rt::SearchStatus s) {
+    if (s == rt::SearchStatus::Failed)
+      status = 1;
+    return s != rt::SearchStatus::NoDevice;
+  };
   for (auto [index, gemm] : llvm::enumerate(gemms)) {
-    rt::SearchStatus s = ::kgen::tune::searchGemm(
-        gemm, int(index), o, model, db, summaries[index]);
-    if (s == rt::SearchStatus::NoDevice)
+    summaries.push_back({"gemm" + std::to_string(index), {}});
+    if (!account(::kgen::tune::searchGemm(gemm, int(index), o, model, db,
+                                          summaries.back().second)))
       return fail("kgen-bench found no CUDA device: nothing measured, " +
                       dbPath + " left as it was",
                   3);
-    if (s == rt::SearchStatus::Failed)
-      status = 1;
   }
+  for (auto [index, moe] : llvm::enumerate(moes))
+    for (StringRef role : {"gate_up", "down"}) {
+      summaries.push_back({llvm::formatv("moe{0}/{1}", index, role).str(), {}});
+      if (!account(::kgen::tune::searchMoeRole(moe, int(index), role, o,
+                                               model, db,
+                                               summaries.back().second)))
+        return fail("kgen-bench found no CUDA device: nothing measured, " +
+                        dbPath + " left as it was",
+                    3);
+    }
   if (!rt::writeTuningDb(dbPath, db, err))
     return fail(err);
-  llvm::outs() << "\ngemm  space  measured     s   default ms     tuned ms  "
-                  "speed-up  tuned config\n";
-  for (auto [index, s] : llvm::enumerate(summaries)) {
+  llvm::outs() << "\nop            space  measured     s   default ms     "
+                  "tuned ms  speed-up  tuned config\n";
+  for (const auto &[label, s] : summaries) {
     auto ms = [](std::optional<double> v) {
       return v ? llvm::formatv("{0,11:F4}", *v).str() : std::string(11, '-');
     };
@@ -399,9 +431,9 @@ int measureModule(ModuleOp module, mlir::kgen::Target target,
                               ? llvm::formatv("{0,8:F3}x", *s.defaultMs / *s.bestMs)
                                     .str()
                               : std::string(9, '-');
-    llvm::outs() << llvm::formatv("{0,4}  {1,5}  {2,8}  {3,4:F0}  {4}  {5}  "
+    llvm::outs() << llvm::formatv("{0,-12}  {1,5}  {2,8}  {3,4:F0}  {4}  {5}  "
                                   "{6}  {7}\n",
-                                  index, s.space, s.measured, s.seconds,
+                                  label, s.space, s.measured, s.seconds,
                                   ms(s.defaultMs), ms(s.bestMs), speedup,
                                   s.bestConfig);
   }
@@ -411,10 +443,50 @@ int measureModule(ModuleOp module, mlir::kgen::Target target,
 }
 
 /// One ranked candidate's line: its config, predicted time and rate.
+/// One expert GEMM of a kgen.moe as kgen-tune lists and packages it: its
+/// role's candidates, the other role at `paired` (its heuristic config).
+struct MoeRole {
+  mlir::kgen::MoeOp moe;
+  std::string role; // "gate_up" or "down"
+  mlir::kgen::GroupedGemmConfigAttr paired;
+  double pairedMs = 0;
+};
+
+double flopsOf(Operation *op) {
+  return mlir::kgen::estimateFlops(op).value_or(0);
+}
+/// The role's GEMM's FLOPs (the gated form's two products).
+double flopsOf(const MoeRole &r) {
+  mlir::kgen::GroupedGemmProblem p =
+      r.role == "gate_up" ? mlir::kgen::GroupedGemmProblem::gateUp(r.moe)
+                          : mlir::kgen::GroupedGemmProblem::down(r.moe);
+  return 2.0 * double(p.rows) * double(p.k) * double(p.n) * (p.gated ? 2 : 1);
+}
+
+/// The folder of the `index`-th op of its kind under --packages.
+std::string folderOf(GemmOp, int index) { return "gemm" + std::to_string(index); }
+std::string folderOf(mlir::kgen::AttentionOp, int index) {
+  return "attention" + std::to_string(index);
+}
+std::string folderOf(const MoeRole &r, int index) {
+  return "moe" + std::to_string(index) + "/" + r.role;
+}
+
 template <typename Op, typename Config>
-void printCandidate(Op op, unsigned rank,
+bool emitFor(Op op, Config config, double predictedMs, const std::string &dir,
+             std::string &why) {
+  return ::kgen::tune::emitCandidate(op, config, predictedMs, dir, why);
+}
+bool emitFor(const MoeRole &r, mlir::kgen::GroupedGemmConfigAttr config,
+             double predictedMs, const std::string &dir, std::string &why) {
+  return ::kgen::tune::emitMoeCandidate(r.moe, r.role, config, predictedMs,
+                                        r.paired, r.pairedMs, dir, why);
+}
+
+template <typename Op, typename Config>
+void printCandidate(const Op &op, unsigned rank,
                     const ::kgen::tune::Ranked<Config> &r, StringRef note) {
-  double flops = mlir::kgen::estimateFlops(op).value_or(0);
+  double flops = flopsOf(op);
   llvm::outs() << llvm::format("  %2u  %-40s %9.4f ms %8.1f TFLOP/s", rank,
                                ::kgen::tune::configSummary(r.config).c_str(),
                                r.predictedMs,
@@ -424,7 +496,8 @@ void printCandidate(Op op, unsigned rank,
 
 /// The first `wanted` of `ranked`, printed; how many.
 template <typename Op, typename Config>
-unsigned listCandidates(Op op, ArrayRef<::kgen::tune::Ranked<Config>> ranked,
+unsigned listCandidates(const Op &op,
+                        ArrayRef<::kgen::tune::Ranked<Config>> ranked,
                         size_t wanted) {
   for (size_t i = 0; i < wanted; ++i)
     printCandidate(op, unsigned(i), ranked[i], "");
@@ -447,12 +520,14 @@ unsigned listCandidates(Op op, ArrayRef<::kgen::tune::Ranked<Config>> ranked,
 /// folder is removed on failure and on SIGINT, SIGTERM and SIGHUP, and what
 /// a killed run left is removed by the next).
 template <typename Op, typename Config>
-unsigned packageCandidates(Op op, ArrayRef<::kgen::tune::Ranked<Config>> ranked,
+unsigned packageCandidates(const Op &op,
+                           ArrayRef<::kgen::tune::Ranked<Config>> ranked,
                            size_t wanted, int index, bool &failed) {
   llvm::SmallString<256> gemmDir(packagesDir);
-  llvm::sys::path::append(gemmDir,
-                          (isa<GemmOp>(op) ? "gemm" : "attention") +
-                              std::to_string(index));
+  llvm::sys::path::append(gemmDir, folderOf(op, index));
+  // DIR/moe<i>/<role>: the layer's folder first.
+  (void)llvm::sys::fs::create_directories(
+      llvm::sys::path::parent_path(gemmDir));
   ::kgen::tune::PackageStaging staging;
   std::string err;
   if (!staging.create(gemmDir.str().str(), err)) {
@@ -471,9 +546,8 @@ unsigned packageCandidates(Op op, ArrayRef<::kgen::tune::Ranked<Config>> ranked,
       llvm::SmallString<256> dir(staging.path());
       llvm::sys::path::append(dir, "pending" + std::to_string(next));
       std::string why;
-      if (!::kgen::tune::emitCandidate(op, ranked[next].config,
-                                       ranked[next].predictedMs,
-                                       dir.str().str(), why)) {
+      if (!emitFor(op, ranked[next].config, ranked[next].predictedMs,
+                   dir.str().str(), why)) {
         (void)llvm::sys::fs::remove_directories(dir);
         llvm::outs() << "  dropped  "
                      << ::kgen::tune::configSummary(ranked[next].config)
@@ -520,7 +594,8 @@ unsigned packageCandidates(Op op, ArrayRef<::kgen::tune::Ranked<Config>> ranked,
 /// The candidates of the `index`-th op of its kind kept: listed, or with
 /// --packages written; how many.
 template <typename Op, typename Config>
-unsigned keepCandidates(Op op, ArrayRef<::kgen::tune::Ranked<Config>> ranked,
+unsigned keepCandidates(const Op &op,
+                        ArrayRef<::kgen::tune::Ranked<Config>> ranked,
                         int index, bool &failed) {
   // Packages feed kgen-bench tune: unless told otherwise, as many as a
   // measured search measures.
@@ -578,11 +653,38 @@ int printRankingJson(ModuleOp module, mlir::kgen::Target target,
         attentions.size(), mlir::kgen::attentionSignature(attention), space,
         ranked));
   });
+  // Per kgen.moe, one entry per role: its op the layer's signature, with
+  // "role", the key op the database records it under, and the other
+  // role's heuristic config it is measured with.
+  nlohmann::json moes = nlohmann::json::array();
+  int moeIndex = 0;
+  module.walk([&](mlir::kgen::MoeOp moe) {
+    for (StringRef role : {"gate_up", "down"}) {
+      std::optional<::kgen::tune::MoeRoleRanking> ranking =
+          ::kgen::tune::rankMoeRole(moe, role, target, machine,
+                                    /*defaultFirst=*/true);
+      if (!ranking)
+        continue;
+      nlohmann::json entry = rankingJson<mlir::kgen::GroupedGemmConfigAttr>(
+          moeIndex, mlir::kgen::moeSignature(moe), ranking->space,
+          ranking->ranked);
+      entry["role"] = role.str();
+      std::string err;
+      nlohmann::json keyOp;
+      if (rt::groupedGemmKeyOp(entry["op"], role.str(), keyOp, err))
+        entry["key_op"] = keyOp;
+      entry["paired_with"] = mlir::kgen::toJson(ranking->paired);
+      entry["paired_with"]["predicted_ms"] = ranking->pairedMs;
+      moes.push_back(std::move(entry));
+    }
+    ++moeIndex;
+  });
   nlohmann::json doc = {{"schema", "kgen.tune-ranking"},
                         {"version", 1},
                         {"target", targetName.getValue()},
                         {"gemms", std::move(gemms)},
-                        {"attentions", std::move(attentions)}};
+                        {"attentions", std::move(attentions)},
+                        {"moes", std::move(moes)}};
   llvm::outs() << doc.dump(1) << "\n";
   return 0;
 }
@@ -611,14 +713,14 @@ int tuneModule() {
     return fail("could not parse " + inputFile, 2);
   if (!module
            ->walk([](Operation *op) {
-             return isa<GemmOp, mlir::kgen::AttentionOp>(op)
+             return isa<GemmOp, mlir::kgen::AttentionOp, mlir::kgen::MoeOp>(op)
                         ? WalkResult::interrupt()
                         : WalkResult::advance();
            })
            .wasInterrupted())
     return fail(inputFile +
-                    ": no kgen.gemm or kgen.attention in the module: nothing "
-                    "to tune",
+                    ": no kgen.gemm, kgen.attention or kgen.moe in the "
+                    "module: nothing to tune",
                 2);
 
   mlir::kgen::MachineModel machine;
@@ -692,6 +794,43 @@ int tuneModule() {
     if (kept == 0) { // f32: no config lowers it, nothing to measure
       llvm::outs() << "  no candidate\n";
       status = 1;
+    }
+    return WalkResult::advance();
+  });
+  index = 0;
+  module->walk([&](mlir::kgen::MoeOp moe) {
+    // A moe package is the whole layer: each role's candidates with the
+    // other role at its heuristic config.
+    const int moeIndex = index++;
+    for (StringRef role : {"gate_up", "down"}) {
+      std::optional<::kgen::tune::MoeRoleRanking> ranking =
+          ::kgen::tune::rankMoeRole(moe, role, *target, machine,
+                                    /*defaultFirst=*/!packagesDir.empty());
+      if (!ranking) {
+        llvm::outs() << "moe " << moeIndex << ": " << ::kgen::tune::moeShape(moe)
+                     << ": no kernel lowers it (kgen-select-strategy says "
+                        "why): no candidate\n";
+        status = 1;
+        return WalkResult::advance();
+      }
+      MoeRole site{moe, role.str(), ranking->paired, ranking->pairedMs};
+      llvm::outs() << "moe " << moeIndex << " " << role << ": "
+                   << ::kgen::tune::moeShape(moe) << ", " << ranking->space
+                   << " valid configs for " << targetName << " (the "
+                   << (role == "gate_up" ? "down" : "gate_up")
+                   << " GEMM at its heuristic config "
+                   << ::kgen::tune::configSummary(ranking->paired) << ")\n";
+      bool failed = false;
+      unsigned kept = keepCandidates<MoeRole, mlir::kgen::GroupedGemmConfigAttr>(
+          site, ranking->ranked, moeIndex, failed);
+      if (failed) {
+        status = 1;
+        return WalkResult::interrupt();
+      }
+      if (kept == 0) {
+        llvm::outs() << "  no candidate\n";
+        status = 1;
+      }
     }
     return WalkResult::advance();
   });
@@ -867,22 +1006,43 @@ int importIntoDb() {
     // are not measurements of a gemm or attention config.
     auto kind = r.op.is_object() ? r.op.find("kind") : r.op.end();
     const bool attention = kind != r.op.end() && *kind == "attention";
+    // A moe layer's result (a kgen-tune candidate: its config names the
+    // tuned role) or a grouped GEMM's: recorded under the grouped GEMM key.
+    const bool grouped = kind != r.op.end() &&
+                         (*kind == "moe" || *kind == "grouped_gemm");
     if (!r.config.is_object() ||
         (kind != r.op.end() && kind->is_string() && *kind != "gemm" &&
-         !attention)) {
+         !attention && !grouped)) {
       ++skipped;
       continue;
     }
     rt::TuningKey key = rt::tuningKeyFor(r, results.device);
     rt::TuningCandidate c;
-    c.config = r.config;
+    std::string why;
+    nlohmann::json keyOp;
+    if (!rt::tuningRecordOf(r.op, r.config, keyOp, c.config, why))
+      return fail(importResults + ": " + resultsField(index, why) +
+                      "; nothing imported, " + dbPath + " left as it was",
+                  2);
     c.status = r.status;
     c.correct = r.status == rt::RunStatus::Ok && r.relError >= 0;
     c.time = r.time;
     c.measuredAt = results.createdAt;
     c.host = results.host;
-    std::string why;
-    if (attention && rt::checkKey(key, why) && rt::checkCandidate(c, why)) {
+    if (grouped && rt::checkKey(key, why) && rt::checkCandidate(c, why)) {
+      // The grouped GEMM legality's rules for every grouped GEMM.
+      mlir::kgen::GroupedGemmLegalityError refusal;
+      std::optional<mlir::kgen::GroupedGemmConfigFields> f =
+          mlir::kgen::groupedGemmFieldsFromJson(c.config, refusal);
+      if (f)
+        if (std::optional<mlir::kgen::GroupedGemmLegalityError> e =
+                mlir::kgen::checkGroupedGemmLegality(*f))
+          refusal = *e;
+      if (!f || !refusal.message.empty())
+        why = "config" + (refusal.field.empty() ? "" : "." + refusal.field) +
+              ": " + refusal.message;
+    } else if (attention && rt::checkKey(key, why) &&
+               rt::checkCandidate(c, why)) {
       // The attention legality's rules for every attention.
       mlir::kgen::AttentionLegalityError refusal;
       if (!mlir::kgen::attentionConfigFromJson(
@@ -924,7 +1084,8 @@ int importIntoDb() {
                     "added again";
   if (skipped)
     llvm::outs() << "; skipped " << skipped
-                 << " results that are not of a gemm or attention config";
+                 << " results that are not of a gemm, attention or MoE "
+                    "config";
   llvm::outs() << "\n";
   return 0;
 }

@@ -5,7 +5,9 @@
 usage: fake-kgen-bench.py run PKG_DIR... --out F.json [kgen-bench options]
        fake-kgen-bench.py ceilings --out C.json [kgen-bench options]
 
-Each package's "true" time is a fixed function of its op and config: a
+Each package's "true" time is a fixed function of its op and config (a
+moe layer's: of its tuned role's config; as kgen-bench, no cuBLASLt
+baseline beside a moe layer): a
 plausible time for the op times 1.00 to 1.06 by a hash of the strategy, so
 several candidates lie within a few percent.
 Every invocation of this script is one "run" of the machine and multiplies
@@ -28,7 +30,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import synthetic  # noqa: E402
 
 
+def role_config(config):
+    """A moe layer candidate's config is its tuned role's (kgen-tune writes
+    both roles' and the name of the one it searches)."""
+    return config[config["tuned_role"]] if "tuned_role" in config else config
+
+
 def strategy(config):
+    config = role_config(config)
     keys = ["instruction", "block_m", "block_n", "block_k", "warps_m", "warps_n",
             "stages", "split_k", "raster_group"]
     return " ".join(f"{k}={config.get(k)}" for k in keys)
@@ -36,10 +45,15 @@ def strategy(config):
 
 def base_ms(op):
     """A plausible time for the op: the larger of 600 TFLOP/s and 3.5 TB/s,
-    plus 4 us."""
+    plus 4 us. A moe layer: its three expert products over the experts hit."""
+    size = {"f32": 4, "f16": 2, "bf16": 2, "f8E4M3FN": 1}
+    if op.get("kind") == "moe":
+        rows = op["tokens"] * op["top_k"]
+        flops = 2.0 * rows * op["hidden"] * op["inter"] * 3
+        nbytes = min(op["experts"], rows) * 3 * op["hidden"] * op["inter"] * size[op["dtype"]]
+        return max(flops / 600e12, nbytes / 3.5e12) * 1e3 + 0.004
     m, n, k, batch = op["m"], op["n"], op["k"], op["batch"]
     flops = 2.0 * batch * m * n * k
-    size = {"f32": 4, "f16": 2, "bf16": 2, "f8E4M3FN": 1}
     nbytes = batch * ((m * k + k * n) * size[op["dtype_a"]] + m * n * size[op["dtype_d"]])
     return max(flops / 600e12, nbytes / 3.5e12) * 1e3 + 0.004
 
@@ -104,16 +118,18 @@ def main():
             base = {"op": m["op"], "reason": "", "tflops": 0, "gbps": 0,
                     "fraction_of_matmul_ceiling": 0, "fraction_of_copy_ceiling": 0,
                     "resources": None, "speedup_over_baseline": 0}
-            results.append(dict(base, name="cublaslt/" + m["name"], implementation="cublaslt",
-                                config=None, status="ok", baseline="",
-                                time={"median_ms": baseline, "q1_ms": baseline,
-                                      "q3_ms": baseline, "min_ms": baseline, "max_ms": baseline,
-                                      "samples": 10},
-                                rel_error=0.0))
+            moe = m["op"].get("kind") == "moe"
+            if not moe:
+                results.append(dict(base, name="cublaslt/" + m["name"], implementation="cublaslt",
+                                    config=None, status="ok", baseline="",
+                                    time={"median_ms": baseline, "q1_ms": baseline,
+                                          "q3_ms": baseline, "min_ms": baseline,
+                                          "max_ms": baseline, "samples": 10},
+                                    rel_error=0.0))
             results.append(dict(base, name=m["name"], implementation="kgen", config=m["config"],
                                 status="wrong" if wrong else "ok",
                                 reason="max error 1e3 (synthetic)" if wrong else "",
-                                baseline="cublaslt/" + m["name"],
+                                baseline="" if moe else "cublaslt/" + m["name"],
                                 time=None if wrong else {
                                     "median_ms": ms, "q1_ms": ms * 0.995, "q3_ms": ms * 1.005,
                                     "min_ms": ms * 0.99, "max_ms": ms * 1.01, "samples": 10},

@@ -123,12 +123,14 @@ SearchStatus searchCandidates(
 bool correctRun(const CandidateRun &run);
 
 /// The tuning database key of a kgen result measured on `device`: the op
-/// signature, the config's target, the device's SM count and name, the CUDA
-/// runtime version, and the emitter version the config records.
+/// signature (a moe layer's or grouped GEMM's: its grouped GEMM key,
+/// tuningRecordOf), the config's target, the device's SM count and name,
+/// the CUDA runtime version, and the emitter version the config records.
 TuningKey tuningKeyFor(const KernelResult &result, const DeviceInfo &device);
 
 /// Adds every measured candidate of `outcome` to `db`, correct or not, at
-/// its drift-corrected time (the first run's spread scaled alike).
+/// its drift-corrected time (the first run's spread scaled alike); a moe
+/// layer's config as its tuned role's (tuningRecordOf).
 void addToDb(const SearchOutcome &outcome, const DeviceInfo &device,
              const std::string &measuredAt, const std::string &host,
              TuningDb &db);

@@ -27,7 +27,8 @@ constexpr int kMaxSmCount = 4096;
 /// What a measurement is valid for.
 struct TuningKey {
   nlohmann::json op;          // the op signature, as a package's "op" object:
-                              // a gemm's or an attention's
+                              // a gemm's or an attention's; or a grouped
+                              // GEMM key (groupedGemmKeyOp)
   std::string arch;           // "sm_90a"
   int smCount = 0;            // 0: unknown
   std::string device;         // "NVIDIA H200"; empty: unknown
@@ -93,12 +94,15 @@ struct TuningDb {
 /// writeTuningDb check it; importers check what they add). False with
 /// "<field>: <why>", the field named as in the file ("op.batch",
 /// "time.median_ms"):
-///  - a key: the op is a complete gemm or attention signature (every field
+///  - a key: the op is a complete gemm, attention or grouped GEMM signature
+///    (every field
 ///    kgen writes for its kind, nothing else: sizes in [1, 2^31], known
 ///    element types and activation, finite alpha, beta, scale and softcap;
 ///    for attention also kgen.attention's rules across fields: head_dim a
 ///    multiple of 8 in [32, 256], q_heads a multiple of kv_heads, a
-///    non-zero scale, a sliding_window only when causal, softcap > 0), the
+///    non-zero scale, a sliding_window only when causal, softcap > 0; for
+///    a grouped GEMM: role gate_up gated and down not, role grouped with
+///    top_k 1, top_k <= experts, tokens_bucket a power of two), the
 ///    arch is "sm_<digits>" with an optional
 ///    "a", the SM count is in [0, kMaxSmCount] (0: unknown);
 ///  - a candidate: its config is null or an object of plain values
@@ -109,6 +113,36 @@ struct TuningDb {
 bool checkKey(const TuningKey &key, std::string &err);
 bool checkCandidate(const TuningCandidate &candidate, std::string &err);
 bool checkTime(const SampleStats &time, std::string &err);
+
+/// The tokens bucket of `tokens` (>= 1): the smallest power of two >= it
+/// (1, 2, 4, ..., 2^31). A grouped GEMM's tile is decided by the rows
+/// each expert gets, so measurements at T tokens stand for every T' of
+/// the same bucket (as vLLM keys its fused-MoE configs by batch size).
+int64_t tokensBucket(int64_t tokens);
+
+/// The tuning key op of one grouped GEMM, from a package's op signature:
+/// a kgen.moe's ("kind": "moe"; role "gate_up": k = hidden, n = inter,
+/// gated; role "down": k = inter, n = hidden) or a kgen.grouped_gemm's
+/// ("kind": "grouped_gemm"; role "grouped", its rows as tokens, top_k 1).
+/// {"kind": "grouped_gemm", "role", "experts", "top_k", "k", "n", "gated",
+/// "activation" (the layer's), "dtype", "dtype_out", "tokens_bucket"}.
+/// False with a message naming the field when `op` lacks one or the role
+/// does not fit the kind; the result is not otherwise checked (checkKey).
+bool groupedGemmKeyOp(const nlohmann::json &op, const std::string &role,
+                      nlohmann::json &keyOp, std::string &err);
+
+/// What a measured package (its manifest's, or its result's, op and
+/// config) is recorded as: a gemm or attention as it is; a grouped_gemm
+/// as groupedGemmKeyOp's key (role "grouped") and its config; a moe layer,
+/// whose config holds both expert GEMMs' ({"gate_up": {...}, "down":
+/// {...}, "tuned_role": ROLE}, as kgen-tune writes its candidates), as
+/// the key of the tuned role's grouped GEMM and that role's config, with
+/// the other role's config text as "paired_with" and its prediction as
+/// "paired_predicted_ms" (the time is the whole layer's). False with a
+/// message naming the field (a moe config with no tuned_role) otherwise.
+bool tuningRecordOf(const nlohmann::json &op, const nlohmann::json &config,
+                    nlohmann::json &keyOp, nlohmann::json &keyConfig,
+                    std::string &err);
 
 nlohmann::json toJson(const TuningDb &db);
 /// Validates schema, version, every field's type and the values checkKey
