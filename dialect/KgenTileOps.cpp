@@ -410,11 +410,41 @@ LogicalResult TileMoeRouteOp::verify() {
     return emitOpError() << "'ids' and 'weights' must be [T, k] with T of "
                             "'logits'; got "
                          << ids << " and " << weights;
-  if (ids.getDimSize(1) > logits.getDimSize(1))
-    return emitOpError() << "top_k (" << ids.getDimSize(1)
-                         << ") exceeds the experts of 'logits' ("
-                         << logits.getDimSize(1) << ")";
+  int64_t experts = logits.getDimSize(1), topK = ids.getDimSize(1);
+  if (topK > experts)
+    return emitOpError() << "top_k (" << topK
+                         << ") exceeds the experts of 'logits' (" << experts
+                         << ")";
+  if (Value bias = getBias()) {
+    MemRefType b = memrefOf(bias);
+    if (failed(checkMoeOperand(*this, "bias", b, 1,
+                               b.getElementType().isF32() &&
+                                   b.getDimSize(0) == experts,
+                               "[E] f32")))
+      return failure();
+  }
+  int64_t groups = int64_t(getNGroup()), kept = int64_t(getTopkGroup());
+  if (groups < 1 || experts % groups != 0 || kept < 1 || kept > groups)
+    return emitOpError() << "n_group (" << groups << ") must divide the "
+                         << experts << " experts and topk_group (" << kept
+                         << ") be in [1, n_group]";
+  if (topK > kept * (experts / groups))
+    return emitOpError() << "top_k (" << topK << ") exceeds the "
+                         << kept * (experts / groups)
+                         << " experts of the kept groups";
   return checkPositive(*this, "rows", int64_t(getRows()));
+}
+
+RouteParams TileMoeRouteOp::getRouteParams() {
+  RouteParams p;
+  p.topK = memrefOf(getIds()).getDimSize(1);
+  p.renormalize = getRenormalize();
+  p.scoring = getScoring();
+  p.correctionBias = getBias();
+  p.nGroup = int64_t(getNGroup());
+  p.topkGroup = int64_t(getTopkGroup());
+  p.routedScalingFactor = getRoutedScalingFactor().convertToFloat();
+  return p;
 }
 
 LogicalResult TileMoeRankOp::verify() {
@@ -487,7 +517,23 @@ LogicalResult TileMoeCombineOp::verify() {
                             "weights [T, k], y [T, H]; got "
                          << eo << ", " << positions << ", " << weights << ", "
                          << y;
+  if (Value shared = getShared()) {
+    MemRefType z = memrefOf(shared);
+    if (failed(checkMoeOperand(*this, "shared", z, 2,
+                               isFloat(z) && z.getShape() == y.getShape(),
+                               "[T, H] float (y's shape)")))
+      return failure();
+  }
   return checkPositive(*this, "tokens", int64_t(getTokens()));
+}
+
+LogicalResult TileMoeSingleGroupOp::verify() {
+  MemRefType offsets = memrefOf(getOffsets());
+  if (failed(checkMoeOperand(*this, "offsets", offsets, 1,
+                             isI32(offsets) && offsets.getDimSize(0) == 2,
+                             "[2] i32")))
+    return failure();
+  return checkPositive(*this, "rows", int64_t(getRows()));
 }
 
 #define GET_OP_CLASSES

@@ -339,24 +339,49 @@ def Kgen_TileAttentionCombineOp : Kgen_Op<"tile.attention_combine",
 //===----------------------------------------------------------------------===//
 
 def Kgen_TileMoeRouteOp : Kgen_Op<"tile.moe_route"> {
-  let summary = "softmax top-k routing of a block of tokens";
+  let summary = "top-k routing of a block of tokens (softmax or DeepSeek)";
   let description = [{
     `logits` is `[T, E]` (any float type, read as f32), `ids` `[T, k]` i32,
     `weights` `[T, k]` f32. For each token `t` in `[t0, min(t0 + rows, T))`:
-    kgen.moe_route's definition (dialect/KgenOps.td): `m = max_e l_e`,
-    `q_e = exp(l_e - m)`, `s = sum_e q_e` (e in order), `p_e = q_e / s`;
-    k times, the untaken expert of largest `p` (ties to the lower index;
-    the first untaken one when none compares greater) is written to
-    `ids[t, slot]` and its `p` to `weights[t, slot]`; with `renormalize`
-    each weight is then divided by their sum (slot order).
+    kgen.moe_route's definition (dialect/KgenOps.td, emitRoute in
+    passes/LowerToLoops.cpp), with its attributes under the same names.
+    Softmax scoring: `m = max_e l_e`, `q_e = exp(l_e - m)`, `s = sum_e q_e`
+    (e in order), `p_e = q_e / s`; sigmoid: `p_e = 1 / (1 + exp(-l_e))`.
+    The choice score is `p_e + bias[e]` with `bias` (`[E]` f32), `p_e`
+    without. With `n_group` > 1 only the `topk_group` best groups (scored
+    by their two best choice scores summed with a bias, their best without)
+    are eligible. k times, the eligible untaken expert of largest choice
+    score (ties to the lower index; the first eligible one when none
+    compares greater) is written to `ids[t, slot]` and its `p` to
+    `weights[t, slot]`; with `renormalize` each weight is then divided by
+    their sum (slot order), then multiplied by `routed_scaling_factor`
+    when it is not 1.
+
+    ```mlir
+    kgen.tile.moe_route %logits bias(%b : memref<256xf32>) rows(%t0) into %ids, %w
+        {rows = 4, renormalize, scoring = #kgen.scoring<sigmoid>,
+         n_group = 8, topk_group = 4, routed_scaling_factor = 2.5 : f32}
+        : memref<16x256xf32>, memref<16x8xi32>, memref<16x8xf32>
+    ```
   }];
-  let arguments = (ins AnyMemRef:$logits, Index:$t0, AnyMemRef:$ids,
-                       AnyMemRef:$weights, I64Attr:$rows, UnitAttr:$renormalize);
+  let arguments = (ins AnyMemRef:$logits, Optional<AnyMemRef>:$bias,
+                       Index:$t0, AnyMemRef:$ids, AnyMemRef:$weights,
+                       I64Attr:$rows, UnitAttr:$renormalize,
+                       DefaultValuedAttr<Kgen_ScoringAttr, "::mlir::kgen::Scoring::softmax">:$scoring,
+                       DefaultValuedAttr<I64Attr, "1">:$n_group,
+                       DefaultValuedAttr<I64Attr, "1">:$topk_group,
+                       DefaultValuedAttr<F32Attr, "1.0">:$routed_scaling_factor);
   let assemblyFormat = [{
-    $logits `rows` `(` $t0 `)` `into` $ids `,` $weights attr-dict `:`
-    type($logits) `,` type($ids) `,` type($weights)
+    $logits (`bias` `(` $bias^ `:` type($bias) `)`)? `rows` `(` $t0 `)` `into`
+    $ids `,` $weights attr-dict `:` type($logits) `,` type($ids) `,`
+    type($weights)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The routing parameters, as emitRoute takes them (correctionBias is
+    /// the bias buffer).
+    ::mlir::kgen::RouteParams getRouteParams();
+  }];
 }
 
 def Kgen_TileMoeRankOp : Kgen_Op<"tile.moe_rank"> {
@@ -449,15 +474,37 @@ def Kgen_TileMoeCombineOp : Kgen_Op<"tile.moe_combine"> {
     `[T, k]` (any float type), `y` `[T, H]`. For each token `t` in
     `[t0, min(t0 + tokens, T))` and column h: `y[t, h] = sum_s weights[t,
     s] * expert_out[positions[t, s], h]` in f32 from 0, s in order,
-    skipping positions outside `[0, T * k)`, rounded once (kgen.moe_combine).
+    skipping positions outside `[0, T * k)`, then `+ shared[t, h]` with a
+    `shared` (`[T, H]`: a shared expert's output), rounded once
+    (kgen.moe_combine).
   }];
   let arguments = (ins AnyMemRef:$expert_out, AnyMemRef:$positions,
-                       AnyMemRef:$weights, Index:$t0, AnyMemRef:$y,
-                       I64Attr:$tokens);
+                       AnyMemRef:$weights, Optional<AnyMemRef>:$shared,
+                       Index:$t0, AnyMemRef:$y, I64Attr:$tokens);
   let assemblyFormat = [{
-    $expert_out `,` $positions `,` $weights `tokens` `(` $t0 `)` `into` $y
-    attr-dict `:` type($expert_out) `,` type($positions) `,` type($weights)
-    `,` type($y)
+    $expert_out `,` $positions `,` $weights
+    (`shared` `(` $shared^ `:` type($shared) `)`)? `tokens` `(` $t0 `)`
+    `into` $y attr-dict `:` type($expert_out) `,` type($positions) `,`
+    type($weights) `,` type($y)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kgen_TileMoeSingleGroupOp : Kgen_Op<"tile.moe_single_group"> {
+  let summary = "the offsets of one group of every row";
+  let description = [{
+    Writes `offsets` (`[2]` i32) = `[0, rows]` (on a device, block 0 of
+    the kernel does): the row groups of a grouped GEMM whose rows all
+    belong to expert 0 (a shared expert's weights seen as one expert,
+    kgen-decompose-moe's `[0, T]`).
+
+    ```mlir
+    kgen.tile.moe_single_group into %offsets {rows = 16} : memref<2xi32>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$offsets, I64Attr:$rows);
+  let assemblyFormat = [{
+    `into` $offsets attr-dict `:` type($offsets)
   }];
   let hasVerifier = 1;
 }

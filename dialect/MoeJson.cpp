@@ -31,6 +31,26 @@ DictionaryAttr mlir::kgen::moeSignature(MoeOp op) {
       b.getNamedAttr("dtype", elementName(b, op.getX())),
       b.getNamedAttr("logits_dtype", elementName(b, op.getRouterLogits())),
       b.getNamedAttr("dtype_out", elementName(b, op.getY()))};
+  // The DeepSeek extensions, only when used: plain layers keep the fields
+  // (and manifests) they had.
+  RouteParams p = op.getRouteParams();
+  if (p.scoring != Scoring::softmax)
+    fields.push_back(b.getNamedAttr(
+        "scoring", b.getStringAttr(stringifyScoring(p.scoring))));
+  if (p.correctionBias)
+    fields.push_back(b.getNamedAttr("correction_bias", b.getBoolAttr(true)));
+  if (p.nGroup != 1 || p.topkGroup != 1) {
+    fields.push_back(b.getNamedAttr("n_group", b.getI64IntegerAttr(p.nGroup)));
+    fields.push_back(
+        b.getNamedAttr("topk_group", b.getI64IntegerAttr(p.topkGroup)));
+  }
+  if (p.routedScalingFactor != 1.0f)
+    fields.push_back(b.getNamedAttr("routed_scaling_factor",
+                                    b.getF32FloatAttr(p.routedScalingFactor)));
+  if (Value sg = op.getSharedGate())
+    fields.push_back(b.getNamedAttr(
+        "shared_inter", b.getI64IntegerAttr(cast<RankedTensorType>(sg.getType())
+                                                .getDimSize(1))));
   return b.getDictionaryAttr(fields);
 }
 

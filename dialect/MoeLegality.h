@@ -15,8 +15,19 @@
 #include <string>
 
 namespace mlir::kgen {
-/// Nullopt when the MoE kernels lower `op`; else what of it they do not
-/// ("the kernels of ... are not lowered yet").
+/// The most experts of a layer whose routing is not plain softmax (sigmoid
+/// scoring, a correction bias, expert groups or a scaling factor): the
+/// DeepSeek routing kernel keeps a token's scores in a warp's registers and
+/// shared memory, 8 per lane.
+inline constexpr int64_t kMoeExtendedRouteMaxExperts = 256;
+
+/// Nullopt when the MoE kernels lower `op`; else what of it they do not.
+/// Lowered: bf16 or f16 layers (the configs' legality) with plain softmax
+/// routing, or the DeepSeek routing (sigmoid scoring, correction bias,
+/// n_group / topk_group, routed_scaling_factor) over at most
+/// kMoeExtendedRouteMaxExperts experts, with or without a shared expert
+/// (whose GEMMs run on the layer's configs, when it has them: they must be
+/// legal for its shapes too). Refused: e4m3 weights with block scales.
 std::optional<std::string> moeKernelsRefuse(MoeOp op);
 } // namespace mlir::kgen
 

@@ -15,6 +15,18 @@
 //   down     grid tiles(R) * H / BN   grouped GEMM           -> expert_out [R, H]
 //   combine  grid ceil(T / 4)         kgen.tile.moe_combine -> y [T, H]
 //
+// DeepSeek layers (dialect/MoeLegality.h): route takes the correction bias
+// as a second input and the routing attributes (sigmoid scoring, expert
+// groups, the scaling factor); a shared expert adds, before combine,
+//
+//   (route          also kgen.tile.moe_single_group -> shared_offsets [0, T])
+//   shared_gate_up  grid tiles(T) * Is / BN   grouped GEMM, gated  -> shared_h [T, Is]
+//   shared_down     grid tiles(T) * H / BN    grouped GEMM         -> shared_out [T, H]
+//
+// (its weights as one expert, [1, H, Is] and [1, Is, H], on the layer's
+// gate_up_config and down_config), and combine adds shared_out after the
+// routed slots.
+//
 // The steps of kgen-decompose-moe, with the same rounding points, so the
 // package computes exactly the op's reference. No kernel pads an expert's
 // rows: the grouped GEMM's tile scheduler (kgen.tile.group_tile) gives each
@@ -43,6 +55,7 @@
 #include "dialect/MoeLegality.h"
 #include "passes/TileKernelBuilder.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::kgen {
@@ -87,6 +100,7 @@ struct GroupedGemm {
   Activation act;
   GroupedGemmConfigAttr config;
   StringRef aName, bName, bUpName, dName;
+  StringRef offsetsName = "expert_offsets";
 };
 
 /// Builds the grouped GEMM kernel and its launch at `launchAt`; returns the
@@ -114,7 +128,7 @@ Value buildGroupedGemm(GroupedGemm g, StringRef name, DictionaryAttr signature,
     names.push_back(g.bUpName);
   }
   inputs.push_back(g.offsets);
-  names.append({"expert_offsets", g.dName});
+  names.append({g.offsetsName, g.dName});
   SmallVector<Type> params;
   for (Value v : inputs)
     params.push_back(memrefFor(v.getType()));
@@ -218,6 +232,9 @@ void lowerMoe(MoeOp op, SymbolTable &symbols, OpBuilder &top) {
                      std::to_string(tokens) + "_e" + std::to_string(experts) +
                      "_k" + std::to_string(topK) + "_h" +
                      std::to_string(hidden) + "_i" + std::to_string(inter);
+  if (Value sg = op.getSharedGate())
+    name += "_s" + std::to_string(
+                       cast<RankedTensorType>(sg.getType()).getDimSize(1));
   OpBuilder at(op);
   auto launch = [&](KernelOp kernel, TypeRange results, ValueRange inputs) {
     return LaunchOp::create(at, loc, results, kernel.getSymName(), inputs);
@@ -235,21 +252,44 @@ void lowerMoe(MoeOp op, SymbolTable &symbols, OpBuilder &top) {
 
   // Routing: a warp per token row; the package's first kernel carries the
   // layer's signature, the others continue it.
+  // The DeepSeek routing reads the correction bias as a second input.
+  SmallVector<Value> routeInputs = {op.getRouterLogits()};
+  SmallVector<StringRef> routeNames = {"router_logits"};
+  if (Value bias = op.getCorrectionBias()) {
+    routeInputs.push_back(bias);
+    routeNames.push_back("correction_bias");
+  }
+  routeNames.append({"expert_ids", "weights"});
+  // With a shared expert, routing also writes its grouped GEMMs' offsets.
+  Value sg = op.getSharedGate();
+  auto singleOffsetsType = RankedTensorType::get({2}, i32);
+  SmallVector<Type> routeOutputs = {idsType, weightsType};
+  if (sg) {
+    routeOutputs.push_back(singleOffsetsType);
+    routeNames.push_back("shared_offsets");
+  }
   auto [route, routeBody] =
       kernelOf("", llvm::divideCeil(tokens, kRouteRows), kRouteThreads,
-               {op.getRouterLogits()}, {idsType, weightsType});
-  describe(route, {"router_logits", "expert_ids", "weights"}, 2,
-           moeSignature(op));
+               routeInputs, routeOutputs);
+  describe(route, routeNames, routeOutputs.size(), moeSignature(op));
   {
     auto b = ImplicitLocOpBuilder::atBlockBegin(loc, routeBody);
     Ix ix{b};
-    TileMoeRouteOp::create(b, routeBody->getArgument(3),
-                           ix.mul(routeBody->getArgument(0), kRouteRows),
-                           routeBody->getArgument(4), routeBody->getArgument(5),
-                           kRouteRows, op.getRenormalize());
+    bool biased = routeInputs.size() == 2;
+    RouteParams p = op.getRouteParams();
+    unsigned out = biased ? 5 : 4;
+    TileMoeRouteOp::create(
+        b, routeBody->getArgument(3),
+        biased ? routeBody->getArgument(4) : Value(),
+        ix.mul(routeBody->getArgument(0), kRouteRows),
+        routeBody->getArgument(out), routeBody->getArgument(out + 1),
+        kRouteRows, op.getRenormalize(), p.scoring, p.nGroup, p.topkGroup,
+        APFloat(p.routedScalingFactor));
+    if (sg)
+      TileMoeSingleGroupOp::create(b, routeBody->getArgument(out + 2),
+                                   tokens);
   }
-  auto routed =
-      launch(route, {idsType, weightsType}, {op.getRouterLogits()});
+  auto routed = launch(route, routeOutputs, routeInputs);
   Value ids = routed.getResult(0), weights = routed.getResult(1);
 
   // Ranking: a block per expert.
@@ -292,23 +332,60 @@ void lowerMoe(MoeOp op, SymbolTable &symbols, OpBuilder &top) {
        downConfig, "h", "w_down", "", "expert_out"},
       name + "_down", {}, symbols, top, at, loc);
 
-  // Combine: the weighted sum of each token's expert rows, in slot order.
+  // The shared expert: the same two grouped GEMMs over every token as one
+  // group (expert 0 of its weights seen as [1, H, Is] and [1, Is, H]), on
+  // the offsets [0, T] the routing kernel wrote (kgen-decompose-moe's form).
+  Value sharedOut;
+  if (sg) {
+    Value all = routed.getResult(2);
+    auto asOneExpert = [&](Value w) {
+      auto t = cast<RankedTensorType>(w.getType());
+      auto type = RankedTensorType::get({1, t.getDimSize(0), t.getDimSize(1)},
+                                        t.getElementType());
+      return tensor::ExpandShapeOp::create(
+          at, loc, type, w, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+    };
+    int64_t sInter = cast<RankedTensorType>(sg.getType()).getDimSize(1);
+    Value sharedH = buildGroupedGemm(
+        {op.getX(), asOneExpert(sg), asOneExpert(op.getSharedUp()), all,
+         RankedTensorType::get({tokens, sInter}, elem), op.getActivation(),
+         gateUpConfig, "x", "shared_gate", "shared_up", "shared_h",
+         "shared_offsets"},
+        name + "_shared_gate_up", {}, symbols, top, at, loc);
+    sharedOut = buildGroupedGemm(
+        {sharedH, asOneExpert(op.getSharedDown()), Value(), all,
+         RankedTensorType::get({tokens, hidden}, elem), Activation::none,
+         downConfig, "shared_h", "shared_down", "", "shared_out",
+         "shared_offsets"},
+        name + "_shared_down", {}, symbols, top, at, loc);
+  }
+
+  // Combine: the weighted sum of each token's expert rows, in slot order,
+  // then the shared expert's row.
   auto yType = cast<RankedTensorType>(op.getY().getType());
+  SmallVector<Value> combineInputs = {expertOut, positions, weights};
+  SmallVector<StringRef> combineNames = {"expert_out", "positions", "weights"};
+  if (sharedOut) {
+    combineInputs.push_back(sharedOut);
+    combineNames.push_back("shared_out");
+  }
+  combineNames.push_back("y");
   auto [combine, combineBody] =
       kernelOf("_combine", llvm::divideCeil(tokens, kCombineTokens),
-               kCopyThreads, {expertOut, positions, weights}, {yType});
-  describe(combine, {"expert_out", "positions", "weights", "y"}, 1);
+               kCopyThreads, combineInputs, {yType});
+  describe(combine, combineNames, 1);
   {
     auto b = ImplicitLocOpBuilder::atBlockBegin(loc, combineBody);
     Ix ix{b};
+    unsigned out = sharedOut ? 7 : 6;
     TileMoeCombineOp::create(
         b, combineBody->getArgument(3), combineBody->getArgument(4),
         combineBody->getArgument(5),
+        sharedOut ? combineBody->getArgument(6) : Value(),
         ix.mul(combineBody->getArgument(0), kCombineTokens),
-        combineBody->getArgument(6), kCombineTokens);
+        combineBody->getArgument(out), kCombineTokens);
   }
-  Value y = launch(combine, {yType}, {expertOut, positions, weights})
-                .getResult(0);
+  Value y = launch(combine, {yType}, combineInputs).getResult(0);
   op.getY().replaceAllUsesWith(y);
   op.erase();
 }

@@ -517,12 +517,13 @@ void lowerMoeRoute(TileMoeRouteOp op, RefBuilder &rb) {
   int64_t tokens = dim(logits, 0), experts = dim(logits, 1);
   Value end = arith::MinSIOp::create(
       rb.b, rb.addi(op.getT0(), rb.idx(op.getRows())), rb.idx(tokens));
-  Value probs = rb.alloc({experts}, rb.b.getF32Type());
+  RouteParams p = op.getRouteParams();
+  RouteScratch scratch = allocRouteScratch(rb, experts, p, op.getBias());
   rb.loop(op.getT0(), end, [&](Value t) {
-    emitRoute(rb, logits, t, experts, dim(op.getIds(), 1),
-              op.getRenormalize(), probs, op.getIds(), op.getWeights());
+    emitRoute(rb, logits, t, experts, p, scratch, op.getIds(),
+              op.getWeights());
   });
-  memref::DeallocOp::create(rb.b, probs);
+  deallocRouteScratch(rb, scratch);
 }
 
 /// Calls body(t, s, i) for every copy i = t * k + s of a [T, k] buffer.
@@ -690,9 +691,17 @@ void lowerMoeCombine(TileMoeCombineOp op, RefBuilder &rb) {
         Value term = rb.mulf(rb.loadF32(w, {t, s}), rb.loadF32(eo, {safe, h}));
         return rb.select(valid, rb.addf(acc, term), acc);
       });
+      if (Value shared = op.getShared())
+        acc = rb.addf(acc, rb.loadF32(shared, {t, h}));
       rb.storeF32(acc, y, {t, h});
     });
   });
+}
+
+void lowerMoeSingleGroup(TileMoeSingleGroupOp op, RefBuilder &rb) {
+  Value offsets = op.getOffsets();
+  rb.storeIndex(rb.idx(0), offsets, rb.idx(0));
+  rb.storeIndex(rb.idx(op.getRows()), offsets, rb.idx(1));
 }
 
 /// Copies the ops of `region`'s block with its (k, stage) arguments bound.
@@ -759,7 +768,7 @@ struct KgenLowerTilesToLoopsPass
               TileOnlineSoftmaxOp, TilePvOp, TileAttentionStoreOp,
               TileAttentionCombineOp, TileMoeRouteOp, TileMoeRankOp,
               TileMoeGatherOp, TileGroupTileOp, TileGatedEpilogueOp,
-              TileMoeCombineOp>(op))
+              TileMoeCombineOp, TileMoeSingleGroupOp>(op))
         tileOps.push_back(op);
     });
     for (Operation *op : tileOps) {
@@ -788,7 +797,8 @@ struct KgenLowerTilesToLoopsPass
           .Case([&](TileMoeGatherOp o) { lowerMoeGather(o, rb); })
           .Case([&](TileGroupTileOp o) { lowerGroupTile(o, rb); })
           .Case([&](TileGatedEpilogueOp o) { lowerGatedEpilogue(o, rb); })
-          .Case([&](TileMoeCombineOp o) { lowerMoeCombine(o, rb); });
+          .Case([&](TileMoeCombineOp o) { lowerMoeCombine(o, rb); })
+          .Case([&](TileMoeSingleGroupOp o) { lowerMoeSingleGroup(o, rb); });
       op->erase();
     }
   }

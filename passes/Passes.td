@@ -149,6 +149,12 @@ def KgenLowerMoeToTiles : Pass<"kgen-lower-moe-to-tiles", "::mlir::ModuleOp"> {
     offset, no padding), and the weighted combine in slot order
     (`kgen.tile.moe_combine`). The rounding points are those of
     `kgen-decompose-moe`, so the package computes the op's reference.
+    DeepSeek layers (dialect/MoeLegality.h): the routing takes sigmoid
+    scoring, the correction bias (an input), expert groups and the scaling
+    factor; with a shared expert the routing kernel also writes its offsets
+    `[0, T]` (`kgen.tile.moe_single_group`), and two grouped GEMMs over all
+    tokens as one group (on the layer's configs) compute the shared
+    expert, whose output the combine adds after the routed slots.
   }];
   let dependentDialects = ["::mlir::kgen::KgenDialect",
                            "::mlir::arith::ArithDialect",

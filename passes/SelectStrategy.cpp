@@ -336,10 +336,21 @@ struct KgenSelectStrategyPass
                                    GroupedGemmProblem::down(moe), *parsed)
                    : GroupedGemmConfigAttr();
         if (gateUp && down) {
-          if (!moe.getGateUpConfigAttr())
+          bool setGateUp = !moe.getGateUpConfigAttr(),
+               setDown = !moe.getDownConfigAttr();
+          if (setGateUp)
             moe.setGateUpConfigAttr(gateUp);
-          if (!moe.getDownConfigAttr())
+          if (setDown)
             moe.setDownConfigAttr(down);
+          // A shared expert runs on these configs too: legal for its shapes?
+          if (std::optional<std::string> why = moeKernelsRefuse(moe)) {
+            emitRemark(op->getLoc())
+                << *why << ": it stays without configs, on the reference path";
+            if (setGateUp)
+              moe.removeGateUpConfigAttr();
+            if (setDown)
+              moe.removeDownConfigAttr();
+          }
         }
       } else if (auto g = dyn_cast<GroupedGemmOp>(op); g && !g.getConfigAttr()) {
         if (GroupedGemmConfigAttr c = chooseGrouped(

@@ -222,7 +222,7 @@ LogicalResult KernelPrinter::printOp(Operation *op) {
             TileAttentionStoreOp, TileAttentionCombineOp>(
           [&](Operation *o) { return printAttentionStep(o); })
       .Case<TileMoeRouteOp, TileMoeRankOp, TileMoeGatherOp, TileGroupTileOp,
-            TileGatedEpilogueOp, TileMoeCombineOp>(
+            TileGatedEpilogueOp, TileMoeCombineOp, TileMoeSingleGroupOp>(
           [&](Operation *o) { return printMoeStep(o); })
       .Case([&](TileZeroOp o) -> LogicalResult {
         line() << name(o.getTile()) << ".zero();\n";

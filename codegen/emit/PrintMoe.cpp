@@ -12,6 +12,9 @@
 #include "codegen/emit/KernelPrinter.h"
 
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::kgen;
@@ -22,12 +25,40 @@ LogicalResult KernelPrinter::printMoeStep(Operation *op) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](TileMoeRouteOp o) -> LogicalResult {
         Value logits = o.getLogits();
-        line() << "kgen::block::moe_route<" << threads << ", " << o.getRows()
-               << ", " << dimOf(o.getIds(), 1) << ", "
-               << (o.getRenormalize() ? "true" : "false") << ">("
-               << name(logits) << ", " << dimOf(logits, 0) << ", "
-               << dimOf(logits, 1) << ", " << name(o.getT0()) << ", "
-               << name(o.getIds()) << ", " << name(o.getWeights()) << ");\n";
+        RouteParams p = o.getRouteParams();
+        std::string rest = std::to_string(dimOf(logits, 0)) + ", " +
+                           std::to_string(dimOf(logits, 1)) + ", " +
+                           name(o.getT0());
+        if (p.isPlainSoftmax()) {
+          line() << "kgen::block::moe_route<" << threads << ", "
+                 << o.getRows() << ", " << p.topK << ", "
+                 << (p.renormalize ? "true" : "false") << ">(" << name(logits)
+                 << ", " << rest << ", " << name(o.getIds()) << ", "
+                 << name(o.getWeights()) << ");\n";
+          return success();
+        }
+        // The DeepSeek routing: scoring, bias, groups and scale (the
+        // shortest decimal that reads back as the same float).
+        std::string scale;
+        for (int digits = 6; digits <= 9; ++digits) {
+          scale.clear();
+          llvm::raw_string_ostream(scale) << llvm::format(
+              "%.*g", digits, double(p.routedScalingFactor));
+          if (std::strtof(scale.c_str(), nullptr) == p.routedScalingFactor)
+            break;
+        }
+        if (!StringRef(scale).contains_insensitive('e') &&
+            !StringRef(scale).contains('.'))
+          scale += ".";
+        line() << "kgen::block::moe_route_ext<" << threads << ", "
+               << o.getRows() << ", " << p.topK << ", "
+               << (p.renormalize ? "true" : "false") << ", "
+               << (p.scoring == Scoring::sigmoid ? "true" : "false") << ", "
+               << (o.getBias() ? "true" : "false") << ", " << p.nGroup << ", "
+               << p.topkGroup << ">(" << name(logits) << ", "
+               << (o.getBias() ? name(o.getBias()) : std::string("nullptr")) << ", "
+               << rest << ", " << scale << "f, " << name(o.getIds()) << ", "
+               << name(o.getWeights()) << ");\n";
         return success();
       })
       .Case([&](TileMoeRankOp o) -> LogicalResult {
@@ -53,9 +84,16 @@ LogicalResult KernelPrinter::printMoeStep(Operation *op) {
         Value pos = o.getPositions(), eo = o.getExpertOut();
         line() << "kgen::block::moe_combine<" << threads << ", "
                << o.getTokens() << ">(" << name(eo) << ", " << name(pos)
-               << ", " << name(o.getWeights()) << ", " << dimOf(pos, 0) << ", "
+               << ", " << name(o.getWeights()) << ", "
+               << (o.getShared() ? name(o.getShared()) : std::string("nullptr"))
+               << ", " << dimOf(pos, 0) << ", "
                << dimOf(pos, 1) << ", " << dimOf(eo, 0) << ", " << dimOf(eo, 1)
                << ", " << name(o.getT0()) << ", " << name(o.getY()) << ");\n";
+        return success();
+      })
+      .Case([&](TileMoeSingleGroupOp o) -> LogicalResult {
+        line() << "kgen::block::moe_single_group(" << o.getRows() << ", "
+               << name(o.getOffsets()) << ");\n";
         return success();
       })
       .Case([&](TileGroupTileOp o) -> LogicalResult {

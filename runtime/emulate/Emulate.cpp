@@ -290,10 +290,19 @@ bool verifyMoe(const rt::KernelPackage &pkg, const rt::MoeSpec &spec,
                const std::vector<std::unique_ptr<Guarded>> &mem, uint64_t seed,
                EmulateResult &result) {
   const rt::HostTensor &logits = host[paramIndex(pkg, "router_logits")];
-  const std::vector<int64_t> tokens = rt::moeCheckedTokens(spec, logits, seed);
+  // The DeepSeek inputs, where the package has them.
+  auto input = [&](const char *name) -> const rt::HostTensor * {
+    const int i = paramIndex(pkg, name);
+    return i >= 0 ? &host[i] : nullptr;
+  };
+  const rt::MoeExtras extras{input("correction_bias"), input("shared_gate"),
+                             input("shared_up"), input("shared_down")};
+  const std::vector<int64_t> tokens =
+      rt::moeCheckedTokens(spec, logits, seed, extras);
   const rt::MoeExpected expected = rt::moeExpected(
       spec, host[paramIndex(pkg, "x")], logits, host[paramIndex(pkg, "w_gate")],
-      host[paramIndex(pkg, "w_up")], host[paramIndex(pkg, "w_down")], tokens);
+      host[paramIndex(pkg, "w_up")], host[paramIndex(pkg, "w_down")], tokens,
+      extras);
   const rt::HostTensor got = rt::gatherRows(
       computed(host, mem, paramIndex(pkg, "y")), tokens, spec.hidden);
   rt::CompareStats stats;
@@ -307,7 +316,8 @@ bool verifyMoe(const rt::KernelPackage &pkg, const rt::MoeSpec &spec,
   std::string routing;
   const int iIds = paramIndex(pkg, "expert_ids");
   if (iIds >= 0)
-    (void)rt::checkMoeRouting(spec, logits, computed(host, mem, iIds), routing);
+    (void)rt::checkMoeRouting(spec, logits, computed(host, mem, iIds), routing,
+                              extras);
   result.correct = result.relError <= result.tolerance && routing.empty();
   if (!result.correct) {
     std::ostringstream os;

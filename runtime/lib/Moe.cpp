@@ -69,6 +69,43 @@ bool readTypes(const OpReader &r, MoeSpec &spec) {
          r.readType("dtype_out", any, spec.dtype, spec.out);
 }
 
+/// The DeepSeek fields, each optional with the plain layer's default.
+bool readDeepSeek(const OpReader &r, MoeSpec &spec) {
+  if (r.present("scoring")) {
+    const json &field = r.op["scoring"];
+    if (field != "softmax" && field != "sigmoid")
+      return r.fail("'scoring' must be \"softmax\" or \"sigmoid\", got " +
+                    field.dump());
+    spec.sigmoid = field == "sigmoid";
+  }
+  if (!r.readBool("correction_bias", false, spec.correctionBias))
+    return false;
+  if (r.present("n_group") &&
+      !r.readInt("n_group", 1, spec.experts, spec.nGroup))
+    return false;
+  if (spec.experts % spec.nGroup != 0)
+    return r.fail("'n_group' (" + std::to_string(spec.nGroup) +
+                  ") must divide 'experts' (" + std::to_string(spec.experts) +
+                  ")");
+  if (r.present("topk_group") &&
+      !r.readInt("topk_group", 1, spec.nGroup, spec.topkGroup))
+    return false;
+  if (spec.topK > spec.topkGroup * (spec.experts / spec.nGroup))
+    return r.fail("'top_k' exceeds the experts of the kept groups");
+  if (r.present("routed_scaling_factor")) {
+    const json &field = r.op["routed_scaling_factor"];
+    if (!field.is_number() || !(field.get<double>() > 0) ||
+        !std::isfinite(field.get<double>()))
+      return r.fail("'routed_scaling_factor' must be a positive number, got " +
+                    field.dump());
+    spec.scale = field.get<float>();
+  }
+  if (r.present("shared_inter") &&
+      !r.readInt("shared_inter", 0, kMaxDim, spec.sharedInter))
+    return false;
+  return true;
+}
+
 } // namespace
 
 bool parseMoeOp(const json &op, MoeSpec &spec, std::string &err) {
@@ -78,14 +115,15 @@ bool parseMoeOp(const json &op, MoeSpec &spec, std::string &err) {
   }
   MoeSpec s;
   const OpReader r{op, "moe", err};
-  if (!readSizes(r, s) || !readFlags(r, s) || !readTypes(r, s))
+  if (!readSizes(r, s) || !readFlags(r, s) || !readTypes(r, s) ||
+      !readDeepSeek(r, s))
     return false;
   spec = s;
   return true;
 }
 
 json moeOpJson(const MoeSpec &spec) {
-  return json{{"kind", "moe"},
+  json op{{"kind", "moe"},
               {"tokens", spec.tokens},
               {"hidden", spec.hidden},
               {"inter", spec.inter},
@@ -96,6 +134,19 @@ json moeOpJson(const MoeSpec &spec) {
               {"dtype", elemTypeName(spec.dtype)},
               {"logits_dtype", elemTypeName(spec.logits)},
               {"dtype_out", elemTypeName(spec.out)}};
+  if (spec.sigmoid)
+    op["scoring"] = "sigmoid";
+  if (spec.correctionBias)
+    op["correction_bias"] = true;
+  if (spec.nGroup != 1 || spec.topkGroup != 1) {
+    op["n_group"] = spec.nGroup;
+    op["topk_group"] = spec.topkGroup;
+  }
+  if (spec.scale != 1.0f)
+    op["routed_scaling_factor"] = spec.scale;
+  if (spec.sharedInter > 0)
+    op["shared_inter"] = spec.sharedInter;
+  return op;
 }
 
 std::vector<int64_t> moeShapeX(const MoeSpec &spec) {
@@ -115,9 +166,10 @@ std::vector<int64_t> moeShapeRoute(const MoeSpec &spec) {
 }
 
 double moeFlops(const MoeSpec &spec) {
-  return 2.0 * static_cast<double>(spec.tokens) *
-         static_cast<double>(spec.topK) * 3.0 *
-         static_cast<double>(spec.hidden) * static_cast<double>(spec.inter);
+  return 2.0 * static_cast<double>(spec.tokens) * 3.0 *
+         static_cast<double>(spec.hidden) *
+         (static_cast<double>(spec.topK) * static_cast<double>(spec.inter) +
+          static_cast<double>(spec.sharedInter));
 }
 
 double moeBytes(const MoeSpec &spec) {
@@ -128,8 +180,10 @@ double moeBytes(const MoeSpec &spec) {
          count(moeShapeLogits(spec)) *
              static_cast<double>(elemTypeBytes(spec.logits)) +
          count(moeShapeX(spec)) * static_cast<double>(elemTypeBytes(spec.out)) +
-         hit * 3.0 * static_cast<double>(spec.hidden) *
-             static_cast<double>(spec.inter) * elem;
+         (hit * static_cast<double>(spec.inter) +
+          static_cast<double>(spec.sharedInter)) *
+             3.0 * static_cast<double>(spec.hidden) * elem +
+         (spec.correctionBias ? 4.0 * static_cast<double>(spec.experts) : 0.0);
 }
 
 // Why u(dtype) + u(dtype) + u(dtype_out) + 1e-4. The op rounds at three
@@ -204,6 +258,13 @@ std::optional<HostTensor> moeInput(const MoeSpec &spec,
     scale = moeWeightScale(spec.hidden);
   else if (param.name == "w_down")
     scale = moeWeightScale(spec.inter);
+  else if (param.name == "correction_bias" && spec.correctionBias)
+    scale = 1.0 / 8;
+  else if ((param.name == "shared_gate" || param.name == "shared_up") &&
+           spec.sharedInter > 0)
+    scale = moeWeightScale(spec.hidden);
+  else if (param.name == "shared_down" && spec.sharedInter > 0)
+    scale = moeWeightScale(spec.sharedInter);
   else
     return std::nullopt;
   HostTensor t = makeRandom(param.dtype, param.shape, seed);
@@ -213,41 +274,81 @@ std::optional<HostTensor> moeInput(const MoeSpec &spec,
   return t;
 }
 
-MoeRoute moeRoute(const MoeSpec &spec, const HostTensor &logits, int64_t t) {
+MoeRoute moeRoute(const MoeSpec &spec, const HostTensor &logits, int64_t t,
+                  const MoeExtras &extras) {
   const int64_t E = spec.experts;
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  // Scores p (the weights' source) and choice scores c (p + bias).
   std::vector<float> p(static_cast<size_t>(E));
   for (int64_t e = 0; e < E; ++e)
     p[e] = static_cast<float>(logits.getAsDouble(t * E + e));
-  float mx = -std::numeric_limits<float>::infinity();
-  for (float l : p)
-    mx = std::max(mx, l);
-  float sum = 0;
-  for (float &v : p) {
-    v = std::exp(v - mx);
-    sum += v;
+  if (spec.sigmoid) {
+    for (float &v : p)
+      v = 1.0f / (1.0f + std::exp(-v));
+  } else {
+    float mx = kNegInf;
+    for (float l : p)
+      mx = std::max(mx, l);
+    float sum = 0;
+    for (float &v : p) {
+      v = std::exp(v - mx);
+      sum += v;
+    }
+    for (float &v : p)
+      v /= sum;
   }
-  for (float &v : p)
-    v /= sum;
+  std::vector<float> c = p;
+  if (spec.correctionBias && extras.bias)
+    for (int64_t e = 0; e < E; ++e)
+      c[e] = p[e] + static_cast<float>(extras.bias->getAsDouble(e));
+  // Group-limited: the topk_group groups of best score (their two best
+  // choice scores summed with a bias, their best without) stay eligible.
+  const int64_t groupSize = E / spec.nGroup;
+  std::vector<bool> kept(static_cast<size_t>(spec.nGroup), true);
+  if (spec.nGroup > 1) {
+    std::vector<float> score(static_cast<size_t>(spec.nGroup));
+    for (int64_t g = 0; g < spec.nGroup; ++g) {
+      float m0 = kNegInf, m1 = kNegInf;
+      for (int64_t e = g * groupSize; e < (g + 1) * groupSize; ++e) {
+        const bool above0 = c[e] > m0, above1 = c[e] > m1;
+        m1 = above0 ? m0 : (above1 ? c[e] : m1);
+        m0 = above0 ? c[e] : m0;
+      }
+      score[g] = spec.correctionBias ? m0 + m1 : m0;
+    }
+    std::fill(kept.begin(), kept.end(), false);
+    for (int64_t round = 0; round < spec.topkGroup; ++round) {
+      int64_t best = -1;
+      for (int64_t g = 0; g < spec.nGroup; ++g)
+        if (!kept[g] && (best < 0 || score[g] > score[best]))
+          best = g;
+      kept[best] = true;
+    }
+  }
   MoeRoute route;
   float total = 0;
   for (int64_t s = 0; s < spec.topK; ++s) {
     int32_t best = -1;
-    float bestP = -std::numeric_limits<float>::infinity();
+    float bestC = kNegInf;
     for (int64_t e = 0; e < E; ++e) {
       const bool taken = std::find(route.ids.begin(), route.ids.end(),
                                    static_cast<int32_t>(e)) != route.ids.end();
-      if (!taken && (p[e] > bestP || best < 0)) {
+      if (!taken && kept[e / groupSize] && (c[e] > bestC || best < 0)) {
         best = static_cast<int32_t>(e);
-        bestP = p[e];
+        bestC = c[e];
       }
     }
+    const float w = best >= 0 ? p[best] : kNegInf;
     route.ids.push_back(best);
-    route.weights.push_back(bestP);
-    total += bestP;
+    route.weights.push_back(w);
+    total += w;
   }
-  if (spec.renormalize)
-    for (float &w : route.weights)
+  for (float &w : route.weights) {
+    if (spec.renormalize)
       w /= total;
+    if (spec.scale != 1.0f)
+      w *= spec.scale;
+  }
   return route;
 }
 
@@ -274,9 +375,10 @@ std::vector<double> moeExpertRow(const MoeSpec &spec, const HostTensor &x,
 
 MoeRow moeRow(const MoeSpec &spec, const HostTensor &x,
               const HostTensor &logits, const HostTensor &wGate,
-              const HostTensor &wUp, const HostTensor &wDown, int64_t t) {
+              const HostTensor &wUp, const HostTensor &wDown, int64_t t,
+              const MoeExtras &extras) {
   MoeRow row;
-  row.route = moeRoute(spec, logits, t);
+  row.route = moeRoute(spec, logits, t, extras);
   std::vector<float> acc(static_cast<size_t>(spec.hidden), 0.0f);
   for (int64_t s = 0; s < spec.topK; ++s) {
     const std::vector<double> ye =
@@ -287,6 +389,17 @@ MoeRow moeRow(const MoeSpec &spec, const HostTensor &x,
       acc[h] = acc[h] + term;
     }
   }
+  if (spec.sharedInter > 0 && extras.sharedGate && extras.sharedUp &&
+      extras.sharedDown) {
+    // The shared expert (weights as one expert), after the routed slots.
+    MoeSpec shared = spec;
+    shared.inter = spec.sharedInter;
+    const std::vector<double> z =
+        moeExpertRow(shared, x, *extras.sharedGate, *extras.sharedUp,
+                     *extras.sharedDown, t, 0);
+    for (int64_t h = 0; h < spec.hidden; ++h)
+      acc[h] = acc[h] + static_cast<float>(z[h]);
+  }
   row.y.resize(acc.size());
   for (size_t h = 0; h < acc.size(); ++h)
     row.y[h] = roundTo(spec.out, acc[h]);
@@ -294,8 +407,8 @@ MoeRow moeRow(const MoeSpec &spec, const HostTensor &x,
 }
 
 std::vector<int64_t> moeCheckedTokens(const MoeSpec &spec,
-                                      const HostTensor &logits,
-                                      uint64_t seed) {
+                                      const HostTensor &logits, uint64_t seed,
+                                      const MoeExtras &extras) {
   const double perToken = static_cast<double>(spec.topK) * 3.0 *
                           static_cast<double>(spec.hidden) *
                           static_cast<double>(spec.inter);
@@ -320,7 +433,7 @@ std::vector<int64_t> moeCheckedTokens(const MoeSpec &spec,
     std::swap(candidates[i - 1], candidates[mixSeed(tokenSeed, draws++) % i]);
   std::set<int32_t> reached;
   for (int64_t t : tokens)
-    for (int32_t e : moeRoute(spec, logits, t).ids)
+    for (int32_t e : moeRoute(spec, logits, t, extras).ids)
       reached.insert(e);
   std::vector<int64_t> rest;
   for (int64_t t : candidates) {
@@ -328,7 +441,7 @@ std::vector<int64_t> moeCheckedTokens(const MoeSpec &spec,
       rest.push_back(t);
       continue;
     }
-    const std::vector<int32_t> ids = moeRoute(spec, logits, t).ids;
+    const std::vector<int32_t> ids = moeRoute(spec, logits, t, extras).ids;
     if (std::all_of(ids.begin(), ids.end(),
                     [&](int32_t e) { return reached.count(e) > 0; })) {
       rest.push_back(t);
@@ -347,13 +460,14 @@ std::vector<int64_t> moeCheckedTokens(const MoeSpec &spec,
 MoeExpected moeExpected(const MoeSpec &spec, const HostTensor &x,
                         const HostTensor &logits, const HostTensor &wGate,
                         const HostTensor &wUp, const HostTensor &wDown,
-                        const std::vector<int64_t> &tokens) {
+                        const std::vector<int64_t> &tokens,
+                        const MoeExtras &extras) {
   const auto n = static_cast<int64_t>(tokens.size());
   MoeExpected e{makeZeros(spec.out, {n, spec.hidden}),
                 makeZeros(ElemType::I32, {n, spec.topK})};
   for (int64_t r = 0; r < n; ++r) {
     const MoeRow row = moeRow(spec, x, logits, wGate, wUp, wDown,
-                              tokens[static_cast<size_t>(r)]);
+                              tokens[static_cast<size_t>(r)], extras);
     for (int64_t h = 0; h < spec.hidden; ++h)
       e.y.setFromDouble(r * spec.hidden + h, row.y[h]);
     for (int64_t s = 0; s < spec.topK; ++s)
@@ -363,7 +477,8 @@ MoeExpected moeExpected(const MoeSpec &spec, const HostTensor &x,
 }
 
 bool checkMoeRouting(const MoeSpec &spec, const HostTensor &logits,
-                     const HostTensor &ids, std::string &why) {
+                     const HostTensor &ids, std::string &why,
+                     const MoeExtras &extras) {
   const int64_t k = spec.topK;
   int64_t wrong = 0;
   std::string first;
@@ -374,7 +489,7 @@ bool checkMoeRouting(const MoeSpec &spec, const HostTensor &logits,
     return s + "]";
   };
   for (int64_t t = 0; t < spec.tokens; ++t) {
-    const MoeRoute route = moeRoute(spec, logits, t);
+    const MoeRoute route = moeRoute(spec, logits, t, extras);
     std::vector<double> got(static_cast<size_t>(k)), want(got);
     bool same = true;
     for (int64_t s = 0; s < k; ++s) {
@@ -429,9 +544,27 @@ bool checkMoeParams(const KernelPackage &pkg, const MoeSpec &spec,
                           err))
       return false;
   }
-  return onlyOperands(pkg, "moe",
-                      {"x", "router_logits", "w_gate", "w_up", "w_down", "y"},
-                      err);
+  std::vector<const char *> operands = {"x",      "router_logits", "w_gate",
+                                       "w_up",   "w_down",        "y"};
+  if (spec.correctionBias) {
+    if (!checkTensor(pkg, "moe", "correction_bias", ElemType::F32,
+                     ParamRole::Input, {spec.experts}, err))
+      return false;
+    operands.push_back("correction_bias");
+  }
+  if (spec.sharedInter > 0) {
+    const std::vector<int64_t> gateUp = {1, spec.hidden, spec.sharedInter},
+                               down = {1, spec.sharedInter, spec.hidden};
+    if (!checkTensor(pkg, "moe", "shared_gate", spec.dtype, ParamRole::Input,
+                     gateUp, err) ||
+        !checkTensor(pkg, "moe", "shared_up", spec.dtype, ParamRole::Input,
+                     gateUp, err) ||
+        !checkTensor(pkg, "moe", "shared_down", spec.dtype, ParamRole::Input,
+                     down, err))
+      return false;
+    operands.insert(operands.end(), {"shared_gate", "shared_up", "shared_down"});
+  }
+  return onlyOperands(pkg, "moe", operands, err);
 }
 
 } // namespace kgen::rt

@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <set>
+#include <tuple>
 
 using namespace kgen::rt;
 using nlohmann::json;
@@ -579,4 +580,117 @@ TEST(MoeParamsTest, RefusesWhatTheOpDoesNotHave) {
     edit(pkg);
     expectRefused(pkg, s, message);
   }
+}
+
+//===----------------------------------------------------------------------===//
+// The DeepSeek extensions
+//===----------------------------------------------------------------------===//
+
+TEST(MoeDeepSeekTest, ParsesTheFieldsAndKeepsPlainManifestsAsTheyWere) {
+  json op = mixtralOp();
+  MoeSpec plain;
+  std::string err;
+  ASSERT_TRUE(parseMoeOp(op, plain, err)) << err;
+  EXPECT_EQ(moeOpJson(plain).count("scoring"), 0u); // plain: no new fields
+  EXPECT_EQ(moeOpJson(plain).count("shared_inter"), 0u);
+  op["experts"] = 256;
+  op["top_k"] = 8;
+  op["scoring"] = "sigmoid";
+  op["correction_bias"] = true;
+  op["n_group"] = 8;
+  op["topk_group"] = 4;
+  op["routed_scaling_factor"] = 2.5;
+  op["shared_inter"] = 2048;
+  MoeSpec s;
+  ASSERT_TRUE(parseMoeOp(op, s, err)) << err;
+  EXPECT_TRUE(s.sigmoid);
+  EXPECT_TRUE(s.correctionBias);
+  EXPECT_EQ(s.nGroup, 8);
+  EXPECT_EQ(s.topkGroup, 4);
+  EXPECT_EQ(s.scale, 2.5f);
+  EXPECT_EQ(s.sharedInter, 2048);
+  MoeSpec back;
+  ASSERT_TRUE(parseMoeOp(moeOpJson(s), back, err)) << err;
+  EXPECT_EQ(moeOpJson(back), moeOpJson(s));
+  // The shared expert's GEMMs count.
+  EXPECT_EQ(moeFlops(s), 2.0 * 16 * 3 * 4096 * (8.0 * 14336 + 2048));
+  for (auto [field, value, message] :
+       {std::tuple<const char *, json, const char *>{
+            "scoring", "tanh", "'scoring' must be"},
+        {"n_group", 3, "'n_group' (3) must divide"},
+        {"topk_group", 9, "'topk_group' must be an integer in [1, 8]"},
+        {"routed_scaling_factor", -1, "'routed_scaling_factor' must be"}}) {
+    json bad = op;
+    bad[field] = value;
+    EXPECT_FALSE(parseMoeOp(bad, s, err)) << field;
+    EXPECT_NE(err.find(message), std::string::npos) << err;
+  }
+  json few = op;
+  few["topk_group"] = 1; // 32 experts kept, top 8: fine; n_group 128: 2 kept
+  few["n_group"] = 128;
+  EXPECT_FALSE(parseMoeOp(few, s, err));
+  EXPECT_NE(err.find("exceeds the experts of the kept groups"),
+            std::string::npos)
+      << err;
+}
+
+TEST(MoeDeepSeekTest, RoutesBySigmoidBiasGroupsAndScale) {
+  // 8 experts in 4 groups of 2, 2 groups kept, top 2; logits 0: every
+  // score is 1/2, so the bias decides. Choice scores c = 1/2 + bias:
+  // [0.6, 1.0 | 1.4, -0.5 | 0.8, 0.8 | 0.5, 0.5]; group scores (two best
+  // summed) about 1.6, 0.9, 1.6, 1.0: groups 0 and 2 kept, so expert 2,
+  // the best alone, is not eligible; then
+  // experts 1 (1.0) and 4 (0.8, tied with 5).
+  MoeSpec s = tinySpec();
+  s.experts = 8;
+  s.topK = 2;
+  s.sigmoid = true;
+  s.correctionBias = true;
+  s.nGroup = 4;
+  s.topkGroup = 2;
+  s.renormalize = true;
+  s.scale = 2.5f;
+  const HostTensor logits = logitsOf({0, 0, 0, 0, 0, 0, 0, 0});
+  const HostTensor bias = tensorOf(ElemType::F32, {8},
+                                   {0.1, 0.5, 0.9, -1, 0.3, 0.3, 0, 0});
+  MoeExtras extras;
+  extras.bias = &bias;
+  const MoeRoute r = moeRoute(s, logits, 0, extras);
+  EXPECT_EQ(r.ids, (std::vector<int32_t>{1, 4}));
+  // The weights are the uncorrected scores, renormalised, then scaled.
+  EXPECT_EQ(r.weights, (std::vector<float>{1.25f, 1.25f}));
+  // Without the bias every expert ties: groups 0 and 1, experts 0 and 1.
+  s.correctionBias = false;
+  EXPECT_EQ(moeRoute(s, logits, 0).ids, (std::vector<int32_t>{0, 1}));
+}
+
+TEST(MoeDeepSeekTest, AddsTheSharedExpertAfterTheRoutedSlots) {
+  // The routed expert and the shared one are the same identity FFN (relu):
+  // y = w * 2 x + 2 x.
+  MoeSpec s = tinySpec();
+  s.experts = 1;
+  s.sharedInter = 2;
+  s.out = ElemType::F32;
+  const HostTensor x = tensorOf(ElemType::BF16, {1, 2}, {1, 2});
+  const HostTensor wg = tensorOf(ElemType::BF16, {1, 2, 2}, {1, 0, 0, 1});
+  const HostTensor wu = wg;
+  const HostTensor wd = tensorOf(ElemType::BF16, {1, 2, 2}, {2, 0, 0, 2});
+  MoeExtras extras;
+  extras.sharedGate = &wg;
+  extras.sharedUp = &wu;
+  extras.sharedDown = &wd;
+  const HostTensor logits = logitsOf({0});
+  // a = x * x = [1, 4], y_e = [2, 8]; weight 1 (softmax over one expert).
+  EXPECT_EQ(moeRow(s, x, logits, wg, wu, wd, 0, extras).y,
+            (std::vector<double>{4, 16}));
+  KernelPackage pkg = packageOf(s, true);
+  std::string err;
+  EXPECT_FALSE(checkMoeParams(pkg, s, err)); // the shared weights missing
+  for (KernelParam p :
+       {tensor("shared_gate", s.dtype, {1, 2, 2}, ParamRole::Input),
+        tensor("shared_up", s.dtype, {1, 2, 2}, ParamRole::Input),
+        tensor("shared_down", s.dtype, {1, 2, 2}, ParamRole::Input),
+        tensor("shared_out", s.dtype, {1, 2}, ParamRole::Workspace)})
+    pkg.params.push_back(p);
+  EXPECT_TRUE(checkMoeParams(pkg, s, err)) << err;
 }

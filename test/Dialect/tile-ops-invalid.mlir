@@ -972,6 +972,33 @@ func.func @f(%l: memref<8x4xf32>, %ids: memref<8x2xi32>, %w: memref<8x2xf32>, %c
 
 // -----
 
+// moe_route: a bias that is not [E] f32
+func.func @f(%l: memref<8x4xf32>, %b: memref<8xf32>, %ids: memref<8x2xi32>, %w: memref<8x2xf32>, %c0: index) {
+  // expected-error @+1 {{'bias' must be a static rank-1 [E] f32 buffer; got 'memref<8xf32>'}}
+  kgen.tile.moe_route %l bias(%b : memref<8xf32>) rows(%c0) into %ids, %w {rows = 4} : memref<8x4xf32>, memref<8x2xi32>, memref<8x2xf32>
+  return
+}
+
+// -----
+
+// moe_route: groups that do not divide the experts
+func.func @f(%l: memref<8x6xf32>, %ids: memref<8x2xi32>, %w: memref<8x2xf32>, %c0: index) {
+  // expected-error @+1 {{n_group (4) must divide the 6 experts and topk_group (1) be in [1, n_group]}}
+  kgen.tile.moe_route %l rows(%c0) into %ids, %w {rows = 4, n_group = 4} : memref<8x6xf32>, memref<8x2xi32>, memref<8x2xf32>
+  return
+}
+
+// -----
+
+// moe_route: more slots than the kept groups' experts
+func.func @f(%l: memref<8x8xf32>, %ids: memref<8x3xi32>, %w: memref<8x3xf32>, %c0: index) {
+  // expected-error @+1 {{top_k (3) exceeds the 2 experts of the kept groups}}
+  kgen.tile.moe_route %l rows(%c0) into %ids, %w {rows = 4, n_group = 4, topk_group = 1, scoring = #kgen.scoring<sigmoid>} : memref<8x8xf32>, memref<8x3xi32>, memref<8x3xf32>
+  return
+}
+
+// -----
+
 // moe_rank: positions of another shape
 func.func @f(%ids: memref<8x2xi32>, %pos: memref<8x3xi32>, %off: memref<5xi32>, %e: index) {
   // expected-error @+1 {{'positions' must have the shape of 'ids'; got 'memref<8x3xi32>'}}
@@ -1030,5 +1057,23 @@ func.func @f(%g: memref<16x32xf32>, %u: memref<16x16xf32>, %d: memref<40x64xbf16
 func.func @f(%eo: memref<16x32xbf16>, %pos: memref<8x2xi32>, %w: memref<8x1xf32>, %y: memref<8x32xbf16>, %c0: index) {
   // expected-error @+1 {{expected expert_out [T * k, H], positions and weights [T, k], y [T, H]}}
   kgen.tile.moe_combine %eo, %pos, %w tokens(%c0) into %y {tokens = 4} : memref<16x32xbf16>, memref<8x2xi32>, memref<8x1xf32>, memref<8x32xbf16>
+  return
+}
+
+// -----
+
+// moe_combine: a shared expert's output not of y's shape
+func.func @f(%eo: memref<16x32xbf16>, %pos: memref<8x2xi32>, %w: memref<8x2xf32>, %z: memref<8x16xbf16>, %y: memref<8x32xbf16>, %c0: index) {
+  // expected-error @+1 {{'shared' must be a static rank-2 [T, H] float (y's shape) buffer; got 'memref<8x16xbf16>'}}
+  kgen.tile.moe_combine %eo, %pos, %w shared(%z : memref<8x16xbf16>) tokens(%c0) into %y {tokens = 4} : memref<16x32xbf16>, memref<8x2xi32>, memref<8x2xf32>, memref<8x32xbf16>
+  return
+}
+
+// -----
+
+// moe_single_group: offsets not [2] i32
+func.func @f(%off: memref<3xi32>) {
+  // expected-error @+1 {{'offsets' must be a static rank-1 [2] i32 buffer; got 'memref<3xi32>'}}
+  kgen.tile.moe_single_group into %off {rows = 4} : memref<3xi32>
   return
 }

@@ -230,3 +230,18 @@ kgen.kernel @any_memory grid [1, 1, 1] threads 32 smem 1024 {
   kgen.tile.zero %s : memref<2x16x32xf8E4M3FN, 3>
   kgen.tile.load %g[%c0, %c0] bounds(%c64, %c64) into %s[%c0] : memref<64x64xf8E4M3FN>, memref<2x16x32xf8E4M3FN, 3>
 }
+
+// -----
+
+// The DeepSeek forms of the MoE steps: routing with a bias and every
+// routing attribute, a shared expert's offsets and its rows in the combine.
+// CHECK-LABEL: kgen.kernel @deepseek_moe_steps
+// CHECK:         kgen.tile.moe_route %{{.+}} bias(%{{.+}} : memref<16xf32>) rows(%{{.+}}) into %{{.+}}, %{{.+}} {n_group = 4 : i64, renormalize, routed_scaling_factor = 2.500000e+00 : f32, rows = 4 : i64, scoring = #kgen.scoring<sigmoid>, topk_group = 2 : i64} : memref<8x16xf32>, memref<8x4xi32>, memref<8x4xf32>
+// CHECK:         kgen.tile.moe_single_group into %{{.+}} {rows = 8 : i64} : memref<2xi32>
+// CHECK:         kgen.tile.moe_combine %{{.+}}, %{{.+}}, %{{.+}} shared(%{{.+}} : memref<8x32xbf16>) tokens(%{{.+}}) into %{{.+}} {tokens = 4 : i64} : memref<32x32xbf16>, memref<8x4xi32>, memref<8x4xf32>, memref<8x32xbf16>
+kgen.kernel @deepseek_moe_steps grid [2, 1, 1] threads 128 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %l: memref<8x16xf32>, %b: memref<16xf32>, %ids: memref<8x4xi32>, %w: memref<8x4xf32>, %off: memref<2xi32>, %eo: memref<32x32xbf16>, %z: memref<8x32xbf16>, %y: memref<8x32xbf16>):
+  kgen.tile.moe_route %l bias(%b : memref<16xf32>) rows(%bx) into %ids, %w {rows = 4, renormalize, scoring = #kgen.scoring<sigmoid>, n_group = 4, topk_group = 2, routed_scaling_factor = 2.5 : f32} : memref<8x16xf32>, memref<8x4xi32>, memref<8x4xf32>
+  kgen.tile.moe_single_group into %off {rows = 8} : memref<2xi32>
+  kgen.tile.moe_combine %eo, %ids, %w shared(%z : memref<8x32xbf16>) tokens(%bx) into %y {tokens = 4} : memref<32x32xbf16>, memref<8x4xi32>, memref<8x4xf32>, memref<8x32xbf16>
+}

@@ -2,9 +2,9 @@
 // #kgen.grouped_gemm_config. The heuristic sizes block_m to the rows an
 // expert gets with uniform routing (T * k / min(E, T * k)): a decode step
 // takes 16-row tiles, not 128; the cost model (model=) ranks the legal
-// space and records its prediction; a layer no kernel lowers (f32, the
-// DeepSeek extensions) keeps no config, with a remark. Every choice lowers
-// (kgen-lower-moe-to-tiles).
+// space and records its prediction; a layer no kernel lowers (f32, e4m3
+// weights, DeepSeek routing over more than 256 experts) keeps no config,
+// with a remark. Every choice lowers (kgen-lower-moe-to-tiles).
 // RUN: kgen-opt %s --split-input-file --verify-diagnostics --kgen-select-strategy=target=sm_90a | FileCheck %s --check-prefixes=CHECK,DEFAULT
 // RUN: kgen-opt %s --split-input-file --verify-diagnostics --kgen-select-strategy="target=sm_80 model=%S/Inputs/synthetic-cost-model.json" | FileCheck %s --check-prefixes=CHECK,MODEL
 // RUN: kgen-opt %s --split-input-file --verify-diagnostics --kgen-select-strategy=target=sm_90a --kgen-lower-moe-to-tiles -o /dev/null
@@ -59,12 +59,38 @@ func.func @f32_layer(%x: tensor<8x32xf32>, %l: tensor<8x4xf32>, %wg: tensor<4x32
 
 // -----
 
-// DeepSeek's sigmoid routing: not lowered yet.
-// CHECK-LABEL: func.func @sigmoid_layer(
+// DeepSeek-V3's routing with a shared expert: configured (the shared
+// expert's GEMMs run on the layer's configs).
+// CHECK-LABEL: func.func @deepseek_layer(
+// CHECK: kgen.moe
+// CHECK-SAME: down_config = #kgen.grouped_gemm_config<
+// CHECK-SAME: gate_up_config = #kgen.grouped_gemm_config<
+func.func @deepseek_layer(%x: tensor<8x32xbf16>, %l: tensor<8x16xf32>, %wg: tensor<16x32x32xbf16>, %wu: tensor<16x32x32xbf16>, %wd: tensor<16x32x32xbf16>, %b: tensor<16xf32>, %sg: tensor<32x64xbf16>, %su: tensor<32x64xbf16>, %sd: tensor<64x32xbf16>) -> tensor<8x32xbf16> {
+  %y = kgen.moe %x, %l, %wg, %wu, %wd correction_bias(%b : tensor<16xf32>) shared(%sg, %su, %sd : tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<64x32xbf16>) {top_k = 4, renormalize, scoring = #kgen.scoring<sigmoid>, n_group = 4, topk_group = 2, routed_scaling_factor = 2.5 : f32}
+      : tensor<8x32xbf16>, tensor<8x16xf32>, tensor<16x32x32xbf16>, tensor<16x32x32xbf16>, tensor<16x32x32xbf16> -> tensor<8x32xbf16>
+  return %y : tensor<8x32xbf16>
+}
+
+// -----
+
+// DeepSeek routing over more than 256 experts: not lowered.
+// CHECK-LABEL: func.func @too_many_experts_for_groups(
 // CHECK-NOT: config
-func.func @sigmoid_layer(%x: tensor<8x32xbf16>, %l: tensor<8x4xf32>, %wg: tensor<4x32x32xbf16>, %wu: tensor<4x32x32xbf16>, %wd: tensor<4x32x32xbf16>) -> tensor<8x32xbf16> {
-  // expected-remark @+1 {{the kernels of this layer's extensions (sigmoid or group-limited routing, a shared expert, e4m3 weights) are not lowered yet}}
-  %y = kgen.moe %x, %l, %wg, %wu, %wd {top_k = 2, renormalize, scoring = #kgen.scoring<sigmoid>}
-      : tensor<8x32xbf16>, tensor<8x4xf32>, tensor<4x32x32xbf16>, tensor<4x32x32xbf16>, tensor<4x32x32xbf16> -> tensor<8x32xbf16>
+func.func @too_many_experts_for_groups(%x: tensor<8x32xbf16>, %l: tensor<8x512xf32>, %wg: tensor<512x32x32xbf16>, %wu: tensor<512x32x32xbf16>, %wd: tensor<512x32x32xbf16>) -> tensor<8x32xbf16> {
+  // expected-remark @+1 {{the DeepSeek routing kernel (sigmoid, correction bias, expert groups or scaling) takes at most 256 experts; got 512}}
+  %y = kgen.moe %x, %l, %wg, %wu, %wd {top_k = 2, scoring = #kgen.scoring<sigmoid>}
+      : tensor<8x32xbf16>, tensor<8x512xf32>, tensor<512x32x32xbf16>, tensor<512x32x32xbf16>, tensor<512x32x32xbf16> -> tensor<8x32xbf16>
+  return %y : tensor<8x32xbf16>
+}
+
+// -----
+
+// e4m3 weights with block scales: not lowered yet.
+// CHECK-LABEL: func.func @e4m3_layer(
+// CHECK-NOT: config
+func.func @e4m3_layer(%x: tensor<8x32xbf16>, %l: tensor<8x4xf32>, %wg: tensor<4x32x32xf8E4M3FN>, %wu: tensor<4x32x32xf8E4M3FN>, %wd: tensor<4x32x32xf8E4M3FN>, %sg: tensor<4x1x1xf32>, %su: tensor<4x1x1xf32>, %sd: tensor<4x1x1xf32>) -> tensor<8x32xbf16> {
+  // expected-remark @+1 {{the kernels of e4m3 block-scaled expert weights (scales(...)) are not lowered yet}}
+  %y = kgen.moe %x, %l, %wg, %wu, %wd scales(%sg, %su, %sd : tensor<4x1x1xf32>, tensor<4x1x1xf32>, tensor<4x1x1xf32>) {top_k = 2}
+      : tensor<8x32xbf16>, tensor<8x4xf32>, tensor<4x32x32xf8E4M3FN>, tensor<4x32x32xf8E4M3FN>, tensor<4x32x32xf8E4M3FN> -> tensor<8x32xbf16>
   return %y : tensor<8x32xbf16>
 }

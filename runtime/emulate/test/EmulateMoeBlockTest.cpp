@@ -5,7 +5,9 @@
 // straightforward host implementations of the ops' definitions
 // (passes/LowerToLoops.cpp: emitRoute, lowerMoePermute, lowerGroupedGemm's
 // groups, lowerMoeCombine): routing (ties, NaN and infinite logits, top_k
-// == experts, 1 to 1024 experts), ranks and offsets (empty experts, every
+// == experts, 1 to 1024 experts), the DeepSeek routing (sigmoid, bias,
+// expert groups within and across lane rounds, ties, NaN, scaling), ranks
+// and offsets (empty experts, every
 // copy to one expert, invalid ids -1 and E, copy counts that are not a
 // multiple of the block), the gather (vector and element paths, the zero
 // rows), the group tile of every tile index and past the end (BlockM 16 and
@@ -28,6 +30,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -72,54 +75,34 @@ template <class T> std::vector<T> sized(long n) {
 // Routing
 //===----------------------------------------------------------------------===//
 
-/// emitRoute: maximumf (NaN wins, +0 above -0), expf, the sum in e order,
-/// the division, the top-k scan from (-1, -inf) taking an untaken e when its
-/// p compares greater or nothing is held yet, the renormalisation.
+void routeExtReference(const std::vector<float> &logits,
+                       const std::vector<float> &bias, long tokens, long E,
+                       long K, bool renorm, bool sigmoid, long G, long kept,
+                       float scale, std::vector<int> &ids,
+                       std::vector<float> &w);
+
+/// emitRoute's plain routing (routeExtReference below).
 void routeReference(const std::vector<float> &l, long T, long E, long K,
                     bool renorm, std::vector<int> &ids,
                     std::vector<float> &w) {
-  ids.assign(size_t(T * K), 0);
-  w.assign(size_t(T * K), 0.f);
-  std::vector<float> p = sized<float>(E);
-  for (long t = 0; t < T; ++t) {
-    const float *row = &l[size_t(t * E)];
-    float m = -kInf;
-    for (long e = 0; e < E; ++e) {
-      const float x = row[e];
-      if (std::isnan(m))
-        continue;
-      if (std::isnan(x) || x > m ||
-          (x == 0.f && m == 0.f && !std::signbit(x)))
-        m = x;
+  routeExtReference(l, {}, T, E, K, renorm, /*sigmoid=*/false, /*G=*/1,
+                    /*kept=*/1, /*scale=*/1.f, ids, w);
+}
+
+/// Every id equal and every weight the same bits (any NaN for a NaN).
+void expectSameRouting(const std::vector<int> &ids, const std::vector<float> &w,
+                       const std::vector<int> &refIds,
+                       const std::vector<float> &refW, long topK,
+                       const std::string &what) {
+  long bad = 0;
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] != refIds[i] || !sameBits(w[i], refW[i])) {
+      if (++bad <= 5)
+        ADD_FAILURE() << "token " << long(i) / topK << " slot "
+                      << long(i) % topK << ": id " << ids[i] << " weight "
+                      << w[i] << ", expected " << refIds[i] << " " << refW[i];
     }
-    float s = 0.f;
-    for (long e = 0; e < E; ++e) {
-      p[size_t(e)] = std::exp(row[e] - m);
-      s = s + p[size_t(e)];
-    }
-    for (long e = 0; e < E; ++e)
-      p[size_t(e)] = p[size_t(e)] / s;
-    float total = 0.f;
-    for (long k = 0; k < K; ++k) {
-      long best = -1;
-      float bp = -kInf;
-      for (long e = 0; e < E; ++e) {
-        bool taken = false;
-        for (long k2 = 0; k2 < k; ++k2)
-          taken |= ids[size_t(t * K + k2)] == e;
-        if (!taken && (p[size_t(e)] > bp || best < 0)) {
-          best = e;
-          bp = p[size_t(e)];
-        }
-      }
-      ids[size_t(t * K + k)] = int(best);
-      w[size_t(t * K + k)] = bp;
-      total = total + bp;
-    }
-    if (renorm)
-      for (long k = 0; k < K; ++k)
-        w[size_t(t * K + k)] = w[size_t(t * K + k)] / total;
-  }
+  EXPECT_EQ(bad, 0) << what;
 }
 
 /// Runs moe_route on `logits` rounded to T and compares with the reference
@@ -149,15 +132,8 @@ void checkRoute(const std::vector<float> &logits, long tokens, long E) {
   std::vector<int> refIds;
   std::vector<float> refW;
   routeReference(lf, tokens, E, TopK, Renorm, refIds, refW);
-  long bad = 0;
-  for (size_t i = 0; i < ids.size(); ++i)
-    if (ids[i] != refIds[i] || !sameBits(w[i], refW[i])) {
-      if (++bad <= 5)
-        ADD_FAILURE() << "token " << i / TopK << " slot " << i % TopK
-                      << ": id " << ids[i] << " weight " << w[i]
-                      << ", expected " << refIds[i] << " " << refW[i];
-    }
-  EXPECT_EQ(bad, 0) << "E=" << E << " TopK=" << TopK;
+  expectSameRouting(ids, w, refIds, refW, TopK,
+                    "E=" + std::to_string(E) + " TopK=" + std::to_string(TopK));
 }
 
 std::vector<float> randomLogits(long n, unsigned seed, float scale = 3.f) {
@@ -215,6 +191,190 @@ TEST(EmulateMoeBlock, RouteAllEqualNanAndInfiniteLogits) {
   l[size_t(6 * E + 2)] = -kInf; // one -inf: p = 0 there
   checkRoute<64, 4, 3, true, float>(l, 8, E);
   checkRoute<64, 4, 3, false, float>(l, 8, E);
+}
+
+//===----------------------------------------------------------------------===//
+// DeepSeek routing: moe_route_ext
+//===----------------------------------------------------------------------===//
+
+/// emitRoute with its RouteParams (passes/LowerToLoops.cpp), serially: the
+/// scores (softmax: the max with maximumf's rule, exp(l - m) summed in
+/// order, the division; or the sigmoid), choice scores with the bias, the
+/// kept groups, the top-k scan from (-1, -inf) taking an eligible untaken
+/// e when its choice score compares greater or nothing is held yet, the
+/// renormalisation and the scale.
+void routeExtReference(const std::vector<float> &logits,
+                       const std::vector<float> &bias, long tokens, long E,
+                       long K, bool renorm, bool sigmoid, long G, long kept,
+                       float scale, std::vector<int> &ids,
+                       std::vector<float> &w) {
+  ids.assign(size_t(tokens * K), -1);
+  w.assign(size_t(tokens * K), 0.f);
+  const long gs = E / G;
+  for (long t = 0; t < tokens; ++t) {
+    std::vector<float> p = sized<float>(E), c = sized<float>(E);
+    for (long e = 0; e < E; ++e)
+      p[size_t(e)] = logits[size_t(t * E + e)];
+    if (sigmoid) {
+      for (float &v : p)
+        v = 1.f / (1.f + std::exp(-v));
+    } else {
+      // arith.maximumf: a NaN wins, +0 over -0.
+      float m = -kInf;
+      for (float x : p) {
+        if (std::isnan(m))
+          continue;
+        if (std::isnan(x) || x > m ||
+            (x == 0.f && m == 0.f && !std::signbit(x)))
+          m = x;
+      }
+      float s = 0.f;
+      for (float &v : p) {
+        v = std::exp(v - m);
+        s = s + v;
+      }
+      for (float &v : p)
+        v = v / s;
+    }
+    for (long e = 0; e < E; ++e)
+      c[size_t(e)] = bias.empty() ? p[size_t(e)] : p[size_t(e)] + bias[size_t(e)];
+    std::vector<bool> keep(static_cast<size_t>(G), G == 1);
+    if (G > 1) {
+      std::vector<float> score = sized<float>(G);
+      for (long g = 0; g < G; ++g) {
+        float m0 = -kInf, m1 = -kInf;
+        for (long e = g * gs; e < (g + 1) * gs; ++e) {
+          const float v = c[size_t(e)];
+          const bool a0 = v > m0, a1 = v > m1;
+          m1 = a0 ? m0 : (a1 ? v : m1);
+          m0 = a0 ? v : m0;
+        }
+        score[size_t(g)] = bias.empty() ? m0 : m0 + m1;
+      }
+      for (long r = 0; r < kept; ++r) {
+        long best = -1;
+        for (long g = 0; g < G; ++g)
+          if (!keep[size_t(g)] && (best < 0 || score[size_t(g)] > score[size_t(best)]))
+            best = g;
+        keep[size_t(best)] = true;
+      }
+    }
+    float total = 0.f;
+    for (long k = 0; k < K; ++k) {
+      long best = -1;
+      float bc = -kInf;
+      for (long e = 0; e < E; ++e) {
+        bool taken = false;
+        for (long k2 = 0; k2 < k; ++k2)
+          taken |= ids[size_t(t * K + k2)] == e;
+        if (!taken && keep[size_t(e / gs)] && (c[size_t(e)] > bc || best < 0)) {
+          best = e;
+          bc = c[size_t(e)];
+        }
+      }
+      const float wk = best >= 0 ? p[size_t(best)] : -kInf;
+      ids[size_t(t * K + k)] = int(best);
+      w[size_t(t * K + k)] = wk;
+      total = total + wk;
+    }
+    for (long k = 0; k < K; ++k) {
+      float &v = w[size_t(t * K + k)];
+      if (renorm)
+        v = v / total;
+      if (scale != 1.f)
+        v = v * scale;
+    }
+  }
+}
+
+template <int TopK, bool Renorm, bool Sigmoid, bool HasBias, int NGroup,
+          int TopkGroup>
+void checkRouteExt(const std::vector<float> &logits,
+                   const std::vector<float> &bias, long tokens, long E,
+                   float scale) {
+  constexpr int Threads = 128, Rows = 4;
+  std::vector<int> ids(size_t(tokens * TopK), -7);
+  std::vector<float> w(size_t(tokens * TopK), 12345.f);
+  Buffers buf;
+  buf.add("logits", logits);
+  buf.add("ids", ids);
+  buf.add("weights", w);
+  if (HasBias)
+    buf.add("bias", bias);
+  const float *lp = logits.data();
+  const float *bp = HasBias ? bias.data() : nullptr;
+  int *ip = ids.data();
+  float *wp = w.data();
+  long t = tokens, experts = E;
+  void *args[] = {&lp, &bp, &t, &experts, &scale, &ip, &wp};
+  if (!launch("moe_route_ext",
+              &moe_route_ext_kernel<Threads, Rows, TopK, Renorm, Sigmoid,
+                                    HasBias, NGroup, TopkGroup, float>,
+              args, (tokens + Rows - 1) / Rows, Threads))
+    return;
+  std::vector<int> refIds;
+  std::vector<float> refW;
+  routeExtReference(logits, HasBias ? bias : std::vector<float>{}, tokens, E,
+                    TopK, Renorm, Sigmoid, NGroup, TopkGroup, scale, refIds,
+                    refW);
+  expectSameRouting(ids, w, refIds, refW, TopK,
+                    "E=" + std::to_string(E) + " TopK=" + std::to_string(TopK) +
+                        " G=" + std::to_string(NGroup));
+}
+
+TEST(EmulateMoeBlock, RouteExtDeepSeekV3) {
+  // 256 experts in 8 groups of 32, 4 kept, top 8, sigmoid + bias,
+  // renormalised, times 2.5; 19 tokens (not a multiple of Rows).
+  const std::vector<float> bias = randomLogits(256, 11, 0.125f);
+  checkRouteExt<8, true, true, true, 8, 4>(randomLogits(19 * 256, 12), bias,
+                                           19, 256, 2.5f);
+}
+
+TEST(EmulateMoeBlock, RouteExtTiesEverywhere) {
+  // Logits and biases on coarse grids: experts and groups tie; all-zero
+  // logits with a zero bias tie everything (groups 0.., experts 0..).
+  std::vector<float> l = randomLogits(12 * 256, 13);
+  for (float &v : l)
+    v = std::round(v);
+  for (long e = 0; e < 256; ++e)
+    l[size_t(3 * 256 + e)] = 0.f;
+  std::vector<float> bias = randomLogits(256, 14);
+  for (float &v : bias)
+    v = std::round(v) / 4;
+  checkRouteExt<8, true, true, true, 8, 4>(l, bias, 12, 256, 2.5f);
+  checkRouteExt<8, true, true, true, 8, 4>(l, std::vector<float>(256, 0.f),
+                                           12, 256, 2.5f);
+}
+
+TEST(EmulateMoeBlock, RouteExtSoftmaxGroupsWithoutBias) {
+  // DeepSeek-V2: groups of 8 (four per lane round), no bias: a group's best.
+  checkRouteExt<6, false, false, false, 8, 3>(randomLogits(10 * 64, 15), {},
+                                              10, 64, 16.f);
+}
+
+TEST(EmulateMoeBlock, RouteExtGroupsAcrossLaneRounds) {
+  // 60 experts in 6 groups of 10: groups straddle lanes and rounds; 96 in 3
+  // of 32; 16 in 4 of 4.
+  checkRouteExt<4, true, true, true, 6, 2>(randomLogits(9 * 60, 16),
+                                           randomLogits(60, 17, 0.5f), 9, 60,
+                                           1.f);
+  checkRouteExt<5, false, true, false, 3, 1>(randomLogits(7 * 96, 18), {}, 7,
+                                             96, 0.3f);
+  checkRouteExt<3, true, true, true, 4, 2>(randomLogits(5 * 16, 19),
+                                           randomLogits(16, 20, 0.5f), 5, 16,
+                                           1.f);
+}
+
+TEST(EmulateMoeBlock, RouteExtNanAndNoGroups) {
+  // A NaN logit (sigmoid NaN: never a group's best, chosen only as the
+  // first eligible); sigmoid + bias without groups.
+  std::vector<float> l = randomLogits(6 * 64, 21);
+  l[size_t(0 * 64 + 0)] = NAN;
+  l[size_t(2 * 64 + 17)] = NAN;
+  checkRouteExt<4, true, true, true, 4, 2>(l, randomLogits(64, 22, 0.5f), 6,
+                                           64, 1.f);
+  checkRouteExt<2, false, true, true, 1, 1>(l, randomLogits(64, 23, 0.5f), 6,
+                                            64, 1.f);
 }
 
 //===----------------------------------------------------------------------===//

@@ -24,6 +24,21 @@ moe_route_kernel(const T *__restrict__ logits /* (tokens, experts) */,
       logits, tokens, experts, t0, ids, weights);
 }
 
+/// Grid: ceil(tokens / Rows) blocks.
+template <int Threads, int Rows, int TopK, bool Renormalize, bool Sigmoid,
+          bool HasBias, int NGroup, int TopkGroup, class T>
+__global__ void __launch_bounds__(Threads)
+moe_route_ext_kernel(const T *__restrict__ logits /* (tokens, experts) */,
+                     const float *__restrict__ bias /* (experts) */,
+                     long tokens, long experts, float scale,
+                     int *__restrict__ ids /* (tokens, TopK) */,
+                     float *__restrict__ weights /* (tokens, TopK) */) {
+  const long t0 = long(blockIdx.x) * Rows;
+  kgen::block::moe_route_ext<Threads, Rows, TopK, Renormalize, Sigmoid,
+                             HasBias, NGroup, TopkGroup>(
+      logits, bias, tokens, experts, t0, scale, ids, weights);
+}
+
 /// Grid: experts blocks.
 template <int Threads>
 __global__ void __launch_bounds__(Threads)
@@ -74,8 +89,8 @@ moe_combine_kernel(const T *__restrict__ expert_out /* (rows, hidden) */,
                    OutT *__restrict__ y /* (tokens, hidden) */) {
   const long t0 = long(blockIdx.x) * Tokens;
   kgen::block::moe_combine<Threads, Tokens>(expert_out, positions, weights,
-                                            tokens, top_k, rows, hidden, t0,
-                                            y);
+                                            nullptr, tokens, top_k, rows,
+                                            hidden, t0, y);
 }
 
 #endif // KGEN_TEST_MOE_BLOCK_TEST_KERNEL_CUH

@@ -27,10 +27,23 @@ public:
   void computeReference(
       const std::map<std::string, const HostTensor *> &inputs) override {
     logits_ = *inputs.at("router_logits");
-    tokens_ = moeCheckedTokens(spec_, logits_, seed_);
+    // The DeepSeek inputs, where the package has them (the bias is kept:
+    // judge routes again).
+    auto input = [&](const char *name) -> const HostTensor * {
+      auto it = inputs.find(name);
+      return it == inputs.end() ? nullptr : it->second;
+    };
+    MoeExtras extras{nullptr, input("shared_gate"), input("shared_up"),
+                     input("shared_down")};
+    if (const HostTensor *bias = input("correction_bias")) {
+      bias_ = *bias;
+      extras.bias = &bias_;
+    }
+    routing_.bias = extras.bias;
+    tokens_ = moeCheckedTokens(spec_, logits_, seed_, extras);
     expected_ = moeExpected(spec_, *inputs.at("x"), logits_,
                             *inputs.at("w_gate"), *inputs.at("w_up"),
-                            *inputs.at("w_down"), tokens_);
+                            *inputs.at("w_down"), tokens_, extras);
   }
 
   /// y at the checked tokens by relative Frobenius error; then expert_ids,
@@ -50,7 +63,7 @@ public:
       return false;
     }
     std::string why;
-    if (!checkMoeRouting(spec_, logits_, got, why)) {
+    if (!checkMoeRouting(spec_, logits_, got, why, routing_)) {
       markWrong(result, why);
       return false;
     }
@@ -61,6 +74,8 @@ private:
   const MoeSpec &spec_;
   const uint64_t seed_;
   HostTensor logits_;
+  HostTensor bias_;               // correction_bias, when the layer has one
+  MoeExtras routing_;             // what routing reads besides logits_
   std::vector<int64_t> tokens_; // the tokens whose y is checked
   MoeExpected expected_;         // the reference at tokens_
 };

@@ -15,6 +15,14 @@
 //       kgen.moe_route for tokens [t0, min(t0 + Rows, tokens)) of logits
 //       [tokens, experts] into ids, weights [tokens, TopK]. One warp per
 //       token, no shared memory (moe_route_smem_bytes is 0).
+//   template <int Threads, int Rows, int TopK, bool Renormalize,
+//             bool Sigmoid, bool HasBias, int NGroup, int TopkGroup, class T>
+//   moe_route_ext(const T *logits, const float *bias, long tokens,
+//                 long experts, long t0, float scale, int *ids,
+//                 float *weights)
+//       kgen.moe_route with the DeepSeek extensions (sigmoid scoring, a
+//       correction bias, group-limited top-k, a scaling factor), same
+//       layout; experts <= kMoeExtMaxExperts. No shared memory.
 //   template <int Threads>
 //   moe_rank(const int *ids, long copies, long experts, long e,
 //            int *positions, int *offsets)
@@ -33,9 +41,13 @@
 //       `tile` of the one launch over all experts covers.
 //   template <int Threads, int Tokens, class T, class W, class OutT>
 //   moe_combine(const T *expert_out, const int *positions,
-//               const W *weights, long tokens, long top_k, long rows,
-//               long hidden, long t0, OutT *y)
-//       kgen.moe_combine for tokens [t0, min(t0 + Tokens, tokens)).
+//               const W *weights, const T *shared, long tokens, long top_k,
+//               long rows, long hidden, long t0, OutT *y)
+//       kgen.moe_combine for tokens [t0, min(t0 + Tokens, tokens)), plus
+//       a shared expert's rows (shared [tokens, hidden], or nullptr).
+//   moe_single_group(long rows, int *offsets)
+//       offsets = [0, rows] (block 0, thread 0): a shared expert's one
+//       group of every token.
 //
 // Element types: T is float, __nv_bfloat16 or __half; W any of those;
 // OutT float, __nv_bfloat16 or __half (rounded as the epilogues round,
@@ -70,6 +82,11 @@ KGEN_HD constexpr bool moe_threads_ok(int threads) {
   return threads > 0 && threads % 32 == 0 && threads <= 1024;
 }
 
+/// The most experts moe_route_ext takes (dialect/MoeLegality.h's
+/// kMoeExtendedRouteMaxExperts): each lane keeps the scores and choice
+/// scores of experts lane, lane + 32, ... in registers (8 each).
+constexpr int kMoeExtMaxExperts = 256;
+
 /// moe_route's shared memory: none (registers and warp shuffles).
 template <int Threads, int Rows> KGEN_HD constexpr long moe_route_smem_bytes() {
   return 0;
@@ -85,6 +102,11 @@ struct GroupTile {
 #if KGEN_CUDA_COMPILER
 
 namespace moe_detail {
+
+/// T in a non-deduced context (a nullptr argument takes the type).
+template <class U> struct Same {
+  using type = U;
+};
 
 /// -inf (NVRTC has no INFINITY): the f32 bit pattern 0xff800000.
 KGEN_DEVICE float minus_inf() { return __uint_as_float(0xff800000u); }
@@ -123,6 +145,107 @@ KGEN_DEVICE RoutePick merge(RoutePick a, RoutePick b) {
     r.p = b.p;
   }
   return r;
+}
+
+/// One routing slot's expert, on every lane: among the eligible experts
+/// (bit k of `eligible`: expert 32 k + lane, whose score is v[k]), the
+/// first one when its score is NaN (nothing compares greater in the
+/// reference's scan), else the one of largest score (ties to the lower
+/// index); -1 when none is eligible. Rounds past `experts` are skipped.
+template <int PerLane>
+KGEN_DEVICE int warp_pick(const float (&v)[PerLane], unsigned long long eligible,
+                          long experts) {
+  using kgen::cuda::shfl_xor;
+  using kgen::cuda::shfl_xor_u32;
+  const int lane = int(threadIdx.x) % 32;
+  RoutePick pick{~0u, -1, 0.f};
+#pragma unroll
+  for (int k = 0; k < PerLane; ++k) {
+    if (32 * k >= experts)
+      break;
+    if (!((eligible >> k) & 1ull))
+      continue;
+    const int e = 32 * k + lane;
+    if (pick.first == ~0u)
+      pick.first = 2u * unsigned(e) + (v[k] != v[k] ? 1u : 0u);
+    if (v[k] == v[k] && (pick.best < 0 || v[k] > pick.p)) {
+      pick.best = e;
+      pick.p = v[k];
+    }
+  }
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) {
+    const RoutePick other{shfl_xor_u32(pick.first, off),
+                          int(shfl_xor_u32(unsigned(pick.best), off)),
+                          shfl_xor(pick.p, off)};
+    pick = merge(pick, other);
+  }
+  return (pick.first != ~0u && (pick.first & 1u)) ? int(pick.first >> 1)
+                                                  : pick.best;
+}
+
+/// p[k] (expert 32 k + lane: its logit, -inf past the last expert, in
+/// every round before `experts`) becomes its softmax probability as
+/// emitRoute computes it: m = max_e l_e (a NaN wins, over the warp by
+/// shuffles), q_e = expf(l_e - m), s = q_0 + q_1 + ... serially in e order
+/// (each q_e broadcast by shfl.idx, every lane adding them in the same
+/// order, as the reference's bits require), p_e = q_e / s.
+template <int PerLane>
+KGEN_DEVICE void warp_softmax(float (&p)[PerLane], long experts) {
+  using kgen::cuda::fadd_rn;
+  using kgen::cuda::fdiv_rn;
+  using kgen::cuda::shfl_idx;
+  using kgen::cuda::shfl_xor;
+  const int lane = int(threadIdx.x) % 32;
+  float m = minus_inf();
+#pragma unroll
+  for (int k = 0; k < PerLane; ++k) {
+    if (32 * k >= experts)
+      break;
+    m = max_nan(m, p[k]);
+  }
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1)
+    m = max_nan(m, shfl_xor(m, off));
+#pragma unroll
+  for (int k = 0; k < PerLane; ++k) {
+    if (32 * k >= experts)
+      break;
+    if (32 * k + lane < experts)
+      p[k] = expf(p[k] - m);
+  }
+  float s = 0.f;
+#pragma unroll
+  for (int k = 0; k < PerLane; ++k) {
+    if (32 * k >= experts)
+      break;
+    const int n = int(lmin(experts - 32 * k, 32));
+    for (int j = 0; j < n; ++j)
+      s = fadd_rn(s, shfl_idx(p[k], j));
+  }
+#pragma unroll
+  for (int k = 0; k < PerLane; ++k) {
+    if (32 * k >= experts)
+      break;
+    if (32 * k + lane < experts)
+      p[k] = fdiv_rn(p[k], s);
+  }
+}
+
+/// Writes a routing slot of token t: the chosen expert's weight (`mine`
+/// on the lane that holds it; -inf when no expert was chosen) broadcast,
+/// added to `total`, and stored with the id by lane slot % 32 (the lane
+/// that renormalises it later).
+template <int TopK>
+KGEN_DEVICE void write_slot(float mine, int chosen, int slot, long t,
+                            int *ids, float *weights, float &total) {
+  const float picked = kgen::cuda::shfl_idx(mine, chosen & 31);
+  const float w = chosen >= 0 ? picked : minus_inf();
+  total = kgen::cuda::fadd_rn(total, w);
+  if (int(threadIdx.x) % 32 == slot % 32) {
+    ids[t * TopK + slot] = chosen;
+    weights[t * TopK + slot] = w;
+  }
 }
 
 /// Sum of v over the warp (every lane gets it).
@@ -166,11 +289,7 @@ KGEN_DEVICE void moe_route(const T *logits, long tokens, long experts, long t0,
                 "moe_route: whole warps (one token per warp at a time)");
   static_assert(Rows > 0 && TopK > 0, "moe_route: Rows and TopK positive");
   using namespace moe_detail;
-  using kgen::cuda::fadd_rn;
   using kgen::cuda::fdiv_rn;
-  using kgen::cuda::shfl_idx;
-  using kgen::cuda::shfl_xor;
-  using kgen::cuda::shfl_xor_u32;
   constexpr int kWarps = Threads / 32;
   constexpr int kPerLane = kMoeMaxExperts / 32;
   constexpr float kTaken = -1.f;
@@ -182,73 +301,27 @@ KGEN_DEVICE void moe_route(const T *logits, long tokens, long experts, long t0,
     // then p. A whole k round is past the last expert for every lane or
     // for none, so the loops stop there together.
     float p[kPerLane];
-    float m = minus_inf();
 #pragma unroll
     for (int k = 0; k < kPerLane; ++k) {
       if (32 * k >= experts)
         break;
       const long e = 32 * k + lane;
       p[k] = e < experts ? to_f32(row[e]) : minus_inf();
-      m = max_nan(m, p[k]);
     }
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1)
-      m = max_nan(m, shfl_xor(m, off));
-#pragma unroll
-    for (int k = 0; k < kPerLane; ++k) {
-      if (32 * k >= experts)
-        break;
-      if (32 * k + lane < experts)
-        p[k] = expf(p[k] - m);
-    }
-    float s = 0.f;
-#pragma unroll
-    for (int k = 0; k < kPerLane; ++k) {
-      if (32 * k >= experts)
-        break;
-      const int n = int(lmin(experts - 32 * k, 32));
-      for (int j = 0; j < n; ++j)
-        s = fadd_rn(s, shfl_idx(p[k], j));
-    }
-#pragma unroll
-    for (int k = 0; k < kPerLane; ++k) {
-      if (32 * k >= experts)
-        break;
-      if (32 * k + lane < experts)
-        p[k] = fdiv_rn(p[k], s);
-    }
+    warp_softmax(p, experts);
 
     float total = 0.f;
 #pragma unroll 1
     for (int slot = 0; slot < TopK; ++slot) {
-      RoutePick pick{~0u, -1, 0.f};
+      unsigned long long untaken = 0ull; // p < 0: taken, or past the last
 #pragma unroll
       for (int k = 0; k < kPerLane; ++k) {
         if (32 * k >= experts)
           break;
-        const float v = p[k];
-        if (v < 0.f) // taken, or past the last expert
-          continue;
-        const int e = 32 * k + lane;
-        if (pick.first == ~0u)
-          pick.first = 2u * unsigned(e) + (v != v ? 1u : 0u);
-        if (v == v && (pick.best < 0 || v > pick.p)) {
-          pick.best = e;
-          pick.p = v;
-        }
+        if (!(p[k] < 0.f))
+          untaken |= 1ull << k;
       }
-#pragma unroll
-      for (int off = 16; off > 0; off >>= 1) {
-        const RoutePick other{shfl_xor_u32(pick.first, off),
-                              int(shfl_xor_u32(unsigned(pick.best), off)),
-                              shfl_xor(pick.p, off)};
-        pick = merge(pick, other);
-      }
-      // The reference keeps its first untaken expert when that one's p is
-      // NaN (nothing compares greater), else the largest p.
-      const int chosen = (pick.first != ~0u && (pick.first & 1u))
-                             ? int(pick.first >> 1)
-                             : pick.best;
+      const int chosen = warp_pick(p, untaken, experts);
       float mine = 0.f;
 #pragma unroll
       for (int k = 0; k < kPerLane; ++k) {
@@ -259,17 +332,165 @@ KGEN_DEVICE void moe_route(const T *logits, long tokens, long experts, long t0,
           p[k] = kTaken;
         }
       }
-      const float pc = shfl_idx(mine, chosen & 31);
-      const float w = chosen >= 0 ? pc : minus_inf();
-      total = fadd_rn(total, w);
-      if (lane == slot % 32) {
-        ids[t * TopK + slot] = chosen;
-        weights[t * TopK + slot] = w;
-      }
+      write_slot<TopK>(mine, chosen, slot, t, ids, weights, total);
     }
     if (Renormalize)
       for (int slot = lane; slot < TopK; slot += 32) // the lane that wrote it
         weights[t * TopK + slot] = fdiv_rn(weights[t * TopK + slot], total);
+  }
+}
+
+/// kgen.moe_route with the DeepSeek extensions (emitRoute in
+/// passes/LowerToLoops.cpp with its RouteParams) for the tokens t in
+/// [t0, min(t0 + Rows, tokens)), same layout as moe_route:
+///   s_e = softmax as moe_route computes it, or (Sigmoid)
+///         1 / (1 + expf(-l_e)) (fadd_rn, fdiv_rn);
+///   c_e = s_e + bias[e] (HasBias; fadd_rn), else s_e;
+///   NGroup > 1: group g = experts [g G, (g + 1) G), G = experts / NGroup,
+///     scored by its two largest c (larger first, scanned as the reference
+///     does: a NaN never enters) summed (HasBias) or its largest; TopkGroup
+///     times the untaken group of largest score (ties to the lower index)
+///     is kept; only the experts of kept groups are eligible;
+///   TopK times: the eligible untaken expert of largest c (ties to the
+///     lower index; the first eligible one when its c is NaN), its s the
+///     weight; then weights /= their sum (Renormalize, slot order) and
+///     *= scale when scale != 1.
+/// A group's top two are each lane's, merged over the warp by shuffles: the
+/// merge of two top-two pairs is the top two of their union, so any order
+/// gives the reference's values (a +0 and a -0 may trade places, which no
+/// comparison and no sum that decides anything can tell apart). Every lane
+/// then picks the same groups from the same scores.
+/// Precondition: 1 <= experts <= kMoeExtMaxExperts, experts % NGroup == 0,
+/// TopK <= TopkGroup * experts / NGroup for valid ids; bias [experts] f32
+/// when HasBias.
+template <int Threads, int Rows, int TopK, bool Renormalize, bool Sigmoid,
+          bool HasBias, int NGroup, int TopkGroup, class T>
+KGEN_DEVICE void moe_route_ext(const T *logits, const float *bias,
+                               long tokens, long experts, long t0, float scale,
+                               int *ids, float *weights) {
+  static_assert(moe_threads_ok(Threads),
+                "moe_route_ext: whole warps (one token per warp at a time)");
+  static_assert(Rows > 0 && TopK > 0, "moe_route_ext: Rows and TopK positive");
+  static_assert(NGroup >= 1 && NGroup <= 32,
+                "moe_route_ext: 1 to 32 expert groups (a bit mask of kept "
+                "groups)");
+  static_assert(TopkGroup >= 1 && TopkGroup <= NGroup,
+                "moe_route_ext: topk_group in [1, n_group]");
+  using namespace moe_detail;
+  using kgen::cuda::fadd_rn;
+  using kgen::cuda::fdiv_rn;
+  using kgen::cuda::fmul_rn;
+  using kgen::cuda::shfl_xor;
+  constexpr int kWarps = Threads / 32;
+  constexpr int kPerLane = kMoeExtMaxExperts / 32;
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  const long t_end = lmin(t0 + Rows, tokens);
+  const long group_size = experts / NGroup;
+  for (long t = t0 + warp; t < t_end; t += kWarps) {
+    const T *row = logits + t * experts;
+    // s[k], c[k]: expert 32 k + lane; bit k of `eligible`: that expert
+    // exists, is untaken and (with groups) in a kept group.
+    float s[kPerLane], c[kPerLane];
+    unsigned eligible = 0u;
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k) {
+      const long e = 32 * k + lane;
+      s[k] = e < experts ? to_f32(row[e]) : minus_inf();
+      if (e < experts)
+        eligible |= 1u << k;
+    }
+    if (Sigmoid) {
+#pragma unroll
+      for (int k = 0; k < kPerLane; ++k)
+        if (32 * k + lane < experts)
+          s[k] = fdiv_rn(1.f, fadd_rn(1.f, expf(-s[k])));
+    } else {
+      warp_softmax(s, experts);
+    }
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k) {
+      const long e = 32 * k + lane;
+      c[k] = (HasBias && e < experts) ? fadd_rn(s[k], bias[e]) : s[k];
+    }
+    if (NGroup > 1) {
+      // score[g] on every lane: the top two of group g's choice scores.
+      float score[NGroup];
+#pragma unroll
+      for (int g = 0; g < NGroup; ++g) {
+        float m0 = minus_inf(), m1 = minus_inf();
+#pragma unroll
+        for (int k = 0; k < kPerLane; ++k) {
+          const long e = 32 * k + lane;
+          if (e < experts && e / group_size == g) {
+            const float v = c[k];
+            const bool above0 = v > m0, above1 = v > m1;
+            m1 = above0 ? m0 : (above1 ? v : m1);
+            m0 = above0 ? v : m0;
+          }
+        }
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+          const float o0 = shfl_xor(m0, off), o1 = shfl_xor(m1, off);
+          const float lo = o0 > m0 ? m0 : o0, hi = o0 > m0 ? o0 : m0;
+          const float second = o1 > m1 ? o1 : m1;
+          m0 = hi;
+          m1 = second > lo ? second : lo;
+        }
+        score[g] = HasBias ? fadd_rn(m0, m1) : m0;
+      }
+      unsigned keep = 0u;
+#pragma unroll 1
+      for (int round = 0; round < TopkGroup; ++round) {
+        int best = -1;
+        float best_score = minus_inf();
+#pragma unroll
+        for (int g = 0; g < NGroup; ++g)
+          if (!((keep >> g) & 1u) && (best < 0 || score[g] > best_score)) {
+            best = g;
+            best_score = score[g];
+          }
+        keep |= 1u << best;
+      }
+#pragma unroll
+      for (int k = 0; k < kPerLane; ++k) {
+        const long e = 32 * k + lane;
+        if (e < experts && !((keep >> int(e / group_size)) & 1u))
+          eligible &= ~(1u << k);
+      }
+    }
+
+    float total = 0.f;
+#pragma unroll 1
+    for (int slot = 0; slot < TopK; ++slot) {
+      const int chosen = warp_pick(c, eligible, experts);
+      float mine = 0.f;
+#pragma unroll
+      for (int k = 0; k < kPerLane; ++k)
+        if (32 * k + lane == chosen) {
+          mine = s[k];
+          eligible &= ~(1u << k);
+        }
+      write_slot<TopK>(mine, chosen, slot, t, ids, weights, total);
+    }
+    if (Renormalize || scale != 1.f)
+      for (int slot = lane; slot < TopK; slot += 32) { // the lane that wrote it
+        float w = weights[t * TopK + slot];
+        if (Renormalize)
+          w = fdiv_rn(w, total);
+        if (scale != 1.f)
+          w = fmul_rn(w, scale);
+        weights[t * TopK + slot] = w;
+      }
+  }
+}
+
+/// offsets [2] = [0, rows]: the row groups of a grouped GEMM over every row
+/// as one expert (a shared expert's). Thread 0 of block 0 writes them (the
+/// call may sit in a kernel of any grid, as the routing's).
+KGEN_DEVICE void moe_single_group(long rows, int *offsets) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    offsets[0] = 0;
+    offsets[1] = int(rows);
   }
 }
 
@@ -493,15 +714,21 @@ KGEN_DEVICE GroupTile group_tile(const int *offsets, long experts, long rows,
 /// top_k], y [tokens, hidden]:
 ///   y[t, h] = round_OutT(acc), acc = 0.0f, then for s = 0 .. top_k - 1 with
 ///   p = positions[t, s] in [0, rows): acc = acc + weights[t, s] *
-///   expert_out[p, h] (f32 mul, then f32 add: never fused).
+///   expert_out[p, h] (f32 mul, then f32 add: never fused); then, with a
+///   shared expert (shared [tokens, hidden], else nullptr), acc = acc +
+///   shared[t, h].
 /// rows = tokens * top_k. The block's threads split each token's columns:
 /// 16-byte loads of expert_out when hidden * sizeof(T) % 16 == 0,
 /// expert_out is 16-byte aligned and y is aligned to two elements (pair
-/// stores), elements otherwise; the same arithmetic on both paths.
+/// stores) (and shared, when given, is 16-byte aligned), elements
+/// otherwise; the same arithmetic on both paths.
 template <int Threads, int Tokens, class T, class W, class OutT>
 KGEN_DEVICE void moe_combine(const T *expert_out, const int *positions,
-                             const W *weights, long tokens, long top_k,
-                             long rows, long hidden, long t0, OutT *y) {
+                             const W *weights,
+                             const typename moe_detail::Same<T>::type *shared,
+                             long tokens,
+                             long top_k, long rows, long hidden, long t0,
+                             OutT *y) {
   static_assert(moe_threads_ok(Threads), "moe_combine: whole warps");
   static_assert(Tokens > 0, "moe_combine: Tokens positive");
   using kgen::cuda::fadd_rn;
@@ -512,6 +739,7 @@ KGEN_DEVICE void moe_combine(const T *expert_out, const int *positions,
   const long t_end = lmin(t0 + Tokens, tokens);
   const bool vec = hidden * long(sizeof(T)) % 16 == 0 &&
                    moe_detail::aligned(expert_out, 16) &&
+                   (shared == nullptr || moe_detail::aligned(shared, 16)) &&
                    moe_detail::aligned(y, 2 * sizeof(OutT));
   for (long t = t0; t < t_end; ++t) {
     const int *pos = positions + t * top_k;
@@ -534,6 +762,14 @@ KGEN_DEVICE void moe_combine(const T *expert_out, const int *positions,
           for (int j = 0; j < kVec; ++j)
             acc[j] = fadd_rn(acc[j], fmul_rn(w, to_f32(v[j])));
         }
+        if (shared != nullptr) { // the shared expert, after the routed slots
+          alignas(16) T z[kVec];
+          *reinterpret_cast<uint4 *>(z) =
+              *reinterpret_cast<const uint4 *>(shared + t * hidden + h);
+#pragma unroll
+          for (int j = 0; j < kVec; ++j)
+            acc[j] = fadd_rn(acc[j], to_f32(z[j]));
+        }
 #pragma unroll
         for (int j = 0; j < kVec; j += 2)
           Cast::store2(y + t * hidden + h + j, acc[j], acc[j + 1]);
@@ -548,6 +784,8 @@ KGEN_DEVICE void moe_combine(const T *expert_out, const int *positions,
           acc = fadd_rn(acc, fmul_rn(to_f32(wt[s]),
                                      to_f32(expert_out[p * hidden + h])));
         }
+        if (shared != nullptr)
+          acc = fadd_rn(acc, to_f32(shared[t * hidden + h]));
         Cast::store1(y + t * hidden + h, acc);
       }
     }

@@ -13,7 +13,13 @@
 //       y_e = a w_down[e]                            rounded to dtype  [H]
 //   y[t] = sum_s weights[s] * y_e, in f32 in slot order, rounded to dtype_out
 //
-// with w_gate, w_up [E, H, I] and w_down [E, I, H]. Tokens are independent,
+// with w_gate, w_up [E, H, I] and w_down [E, I, H]. The DeepSeek forms
+// (kgen.moe_route's extensions) route by sigmoid or softmax scores s, choose
+// by s + correction_bias (an input [E] f32) among the experts of the
+// topk_group best of n_group groups, weigh by s (renormalised, then times
+// routed_scaling_factor), and a shared expert (shared_gate, shared_up
+// [1, H, Is], shared_down [1, Is, H]) adds its row after the routed slots.
+// Tokens are independent,
 // so the runtime checks y at a sample of tokens (moeCheckedTokens) and the
 // routing (expert_ids) at every token.
 //
@@ -44,6 +50,21 @@ struct MoeSpec {
   ElemType dtype = ElemType::BF16;    // x, w_gate, w_up, w_down
   ElemType logits = ElemType::F32;    // router_logits
   ElemType out = ElemType::BF16;      // y
+  // The DeepSeek extensions (defaults: plain softmax routing).
+  bool sigmoid = false;               // scoring "sigmoid" (else "softmax")
+  bool correctionBias = false;        // an input correction_bias [E] f32
+  int64_t nGroup = 1, topkGroup = 1;  // group-limited top-k
+  float scale = 1.0f;                 // routed_scaling_factor
+  int64_t sharedInter = 0;            // Is of the shared expert; 0: none
+};
+
+/// The DeepSeek extensions' input tensors, where the spec has them (the
+/// host reference reads them; null otherwise).
+struct MoeExtras {
+  const HostTensor *bias = nullptr;                // [E] f32
+  const HostTensor *sharedGate = nullptr;          // [1, H, Is]
+  const HostTensor *sharedUp = nullptr;            // [1, H, Is]
+  const HostTensor *sharedDown = nullptr;          // [1, Is, H]
 };
 
 /// Reads an op object of kind "moe" (the manifest's "op"):
@@ -51,6 +72,14 @@ struct MoeSpec {
 ///   {"kind": "moe", "tokens": T, "hidden": H, "inter": I, "experts": E,
 ///    "top_k": k, "renormalize": true, "activation": "silu",
 ///    "dtype": "bf16", "logits_dtype": "f32", "dtype_out": "bf16"}
+///
+/// and the DeepSeek fields, each optional with its default:
+///
+///   "scoring": "softmax" | "sigmoid", "correction_bias": false,
+///   "n_group": 1, "topk_group": 1 (n_group divides experts, topk_group in
+///   [1, n_group], top_k <= topk_group * experts / n_group),
+///   "routed_scaling_factor": 1.0, "shared_inter": 0 (Is; 0: no shared
+///   expert).
 ///
 /// Required: tokens, hidden, inter (integers in [1, 2^31]), experts (in
 /// [1, kMoeMaxExperts]), top_k (in [1, experts]), dtype (bf16 or f16).
@@ -62,8 +91,9 @@ struct MoeSpec {
 /// bounds each tensor). False with a message naming the field.
 bool parseMoeOp(const nlohmann::json &op, MoeSpec &spec, std::string &err);
 
-/// The op object for `spec`, every field written. parseMoeOp(moeOpJson(s))
-/// gives s back.
+/// The op object for `spec`, every field written (the DeepSeek ones only
+/// when not their defaults, so plain manifests stay as they were).
+/// parseMoeOp(moeOpJson(s)) gives s back.
 nlohmann::json moeOpJson(const MoeSpec &spec);
 
 /// Shapes: x and y [T, H], router_logits [T, E], w_gate and w_up [E, H, I],
@@ -84,7 +114,8 @@ double moeFlops(const MoeSpec &spec);
 /// weight tensors of min(E, T * k) experts (the most experts T tokens of k
 /// slots can hit: every expert in a prefill, T * k of them in a decode step
 /// whose copies route to distinct experts, which a good router spreads them
-/// toward). Workspaces are not counted.
+/// toward), and the shared expert's weights and the correction bias when
+/// the layer has them. Workspaces are not counted.
 double moeBytes(const MoeSpec &spec);
 
 /// Largest relative Frobenius error of y, over the checked tokens, that
@@ -105,7 +136,10 @@ double moeWeightScale(int64_t k);
 /// - x: makeRandom (uniform in [-1, 1), rounded to dtype);
 /// - w_gate, w_up: makeRandom times moeWeightScale(H); w_down: times
 ///   moeWeightScale(I);
-/// - router_logits: moeRouterLogits.
+/// - router_logits: moeRouterLogits;
+/// - correction_bias: makeRandom (f32) / 8;
+/// - shared_gate, shared_up: as w_gate; shared_down: times
+///   moeWeightScale(Is).
 std::optional<HostTensor> moeInput(const MoeSpec &spec,
                                    const KernelParam &param, uint64_t seed);
 
@@ -133,7 +167,8 @@ struct MoeRoute {
   std::vector<int32_t> ids; // top_k expert indices, in slot order
   std::vector<float> weights;
 };
-MoeRoute moeRoute(const MoeSpec &spec, const HostTensor &logits, int64_t t);
+MoeRoute moeRoute(const MoeSpec &spec, const HostTensor &logits, int64_t t,
+                  const MoeExtras &extras = {});
 
 /// y_e of token t through expert e: the gate and up products accumulated in
 /// double, a rounded to dtype, the down product in double, rounded to dtype.
@@ -153,7 +188,8 @@ struct MoeRow {
 };
 MoeRow moeRow(const MoeSpec &spec, const HostTensor &x,
               const HostTensor &logits, const HostTensor &wGate,
-              const HostTensor &wUp, const HostTensor &wDown, int64_t t);
+              const HostTensor &wUp, const HostTensor &wDown, int64_t t,
+              const MoeExtras &extras = {});
 
 /// The tokens whose y is checked, sorted: every token when
 /// T * k * 3 * H * I is at most 2^29 multiply-adds (the host reference's
@@ -163,7 +199,8 @@ MoeRow moeRow(const MoeSpec &spec, const HostTensor &x,
 /// `seed`, each taken first when it routes to an expert no token taken so
 /// far reaches, so that as many experts' GEMMs as possible are checked.
 std::vector<int64_t> moeCheckedTokens(const MoeSpec &spec,
-                                      const HostTensor &logits, uint64_t seed);
+                                      const HostTensor &logits, uint64_t seed,
+                                      const MoeExtras &extras = {});
 
 /// The reference at `tokens`: y [n, H] of dtype_out and expert_ids [n, k]
 /// (i32), n = tokens.size().
@@ -174,14 +211,16 @@ struct MoeExpected {
 MoeExpected moeExpected(const MoeSpec &spec, const HostTensor &x,
                         const HostTensor &logits, const HostTensor &wGate,
                         const HostTensor &wUp, const HostTensor &wDown,
-                        const std::vector<int64_t> &tokens);
+                        const std::vector<int64_t> &tokens,
+                        const MoeExtras &extras = {});
 
 /// Compares a kernel's expert_ids ([T, k], every token) with the host's
 /// routing of `logits`: true when every id matches. Otherwise `why` says
 /// how many tokens differ and the first one ("expert_ids: 3 of 64 tokens
 /// routed differently; token 5: [2, 7], expected [7, 2]").
 bool checkMoeRouting(const MoeSpec &spec, const HostTensor &logits,
-                     const HostTensor &ids, std::string &why);
+                     const HostTensor &ids, std::string &why,
+                     const MoeExtras &extras = {});
 
 /// Checks that `pkg` has the op's tensors: inputs x (dtype [T, H]),
 /// router_logits (logits_dtype [T, E]), w_gate and w_up (dtype [E, H, I]),
@@ -189,8 +228,10 @@ bool checkMoeRouting(const MoeSpec &spec, const HostTensor &logits,
 /// present, the workspaces expert_ids (i32 [T, k]), weights (f32 [T, k]),
 /// positions (i32 [T, k]), expert_offsets (i32 [E + 1]), permuted and
 /// expert_out (dtype [T * k, H]), h (dtype [T * k, I]), role workspace.
-/// Other workspaces are the schedule's business and pass; any other input
-/// or output does not. False with a message naming the parameter.
+/// The DeepSeek inputs when the spec has them: correction_bias (f32 [E]),
+/// shared_gate and shared_up (dtype [1, H, Is]), shared_down (dtype
+/// [1, Is, H]). Other workspaces are the schedule's business and pass; any
+/// other input or output does not. False with a message naming the parameter.
 bool checkMoeParams(const KernelPackage &pkg, const MoeSpec &spec,
                     std::string &err);
 
