@@ -237,12 +237,13 @@ Error checkCpAsync(const GemmConfigFields &c) {
 
 /// The cp.async loads of a stage (kgen/cuda/CpAsync.cuh TileLoader): each
 /// thread copies its share of each operand tile's 16-byte chunks in an
-/// unrolled loop; past 4 chunks per thread and operand, ptxas spills.
-Error checkLoads(const GemmConfigFields &c, int64_t bytes) {
-  int64_t threads = c.threads();
+/// unrolled loop; past 4 chunks per thread and tile, ptxas spills. B's stage
+/// may be several tiles loaded apart (GemmOperands::bTiles).
+Error checkLoads(const GemmConfigFields &c, const GemmOperands &o) {
+  int64_t threads = c.threads(), bytes = o.elemBytes();
   for (auto [name, rows, cols] :
        {std::tuple<StringRef, int64_t, int64_t>{"A", c.blockM, c.blockK},
-        {"B", c.blockK, c.blockN}}) {
+        {"B", c.blockK, c.blockN / std::max<int64_t>(1, o.bTiles)}}) {
     int64_t chunks = rows * cols * bytes / 16;
     int64_t perThread = llvm::divideCeil(chunks, threads);
     if (perThread > 4)
@@ -265,7 +266,7 @@ Error checkSimt(const GemmConfigFields &c, const GemmOperands *o) {
     return e;
   if (!o)
     return std::nullopt;
-  if (Error e = checkLoads(c, o->elemBytes()))
+  if (Error e = checkLoads(c, *o))
     return e;
   return checkStageRows(c, *o);
 }
@@ -319,7 +320,7 @@ Error checkMmaSync(const GemmConfigFields &c, const GemmOperands *o) {
                               "K steps need about {3} registers per thread; "
                               "{4} threads have {5}",
                               c.blockK, acc, steps, need, c.threads(), cap));
-  if (Error e = checkLoads(c, o->elemBytes()))
+  if (Error e = checkLoads(c, *o))
     return e;
   return checkStageRows(c, *o);
 }

@@ -54,6 +54,10 @@ struct GemmOperands {
   bool accF16 = false;                  // acc_type = f16
   Type cElem, biasElem;                 // residual C, bias (null: none)
   Type outElem;                         // D
+  /// B's stage tile is this many tiles of block_n / bTiles columns, each
+  /// loaded apart (2: a gated grouped GEMM's gate and up tiles, checked as
+  /// one gemm tile twice as wide).
+  int64_t bTiles = 1;
 
   static GemmOperands of(GemmOp op);
   int64_t elemBytes() const;

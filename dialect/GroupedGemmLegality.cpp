@@ -105,9 +105,11 @@ mlir::kgen::checkGroupedGemmLegality(const GroupedGemmConfigFields &c,
   if (Error e = fromGemm(checkGemmLegality(c.asGemm(false), &g), false,
                          c.blockN))
     return e;
-  if (gated)
+  if (gated) {
+    g.bTiles = 2; // the gate's and the up projection's tiles, loaded apart
     if (Error e = fromGemm(checkGemmLegality(c.asGemm(true), &g), true,
                            c.blockN))
       return e;
+  }
   return std::nullopt;
 }

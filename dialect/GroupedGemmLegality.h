@@ -13,8 +13,9 @@
 // expert's rows, so the tile rules are the gemm family's
 // (dialect/GemmLegality.h), asked for the equivalent gemm: A [rows, K] and
 // a batched B [E, K, N], both row-major. The gated form (act(a Wg) * (a Wu))
-// holds two B stage tiles and two accumulators: its resources are those of
-// a gemm tile twice as wide, which is what it is checked as.
+// holds two B stage tiles and two accumulators: its registers and shared
+// memory are those of a gemm tile twice as wide, which is what it is
+// checked as, its two B tiles loaded apart (GemmOperands::bTiles).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KGEN_DIALECT_GROUPEDGEMMLEGALITY_H

@@ -12,7 +12,7 @@
 // Mixtral's shapes at one token: two rows, one per expert hit.
 // CHECK-LABEL: func.func @mixtral_decode(
 // DEFAULT: down_config = #kgen.grouped_gemm_config<target = sm_90a, instruction = mma_sync, block_m = 16, block_n = 128, block_k = 32, warps_m = 1, warps_n = 4, stages = 4, source = default>
-// DEFAULT-SAME: gate_up_config = #kgen.grouped_gemm_config<target = sm_90a, instruction = mma_sync, block_m = 16, block_n = 64, block_k = 32, warps_m = 1, warps_n = 4, stages = 4, source = default>
+// DEFAULT-SAME: gate_up_config = #kgen.grouped_gemm_config<target = sm_90a, instruction = mma_sync, block_m = 16, block_n = 128, block_k = 32, warps_m = 1, warps_n = 4, stages = 4, source = default>
 // MODEL: down_config = #kgen.grouped_gemm_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = {{[0-9]+}}, block_k = {{[0-9]+}}, warps_m = {{[0-9]+}}, warps_n = {{[0-9]+}}, stages = {{[0-9]+}}, source = model, entry = "cost model {{[^"]+}}: {{[0-9.]+}} ms predicted">
 // MODEL-SAME: gate_up_config = #kgen.grouped_gemm_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = {{[0-9]+}}, block_k = {{[0-9]+}}, warps_m = {{[0-9]+}}, warps_n = {{[0-9]+}}, stages = {{[0-9]+}}, source = model, entry = "cost model {{[^"]+}}: {{[0-9.]+}} ms predicted">
 func.func @mixtral_decode(%x: tensor<1x4096xbf16>, %l: tensor<1x8xf32>, %wg: tensor<8x4096x14336xbf16>, %wu: tensor<8x4096x14336xbf16>, %wd: tensor<8x14336x4096xbf16>) -> tensor<1x4096xbf16> {
