@@ -41,7 +41,7 @@ def KgenFuseEpilogue : Pass<"kgen-fuse-epilogue"> {
 }
 
 def KgenSelectStrategy : Pass<"kgen-select-strategy", "::mlir::ModuleOp"> {
-  let summary = "Choose a lowering strategy for every kgen.gemm and kgen.attention";
+  let summary = "Choose a lowering strategy for every kgen.gemm, kgen.attention and kgen.moe";
   let description = [{
     Writes `#kgen.gemm_config<...>` on every `kgen.gemm` that has none, for
     the given target, and records where the choice came from in its
@@ -78,6 +78,16 @@ def KgenSelectStrategy : Pass<"kgen-select-strategy", "::mlir::ModuleOp"> {
     passes/AttentionStrategy.h). An attention no config lowers (f32
     operands: mma_sync attention takes bf16 or f16) keeps none, with a
     remark; the pass does not fail, and the reference semantics run it.
+
+    Every `kgen.moe` the MoE kernels lower (dialect/MoeLegality.h) gets a
+    `#kgen.grouped_gemm_config<...>` per expert GEMM (`gate_up_config`,
+    `down_config`; a `kgen.grouped_gemm` its `config`) the same way:
+    `measured` from the entry of that expert GEMM's key, whose tokens are
+    bucketed to a power of two (docs/tuning-db.md); `nearest` from another
+    bucket of the same regime (at most 16 rows per expert hit, or more);
+    `model` (passes/MoeStrategy.h); else `default` (block_m sized to the
+    rows an expert gets under uniform routing). A layer the kernels do not
+    lower (f32, e4m3 block-scaled weights) keeps none, with a remark.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
