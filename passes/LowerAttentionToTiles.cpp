@@ -74,15 +74,6 @@ struct AttentionPlan {
   Type outElem() { return op.getOut().getType().getElementType(); }
 };
 
-/// Names a kernel's parameters, its outputs and the op it computes.
-void describe(KernelOp kernel, ArrayRef<StringRef> names, int64_t outputs,
-              DictionaryAttr signature) {
-  Builder b(kernel.getContext());
-  kernel.setParamNamesAttr(b.getStrArrayAttr(names));
-  kernel.setNumOutputs(outputs);
-  kernel.setSignatureAttr(signature);
-}
-
 /// The block's plane and rows: (b, hk, r0, rhi).
 struct BlockRows {
   Value b, hk, r0, rhi;

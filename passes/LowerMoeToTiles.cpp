@@ -75,17 +75,6 @@ constexpr int64_t kRouteThreads = 128, kRouteRows = 4;
 constexpr int64_t kRankThreads = 256;
 constexpr int64_t kCopyThreads = 128, kGatherCopies = 4, kCombineTokens = 4;
 
-/// Names a kernel's parameters, its outputs and (for a package's first
-/// kernel) the op it computes.
-void describe(KernelOp kernel, ArrayRef<StringRef> names, int64_t outputs,
-              DictionaryAttr signature = {}) {
-  Builder b(kernel.getContext());
-  kernel.setParamNamesAttr(b.getStrArrayAttr(names));
-  kernel.setNumOutputs(outputs);
-  if (signature)
-    kernel.setSignatureAttr(signature);
-}
-
 /// The m tiles no schedule of `rows` rows over `experts` experts exceeds.
 int64_t groupedTileBound(int64_t rows, int64_t experts, int64_t bm) {
   int64_t groups = std::min(experts + 2, rows);

@@ -676,25 +676,12 @@ void lowerGatedEpilogue(TileGatedEpilogueOp op, RefBuilder &rb) {
 }
 
 void lowerMoeCombine(TileMoeCombineOp op, RefBuilder &rb) {
-  Value eo = op.getExpertOut(), pos = op.getPositions(), w = op.getWeights(),
-        y = op.getY();
-  int64_t tokens = dim(pos, 0), k = dim(pos, 1), rows = dim(eo, 0),
-          hidden = dim(eo, 1);
   Value end = arith::MinSIOp::create(
-      rb.b, rb.addi(op.getT0(), rb.idx(op.getTokens())), rb.idx(tokens));
+      rb.b, rb.addi(op.getT0(), rb.idx(op.getTokens())),
+      rb.idx(dim(op.getPositions(), 0)));
   rb.loop(op.getT0(), end, [&](Value t) {
-    rb.loop(hidden, [&](Value h) {
-      Value acc = rb.reduce(k, rb.f32(0.0), [&](Value s, Value acc) {
-        Value p = rb.loadIndex(pos, {t, s});
-        Value valid = rb.inRange(p, rb.idx(0), rb.idx(rows));
-        Value safe = rb.select(valid, p, rb.idx(0));
-        Value term = rb.mulf(rb.loadF32(w, {t, s}), rb.loadF32(eo, {safe, h}));
-        return rb.select(valid, rb.addf(acc, term), acc);
-      });
-      if (Value shared = op.getShared())
-        acc = rb.addf(acc, rb.loadF32(shared, {t, h}));
-      rb.storeF32(acc, y, {t, h});
-    });
+    emitCombineRow(rb, op.getExpertOut(), op.getPositions(), op.getWeights(),
+                   op.getShared(), op.getY(), t);
   });
 }
 

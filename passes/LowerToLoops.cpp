@@ -564,30 +564,39 @@ SmallVector<Value> lowerGroupedGemm(GroupedGemmOp op, RefBuilder &rb) {
 /// y[t] = sum_s w[t, s] * expert_out[positions[t, s]] for valid positions
 /// (+ shared_out[t]).
 SmallVector<Value> lowerMoeCombine(MoeCombineOp op, RefBuilder &rb) {
-  auto posType = op.getPositions().getType();
-  auto eoType = op.getExpertOut().getType();
-  int64_t tokens = posType.getDimSize(0), topK = posType.getDimSize(1);
-  int64_t rows = eoType.getDimSize(0), hidden = eoType.getDimSize(1);
+  int64_t tokens = op.getPositions().getType().getDimSize(0);
   Value eo = rb.buffer(op.getExpertOut()), pos = rb.buffer(op.getPositions());
   Value w = rb.buffer(op.getWeights());
   Value z = op.getSharedOut() ? rb.buffer(op.getSharedOut()) : Value();
   Value y = rb.alloc(op.getY().getType());
-  rb.loop(tokens, [&](Value t) {
-    rb.loop(hidden, [&](Value hh) {
-      Value acc = rb.reduce(topK, rb.f32(0.0), [&](Value s, Value acc) {
-        Value p = rb.loadIndex(pos, {t, s});
-        Value valid = rb.inRange(p, rb.idx(0), rb.idx(rows));
-        Value safe = rb.select(valid, p, rb.idx(0));
-        Value term = rb.mulf(rb.loadF32(w, {t, s}), rb.loadF32(eo, {safe, hh}));
-        return rb.select(valid, rb.addf(acc, term), acc);
-      });
-      if (z)
-        acc = rb.addf(acc, rb.loadF32(z, {t, hh}));
-      rb.storeF32(acc, y, {t, hh});
-    });
-  });
+  rb.loop(tokens, [&](Value t) { emitCombineRow(rb, eo, pos, w, z, y, t); });
   return {rb.tensor(y, op.getY().getType())};
 }
+
+} // namespace
+
+void mlir::kgen::emitCombineRow(RefBuilder &rb, Value expertOut,
+                                Value positions, Value weights, Value shared,
+                                Value y, Value t) {
+  auto eoType = cast<MemRefType>(expertOut.getType());
+  int64_t topK = cast<MemRefType>(positions.getType()).getDimSize(1);
+  int64_t rows = eoType.getDimSize(0), hidden = eoType.getDimSize(1);
+  rb.loop(hidden, [&](Value h) {
+    Value acc = rb.reduce(topK, rb.f32(0.0), [&](Value s, Value acc) {
+      Value p = rb.loadIndex(positions, {t, s});
+      Value valid = rb.inRange(p, rb.idx(0), rb.idx(rows));
+      Value safe = rb.select(valid, p, rb.idx(0));
+      Value term = rb.mulf(rb.loadF32(weights, {t, s}),
+                           rb.loadF32(expertOut, {safe, h}));
+      return rb.select(valid, rb.addf(acc, term), acc);
+    });
+    if (shared)
+      acc = rb.addf(acc, rb.loadF32(shared, {t, h}));
+    rb.storeF32(acc, y, {t, h});
+  });
+}
+
+namespace {
 
 /// The fused layer, with the same rounding points and summation order as
 /// its decomposition (see DecomposeMoe.cpp), so both give identical bits.

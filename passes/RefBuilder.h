@@ -249,6 +249,14 @@ void deallocRouteScratch(RefBuilder &rb, const RouteScratch &scratch);
 void emitRoute(RefBuilder &rb, Value logits, Value t, int64_t experts,
                const RouteParams &p, const RouteScratch &scratch, Value ids,
                Value weights);
+
+/// kgen.moe_combine's definition for token `t`: y[t, h] = sum over slots s
+/// in order of weights[t, s] * expert_out[positions[t, s], h] in f32 from 0
+/// (positions outside [0, rows) skipped), then + shared[t, h] when
+/// `shared` is given, rounded once. Shared by the reference and the
+/// combine tile op.
+void emitCombineRow(RefBuilder &rb, Value expertOut, Value positions,
+                    Value weights, Value shared, Value y, Value t);
 } // namespace mlir::kgen
 
 #endif // KGEN_PASSES_REFBUILDER_H

@@ -70,6 +70,18 @@ createKernel(OpBuilder &moduleBuilder, SymbolTable &symbols, Location loc,
   return {kernel, body};
 }
 
+/// Names a kernel's parameters and its outputs (the last `outputs` of
+/// them) and, for the first kernel of a package, records the op it computes
+/// (`signature`; the kernels that continue it have none).
+inline void describe(KernelOp kernel, ArrayRef<StringRef> names,
+                     int64_t outputs, DictionaryAttr signature = {}) {
+  Builder b(kernel.getContext());
+  kernel.setParamNamesAttr(b.getStrArrayAttr(names));
+  kernel.setNumOutputs(outputs);
+  if (signature)
+    kernel.setSignatureAttr(signature);
+}
+
 /// The block of a kgen.tile.pipeline region (load or compute), with its
 /// (k, stage) arguments.
 inline Block *addPipelineStep(Region &region, Location loc) {
