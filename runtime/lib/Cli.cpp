@@ -67,6 +67,10 @@ modes:
   history add|list|show|series|ack [--db PATH] ...
       keep runs in an SQLite history, find change points in a kernel's
       series, acknowledge known steps (kgen-bench history --help)
+  campaign task PLAN.json --shard N | campaign merge PLAN.json
+      the steps of a tuning campaign that run on a cluster's nodes: one
+      shard of the measured searches, the merge of the shards into one
+      database (kgen-bench campaign --help; kgen-tune campaign submits them)
 
 options:
   --out F          results file (schema kgen.results, docs/results-schema.md)
@@ -78,6 +82,15 @@ options:
                    $XDG_CACHE_HOME/kgen/nvrtc or ~/.cache/kgen/nvrtc)
   --arch A         compile for A instead of each package's target
   --emulate        run: on the emulated device instead of the GPU
+  --synthetic      tune, ceilings: no GPU, nothing compiled or run: a
+                   stand-in measurement for testing the workflows around
+                   the tuner (campaigns), labelled as such: the device is
+                   synthetic (no GPU); a candidate's time is its
+                   package's predicted_ms scaled by a factor in [0.8, 1.25]
+                   drawn from its source hash (the same package, the same
+                   time), the ceilings fixed
+  --synthetic-delay-ms MS  tune --synthetic: wait MS per candidate measured,
+                   as a measurement would take time
   --min-samples N  timing: at least N samples (default 20)
   --max-samples N  timing: at most N samples (default 200)
   --target-ms T    timing: stop after T ms of measured GPU time once
@@ -93,11 +106,11 @@ exit codes:
 
 enum class Opt {
   Out, Ceilings, Suite, Arch, Cache, Timeout, Seed, MinSamples, MaxSamples, TargetMs,
-  Db, MaxSeconds, Batch, Finalists, Rounds, Emulate
+  Db, MaxSeconds, Batch, Finalists, Rounds, Emulate, Synthetic, SyntheticDelay
 };
 
 /// Options that take no value.
-bool isFlag(Opt opt) { return opt == Opt::Emulate; }
+bool isFlag(Opt opt) { return opt == Opt::Emulate || opt == Opt::Synthetic; }
 
 const std::map<std::string, Opt> &optionNames() {
   static const std::map<std::string, Opt> names = {
@@ -108,7 +121,9 @@ const std::map<std::string, Opt> &optionNames() {
       {"--max-samples", Opt::MaxSamples}, {"--target-ms", Opt::TargetMs},
       {"--db", Opt::Db},             {"--max-seconds", Opt::MaxSeconds},
       {"--batch", Opt::Batch},       {"--finalists", Opt::Finalists},
-      {"--rounds", Opt::Rounds},     {"--emulate", Opt::Emulate}};
+      {"--rounds", Opt::Rounds},     {"--emulate", Opt::Emulate},
+      {"--synthetic", Opt::Synthetic},
+      {"--synthetic-delay-ms", Opt::SyntheticDelay}};
   return names;
 }
 
@@ -124,7 +139,7 @@ std::set<Opt> allowedOptions(Mode mode) {
   case Mode::Compile:
     return {Opt::Arch, Opt::Cache, Opt::Out};
   case Mode::Ceilings:
-    allowed = {Opt::Out, Opt::Timeout, Opt::Seed};
+    allowed = {Opt::Out, Opt::Timeout, Opt::Seed, Opt::Synthetic};
     break;
   case Mode::Baseline:
     allowed = {Opt::Suite, Opt::Out, Opt::Ceilings, Opt::Timeout, Opt::Seed};
@@ -132,7 +147,8 @@ std::set<Opt> allowedOptions(Mode mode) {
   case Mode::Tune:
     allowed = {Opt::Out,       Opt::Ceilings,   Opt::Timeout,
                Opt::Seed,      Opt::Cache,      Opt::Db,
-               Opt::MaxSeconds, Opt::Batch, Opt::Finalists, Opt::Rounds};
+               Opt::MaxSeconds, Opt::Batch, Opt::Finalists, Opt::Rounds,
+               Opt::Synthetic, Opt::SyntheticDelay};
     break;
   case Mode::Help:
   case Mode::Report:
@@ -248,6 +264,13 @@ bool applyOption(Opt opt, const std::string &name, const std::string &value,
   case Opt::Emulate:
     o.emulate = true;
     break;
+  case Opt::Synthetic:
+    o.synthetic = true;
+    break;
+  case Opt::SyntheticDelay:
+    ok = parseDouble(value, o.syntheticDelayMs) && o.syntheticDelayMs >= 0 &&
+         o.syntheticDelayMs <= 60000;
+    break;
   case Opt::Rounds: {
     uint64_t v = 0;
     ok = parseUint(value, v) && v <= 100;
@@ -283,6 +306,8 @@ bool checkComplete(const CliOptions &o, std::string &err) {
     err = "--max-samples is below --min-samples";
   else if (o.emulate && !o.ceilings.empty())
     err = "--ceilings has no meaning with --emulate (nothing is timed)";
+  else if (o.syntheticDelayMs > 0 && !o.synthetic)
+    err = "--synthetic-delay-ms needs --synthetic";
   return err.empty();
 }
 

@@ -266,6 +266,9 @@ void addToDb(const SearchOutcome &o, const DeviceInfo &device,
     }
     c.measuredAt = measuredAt;
     c.host = host;
+    c.provenance = {{"gpu", device.name},
+                    {"sm_clock_mhz", device.smClockKHz / 1000},
+                    {"mem_clock_mhz", device.memClockKHz / 1000}};
     db.add(tuningKeyFor(*run.result, device), c);
   }
 }

@@ -464,6 +464,7 @@ bool checkKeyAt(const TuningKey &k, const std::string &path,
 bool checkCandidateAt(const TuningCandidate &c, const std::string &path,
                       std::string &err) {
   return checkConfig(c.config, fieldPath(path, "config"), err) &&
+         checkConfig(c.provenance, fieldPath(path, "provenance"), err) &&
          (!c.time || checkTimeAt(*c.time, fieldPath(path, "time"), err));
 }
 
@@ -480,12 +481,15 @@ json keyToJson(const TuningKey &k, json op) {
 }
 
 json candidateToJson(const TuningCandidate &c) {
-  return {{"config", c.config},
-          {"status", runStatusName(c.status)},
-          {"correct", c.correct},
-          {"time", c.time ? toJson(*c.time) : json()},
-          {"measured_at", c.measuredAt},
-          {"host", c.host}};
+  json j = {{"config", c.config},
+            {"status", runStatusName(c.status)},
+            {"correct", c.correct},
+            {"time", c.time ? toJson(*c.time) : json()},
+            {"measured_at", c.measuredAt},
+            {"host", c.host}};
+  if (!c.provenance.is_null()) // older files have none: written only when known
+    j["provenance"] = c.provenance;
+  return j;
 }
 
 
@@ -604,8 +608,10 @@ bool candidateFromJson(const json &j, const std::string &path,
     c.time = stats;
   }
   c.origin = path;
+  c.provenance = isAbsent(j, "provenance") ? json() : *member(j, "provenance");
   return readOptionalStringField(j, path, "measured_at", c.measuredAt, err) &&
-         readOptionalStringField(j, path, "host", c.host, err);
+         readOptionalStringField(j, path, "host", c.host, err) &&
+         checkConfig(c.provenance, fieldPath(path, "provenance"), err);
 }
 
 bool entryFromJson(const json &j, const std::string &path, TuningEntry &e,

@@ -5,6 +5,7 @@
 #include "kgen/runtime/Search.h"
 
 #include "TempDirTest.h"
+#include "TestOps.h"
 
 #include <gtest/gtest.h>
 
@@ -26,17 +27,7 @@ namespace {
 // Fixtures
 //===----------------------------------------------------------------------===//
 
-/// A complete gemm signature, as dialect/GemmJson.cpp writes it.
-json gemmOp(int64_t m = 4096) {
-  return {{"kind", "gemm"},       {"batch", 1},
-          {"m", m},               {"n", 4096},
-          {"k", 4096},            {"transpose_a", false},
-          {"transpose_b", true},  {"batched_b", false},
-          {"dtype_a", "bf16"},    {"dtype_b", "bf16"},
-          {"dtype_d", "bf16"},    {"dtype_bias", nullptr},
-          {"dtype_c", nullptr},   {"alpha", 1.0},
-          {"beta", 0.0},          {"activation", "none"}};
-}
+using kgen::rt::test::gemmOp;
 
 /// A complete attention signature, as dialect/AttentionJson.cpp writes it:
 /// Llama-3-8B prefill at `seqKv` keys.
@@ -439,6 +430,21 @@ TEST(TuningDbJsonTest, Layout) {
   EXPECT_FALSE(ok.contains("origin"));
 }
 
+TEST(TuningDbJsonTest, ProvenanceIsWrittenWhenKnownAndIsNoPartOfIdentity) {
+  TuningDb db = fullDb();
+  TuningCandidate &c = db.entries[0].candidates[0];
+  const std::string identity = c.identity();
+  EXPECT_FALSE(toJson(db)["entries"][0]["candidates"][0].contains("provenance"));
+  c.provenance = {{"gpu", "NVIDIA H200"}, {"sm_clock_mhz", 1980},
+                  {"shard", 3}, {"node", "gpu-node-7"}};
+  EXPECT_EQ(c.identity(), identity);
+  TuningDb back;
+  std::string err;
+  ASSERT_TRUE(fromJson(json::parse(toJson(db).dump()), back, err)) << err;
+  EXPECT_EQ(back.entries[0].candidates[0].provenance, c.provenance);
+  EXPECT_TRUE(back.entries[0].candidates[1].provenance.is_null());
+}
+
 TEST(TuningDbJsonTest, OptionalFieldsMayBeAbsentOrNull) {
   json j = toJson(fullDb());
   json &key = j["entries"][0]["key"];
@@ -483,6 +489,11 @@ struct Mutation {
 const json kRemoved = json(json::value_t::discarded);
 
 const Mutation kMutations[] = {
+    // A candidate's provenance: plain values only, as a config.
+    {"/entries/0/candidates/0/provenance", json::array({1}),
+     "entries[0].candidates[0].provenance: expected an object or null"},
+    {"/entries/0/candidates/0/provenance", {{"shard", json::array()}},
+     "entries[0].candidates[0].provenance.shard: expected a string, number"},
     {"/schema", "kgen.results", "schema: expected \"kgen.tuning-db\", got \"kgen.results\""},
     {"/schema", kRemoved, "schema: missing"},
     {"/schema", 1, "schema: expected a string, got 1"},

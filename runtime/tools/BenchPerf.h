@@ -25,6 +25,10 @@ int historyMain(const std::vector<std::string> &args);
 /// 1 a kernel regressed against --compare's run, 2 usage or input error.
 int reportMain(const std::vector<std::string> &args);
 
+/// kgen-bench campaign task|merge ...: the steps of a tuning campaign that
+/// run on the cluster (BenchCampaign.cpp; docs/campaigns.md).
+int campaignMain(const std::vector<std::string> &args);
+
 } // namespace kgen::rt
 
 #endif // KGEN_RUNTIME_TOOLS_BENCHPERF_H

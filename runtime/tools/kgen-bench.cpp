@@ -17,6 +17,7 @@
 #include "kgen/runtime/Results.h"
 #include "kgen/runtime/Search.h"
 #include "kgen/runtime/Suite.h"
+#include "kgen/runtime/Synthetic.h"
 #include "kgen/runtime/TuningDb.h"
 #include "kgen/runtime/Verdict.h"
 #include "kgen/runtime/cuda/Bench.h"
@@ -38,6 +39,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace kgen::rt;
@@ -596,11 +598,20 @@ int tuneMode(const CliOptions &cli) {
     return kExitUsage;
   }
   ResultsFile file;
-  if (std::optional<int> stop = openResults(cli, ceilings, file))
+  if (cli.synthetic) { // a stand-in: no device, nothing compiled or run
+    file = newResultsFile();
+    file.device = syntheticDevice();
+    file.ceilings = ceilings;
+    say("synthetic: stand-in measurements, no GPU (--synthetic)");
+    if (!save(cli.out, file))
+      return kExitUsage;
+  } else if (std::optional<int> stop = openResults(cli, ceilings, file)) {
     return *stop;
+  }
   const std::string cacheDir = cli.cacheDir.empty() ? defaultCacheDir() : cli.cacheDir;
   const auto compileStart = std::chrono::steady_clock::now();
-  precompile(packages, file.device, cacheDir);
+  if (!cli.synthetic)
+    precompile(packages, file.device, cacheDir);
   const double compileSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                     compileStart)
@@ -626,8 +637,15 @@ int tuneMode(const CliOptions &cli) {
     std::vector<const KernelPackage *> batch;
     for (size_t i : indices)
       batch.push_back(&packages[i]);
-    const std::vector<PackageOutcome> results =
-        runPackages(batch, bench, cacheDir, file.device);
+    std::vector<PackageOutcome> results;
+    if (cli.synthetic)
+      for (const KernelPackage *pkg : batch) {
+        std::this_thread::sleep_for(
+            std::chrono::duration<double, std::milli>(cli.syntheticDelayMs));
+        results.push_back({std::nullopt, syntheticRun(*pkg)});
+      }
+    else
+      results = runPackages(batch, bench, cacheDir, file.device);
     for (size_t k = 0; k < results.size() && k < out.size(); ++k) {
       out[k].result = results[k].kernel;
       if (results[k].baseline && results[k].baseline->time)
@@ -703,6 +721,16 @@ int tuneMode(const CliOptions &cli) {
 
 int ceilingsMode(const CliOptions &cli) {
   ResultsFile file = newResultsFile();
+  if (cli.synthetic) { // a stand-in: fixed figures, labelled
+    file.device = syntheticDevice();
+    file.ceilings = syntheticCeilings();
+    if (!save(cli.out, file))
+      return kExitUsage;
+    std::printf("ceilings: copy %.0f GB/s, matmul %.1f TFLOP/s (%s)\n",
+                file.ceilings->copyGBps, file.ceilings->matmulTflops,
+                file.ceilings->matmulWhat.c_str());
+    return kExitOk;
+  }
   int exitCode = kExitOk;
   if (!probe(file.device, exitCode))
     return exitCode;
@@ -776,6 +804,8 @@ int main(int argc, char **argv) {
     return compareMain(std::vector<std::string>(argv + 2, argv + argc));
   if (argc > 1 && std::string(argv[1]) == "history")
     return historyMain(std::vector<std::string>(argv + 2, argv + argc));
+  if (argc > 1 && std::string(argv[1]) == "campaign")
+    return campaignMain(std::vector<std::string>(argv + 2, argv + argc));
   CliOptions cli;
   std::string err;
   if (!parseCli(std::vector<std::string>(argv + 1, argv + argc), cli, err)) {

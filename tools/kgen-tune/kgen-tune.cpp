@@ -73,6 +73,7 @@
 
 #include "tools/Register.h"
 #include "passes/CostModelFile.h"
+#include "tools/kgen-tune/Campaign.h"
 #include "tools/kgen-tune/Measure.h"
 #include "tools/kgen-tune/Staging.h"
 
@@ -1133,6 +1134,10 @@ static int checkUsage() {
 
 int main(int argc, char **argv) {
   mlir::kgen::containCrashes("kgen-tune");
+  // Campaigns (Campaign.h) parse their own command lines.
+  if (argc > 1 && llvm::StringRef(argv[1]) == "campaign")
+    return ::kgen::tune::campaignMain(
+        std::vector<std::string>(argv + 2, argv + argc));
   llvm::InitLLVM init(argc, argv);
   mlir::kgen::registerAllKgenPasses();
   cl::HideUnrelatedOptions({&category, &mlir::kgen::inputLimitsCategory()});

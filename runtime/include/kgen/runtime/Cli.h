@@ -44,6 +44,9 @@ struct CliOptions {
   int finalists = 3;               // --finalists (tune)
   int rounds = 3;                  // --rounds (tune)
   bool emulate = false;            // --emulate (run): the emulated device
+  bool synthetic = false;          // --synthetic (tune, ceilings): stand-in
+                                   // measurements, no GPU (labelled)
+  double syntheticDelayMs = 0;     // --synthetic-delay-ms (tune --synthetic)
 };
 
 /// Parses argv[1..]: the mode first, then options and inputs in any order.

@@ -130,7 +130,8 @@ TuningKey tuningKeyFor(const KernelResult &result, const DeviceInfo &device);
 
 /// Adds every measured candidate of `outcome` to `db`, correct or not, at
 /// its drift-corrected time (the first run's spread scaled alike); a moe
-/// layer's config as its tuned role's (tuningRecordOf).
+/// layer's config as its tuned role's (tuningRecordOf); its provenance the
+/// device's name and clocks.
 void addToDb(const SearchOutcome &outcome, const DeviceInfo &device,
              const std::string &measuredAt, const std::string &host,
              TuningDb &db);

@@ -54,6 +54,12 @@ struct TuningCandidate {
   std::optional<SampleStats> time;
   std::string measuredAt;     // ISO 8601 UTC
   std::string host;
+  /// Where the measurement comes from, beyond the host: null, or an object
+  /// of plain values: "gpu" (the device's name), "sm_clock_mhz" and
+  /// "mem_clock_mhz" (the clocks when measured, 0: unknown), and in a
+  /// campaign's merged database "shard" and "node" (docs/campaigns.md).
+  /// Not part of the measurement's identity.
+  nlohmann::json provenance;
   /// Where it was read from ("entries[2].candidates[0]"), for messages
   /// about it; empty when it was not read from a file. Not written, and
   /// no part of its identity.
@@ -105,8 +111,9 @@ struct TuningDb {
 ///    top_k 1, top_k <= experts, tokens_bucket a power of two), the
 ///    arch is "sm_<digits>" with an optional
 ///    "a", the SM count is in [0, kMaxSmCount] (0: unknown);
-///  - a candidate: its config is null or an object of plain values
-///    (strings, numbers, booleans, null), its time is absent or valid;
+///  - a candidate: its config and provenance are null or objects of plain
+///    values (strings, numbers, booleans, null), its time is absent or
+///    valid;
 ///  - a time: at least one sample; the median, q3 and max positive finite
 ///    milliseconds, min and q1 finite and >= 0 (a sample may be below the
 ///    timer's resolution); min <= q1 <= median <= q3 <= max.
