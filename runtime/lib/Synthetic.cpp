@@ -9,8 +9,9 @@
 
 namespace kgen::rt {
 
-DeviceInfo syntheticDevice() {
+DeviceInfo syntheticDevice(const std::string &runtimeVersion) {
   DeviceInfo d;
+  d.runtimeVersion = runtimeVersion;
   d.name = kSyntheticDevice;
   d.smCount = 132;
   d.ccMajor = 9;

@@ -28,6 +28,7 @@
 
 #include "Emulate.h"
 
+#include <cuda_runtime_api.h> // CUDART_VERSION: no call, no CUDA set-up
 #include <unistd.h>
 
 #include <algorithm>
@@ -600,7 +601,7 @@ int tuneMode(const CliOptions &cli) {
   ResultsFile file;
   if (cli.synthetic) { // a stand-in: no device, nothing compiled or run
     file = newResultsFile();
-    file.device = syntheticDevice();
+    file.device = syntheticDevice(formatCudaVersion(CUDART_VERSION));
     file.ceilings = ceilings;
     say("synthetic: stand-in measurements, no GPU (--synthetic)");
     if (!save(cli.out, file))
@@ -722,7 +723,7 @@ int tuneMode(const CliOptions &cli) {
 int ceilingsMode(const CliOptions &cli) {
   ResultsFile file = newResultsFile();
   if (cli.synthetic) { // a stand-in: fixed figures, labelled
-    file.device = syntheticDevice();
+    file.device = syntheticDevice(formatCudaVersion(CUDART_VERSION));
     file.ceilings = syntheticCeilings();
     if (!save(cli.out, file))
       return kExitUsage;

@@ -20,8 +20,10 @@ namespace kgen::rt {
 constexpr const char *kSyntheticDevice = "synthetic (no GPU)";
 
 /// A device named kSyntheticDevice (132 SMs, compute capability 9.0, the
-/// clocks unknown).
-DeviceInfo syntheticDevice();
+/// clocks unknown), its CUDA runtime `runtimeVersion` ("13.0": the
+/// toolkit's that built the caller, so that its tuning keys match the
+/// compiler's toolchain as a real run's do).
+DeviceInfo syntheticDevice(const std::string &runtimeVersion = "");
 
 /// Fixed ceilings (copy 4000 GB/s, matmul 700 TFLOP/s), labelled synthetic.
 Ceilings syntheticCeilings();
