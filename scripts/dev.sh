@@ -56,7 +56,12 @@ runtime_only() {
   cmake --build "$BUILD_DIR-runtime-only" -j "$JOBS"
 }
 
+# What only the tests need: a single-node Slurm (test/slurm: the campaign
+# tests start one of their own processes).
+TEST_PACKAGES=(slurmctld slurmd slurm-client munge)
+
 run_tests() {
+  deps "${TEST_PACKAGES[@]}"
   build
   local status=0
   echo "== runtime alone, without MLIR (KGEN_RUNTIME_ONLY)"

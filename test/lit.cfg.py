@@ -15,6 +15,7 @@ config.test_exec_root = os.path.join(config.kgen_obj_root, "test")
 
 config.substitutions.append(("%kgen_src_root", config.kgen_src_root))
 config.substitutions.append(("%kgen_docs_dir", config.kgen_docs_dir))
+config.substitutions.append(("%kgen_tools_dir", config.kgen_tools_dir))
 # The Python running lit (Debian's /usr/bin/python3, with python3-numpy).
 config.substitutions.append(("%python", sys.executable))
 
@@ -43,6 +44,12 @@ chromium = shutil.which("chromium") or shutil.which("chromium-browser")
 if chromium:
     config.available_features.add("chromium")
     config.substitutions.append(("%chromium", chromium))
+
+# Slurm and munge from Debian's packages (scripts/dev.sh test installs
+# them): test/slurm starts a single-node cluster of the test's own processes.
+if all(shutil.which(t) or os.path.exists(os.path.join("/usr/sbin", t))
+       for t in ("slurmctld", "slurmd", "munged", "sbatch", "squeue", "scancel")):
+    config.available_features.add("slurm")
 
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()

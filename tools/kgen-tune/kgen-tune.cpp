@@ -67,6 +67,10 @@
 //     config the gemm or attention legality refuses for every op of its
 //     kind) refuses the import,
 //     naming the field, the database left as it was.
+// kgen-tune campaign plan|submit|status|wait|resume|merge ...
+//     Such searches over a Slurm cluster: a plan of shards prepared here,
+//     a job array of kgen-bench campaign tasks, a merged database
+//     (Campaign.h, docs/campaigns.md; `kgen-tune campaign --help`).
 // Exit codes: 0 ok, 1 a step failed, 2 bad input or options, 3 no GPU.
 //
 //===----------------------------------------------------------------------===//
