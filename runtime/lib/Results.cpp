@@ -33,6 +33,7 @@ constexpr int64_t kMaxSamples = 1000000000;
 constexpr int64_t kMaxSmCount = 4096;
 constexpr int64_t kMaxComputeCapability = 99;    // major and minor
 constexpr int64_t kMaxClockKHz = 100000000;      // 100 GHz
+constexpr int64_t kMaxClockMHz = kMaxClockKHz / 1000;
 constexpr int64_t kMaxDeviceBytes = int64_t{1} << 50; // 1 PiB
 constexpr size_t kMaxNameBytes = size_t{64} << 10; // names, versions, dates
 constexpr size_t kMaxReasonBytes = size_t{1} << 20; // a compile log (cut when written)
@@ -314,8 +315,61 @@ bool samplesFromJson(ObjectReader &r, std::vector<double> &samples,
   return true;
 }
 
+/// The clocks around the timed loop, written only when read (version 2
+/// readers that predate them ignore them).
+void loopClocksToJson(const KernelResult &k, json &out) {
+  if (k.smClockMHzBefore > 0)
+    out["sm_clock_mhz_before"] = k.smClockMHzBefore;
+  if (k.smClockMHzAfter > 0)
+    out["sm_clock_mhz_after"] = k.smClockMHzAfter;
+  if (k.throttleReasons)
+    out["throttle_reasons"] = *k.throttleReasons;
+}
+
+/// sm_clock_mhz_before and _after (absent, null or 0: not read) and
+/// throttle_reasons (absent or null: not read; else known names, each once).
+bool loopClocksFromJson(ObjectReader &r, KernelResult &k, std::string &err) {
+  k.smClockMHzBefore = k.smClockMHzAfter = 0;
+  k.throttleReasons.reset();
+  if ((r.present("sm_clock_mhz_before") &&
+       !r.integer("sm_clock_mhz_before", 0, kMaxClockMHz, k.smClockMHzBefore)) ||
+      (r.present("sm_clock_mhz_after") &&
+       !r.integer("sm_clock_mhz_after", 0, kMaxClockMHz, k.smClockMHzAfter)))
+    return false;
+  if (!r.present("throttle_reasons"))
+    return r.good();
+  const json &list = r.at("throttle_reasons");
+  const std::string path = r.pathOf("throttle_reasons");
+  if (!list.is_array())
+    return typeError(path, "an array of names", list, err);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string name;
+    if (!readString(list[i], indexPath(path, i), name, err))
+      return false;
+    const bool known = std::any_of(
+        std::begin(kThrottleReasons), std::end(kThrottleReasons),
+        [&](const ThrottleReason &t) { return name == t.name; });
+    if (!known) {
+      std::string expected;
+      for (const ThrottleReason &t : kThrottleReasons)
+        expected += (expected.empty() ? "" : " ") + std::string(t.name);
+      return fieldError(indexPath(path, i),
+                        "unknown reason " + describe(json(name)) +
+                            " (expected " + expected + ")",
+                        err);
+    }
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      return fieldError(indexPath(path, i),
+                        "reason " + describe(json(name)) + " given twice", err);
+    names.push_back(std::move(name));
+  }
+  k.throttleReasons = std::move(names);
+  return true;
+}
+
 json resultToJson(const KernelResult &k) {
-  return {{"name", k.name},
+  json out = {{"name", k.name},
           {"implementation", k.implementation},
           {"op", k.op},
           {"config", k.config},
@@ -332,6 +386,8 @@ json resultToJson(const KernelResult &k) {
           {"speedup_over_baseline", realToJson(k.speedupOverBaseline)},
           {"samples_ms", samplesToJson(k.samplesMs)},
           {"source_sha256", k.sourceSha256}};
+  loopClocksToJson(k, out);
+  return out;
 }
 
 bool statusFromJson(ObjectReader &r, RunStatus &status, std::string &err) {
@@ -397,7 +453,8 @@ bool resultFromJson(const json &j, const std::string &path, KernelResult &k,
          (!r.present("speedup_over_baseline") ||
           r.amount("speedup_over_baseline", k.speedupOverBaseline)) &&
          samplesFromJson(r, k.samplesMs, err) &&
-         r.optionalString("source_sha256", k.sourceSha256);
+         r.optionalString("source_sha256", k.sourceSha256) &&
+         loopClocksFromJson(r, k, err);
 }
 
 bool headerFromJson(ObjectReader &r, std::string &err) {
@@ -467,6 +524,28 @@ std::vector<double> keepSamples(const std::vector<double> &samples) {
   for (size_t i = 0; i < kMaxKeptSamples; ++i)
     kept.push_back(samples[i * (n - 1) / (kMaxKeptSamples - 1)]);
   return kept;
+}
+
+std::vector<std::string> decodeThrottleReasons(uint64_t mask) {
+  std::vector<std::string> names;
+  for (const ThrottleReason &t : kThrottleReasons)
+    if (mask & t.bit)
+      names.emplace_back(t.name);
+  return names;
+}
+
+void recordLoopClocks(KernelResult &result, unsigned smMHzBefore,
+                      unsigned smMHzAfter, std::optional<uint64_t> reasonsBefore,
+                      std::optional<uint64_t> reasonsAfter) {
+  auto clamp = [](unsigned mhz) {
+    return static_cast<int>(std::min<int64_t>(mhz, kMaxClockMHz));
+  };
+  result.smClockMHzBefore = clamp(smMHzBefore);
+  result.smClockMHzAfter = clamp(smMHzAfter);
+  result.throttleReasons.reset();
+  if (reasonsBefore || reasonsAfter)
+    result.throttleReasons =
+        decodeThrottleReasons(reasonsBefore.value_or(0) | reasonsAfter.value_or(0));
 }
 
 json toJson(const SampleStats &stats) { return statsToJson(stats); }

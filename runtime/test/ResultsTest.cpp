@@ -100,6 +100,9 @@ ResultsFile fullFile() {
   kgen.speedupOverBaseline = 1.0 / 3; // no short decimal form
   kgen.samplesMs = {0.25, 0.2, 0.3, 0.1};
   kgen.sourceSha256 = std::string(64, 'a');
+  kgen.smClockMHzBefore = 1980;
+  kgen.smClockMHzAfter = 1965;
+  kgen.throttleReasons = std::vector<std::string>{"sw_power_cap"};
 
   KernelResult baseline;
   baseline.name = "cublaslt";
@@ -177,6 +180,9 @@ void expectSameFile(const ResultsFile &a, const ResultsFile &b) {
     EXPECT_EQ(x.speedupOverBaseline, y.speedupOverBaseline);
     EXPECT_EQ(x.samplesMs, y.samplesMs);
     EXPECT_EQ(x.sourceSha256, y.sourceSha256);
+    EXPECT_EQ(x.smClockMHzBefore, y.smClockMHzBefore);
+    EXPECT_EQ(x.smClockMHzAfter, y.smClockMHzAfter);
+    EXPECT_EQ(x.throttleReasons, y.throttleReasons);
   }
 }
 
@@ -266,6 +272,9 @@ TEST(ResultsJsonTest, SchemaFieldsAndOptionalValues) {
   EXPECT_EQ(kgen["resources"]["registers"], 168);
   EXPECT_EQ(kgen["samples_ms"], json({0.25, 0.2, 0.3, 0.1}));
   EXPECT_EQ(kgen["source_sha256"], std::string(64, 'a'));
+  EXPECT_EQ(kgen["sm_clock_mhz_before"], 1980);
+  EXPECT_EQ(kgen["sm_clock_mhz_after"], 1965);
+  EXPECT_EQ(kgen["throttle_reasons"], json({"sw_power_cap"}));
   // Not measured: null.
   const json &failed = j["results"][2];
   EXPECT_EQ(failed["status"], "faulted");
@@ -274,6 +283,10 @@ TEST(ResultsJsonTest, SchemaFieldsAndOptionalValues) {
   EXPECT_TRUE(failed["resources"].is_null());
   EXPECT_TRUE(failed["config"].is_null());
   EXPECT_TRUE(failed["samples_ms"].is_null());
+  // Clocks not read around a timed loop: not written.
+  EXPECT_FALSE(failed.contains("sm_clock_mhz_before"));
+  EXPECT_FALSE(failed.contains("sm_clock_mhz_after"));
+  EXPECT_FALSE(failed.contains("throttle_reasons"));
   ResultsFile noCeilings = fullFile();
   noCeilings.ceilings.reset();
   EXPECT_TRUE(toJson(noCeilings)["ceilings"].is_null());
@@ -285,7 +298,9 @@ TEST(ResultsJsonTest, AbsentOptionalFieldsReadAsUnset) {
   j.erase("commit");
   json &r = j["results"][0];
   for (const char *key : {"time", "rel_error", "resources", "config", "op",
-                          "reason", "baseline", "speedup_over_baseline"})
+                          "reason", "baseline", "speedup_over_baseline",
+                          "sm_clock_mhz_before", "sm_clock_mhz_after",
+                          "throttle_reasons"})
     r.erase(key);
   ResultsFile back;
   std::string err;
@@ -299,6 +314,69 @@ TEST(ResultsJsonTest, AbsentOptionalFieldsReadAsUnset) {
   EXPECT_TRUE(k.config.is_null());
   EXPECT_EQ(k.baseline, "");
   EXPECT_EQ(k.speedupOverBaseline, 0);
+  EXPECT_EQ(k.smClockMHzBefore, 0);
+  EXPECT_EQ(k.smClockMHzAfter, 0);
+  EXPECT_FALSE(k.throttleReasons.has_value());
+}
+
+// The clocks around the timed loop: null reads as not read, an empty list
+// of reasons (read, none active) stays distinct from none read.
+TEST(ResultsJsonTest, LoopClocksNullOrEmpty) {
+  json j = toJson(fullFile());
+  j["results"][0]["sm_clock_mhz_before"] = nullptr;
+  j["results"][0]["throttle_reasons"] = json::array();
+  j["results"][1]["throttle_reasons"] = nullptr;
+  ResultsFile back;
+  std::string err;
+  ASSERT_TRUE(fromJson(j, back, err)) << err;
+  EXPECT_EQ(back.results[0].smClockMHzBefore, 0);
+  EXPECT_EQ(back.results[0].smClockMHzAfter, 1965);
+  ASSERT_TRUE(back.results[0].throttleReasons.has_value());
+  EXPECT_TRUE(back.results[0].throttleReasons->empty());
+  EXPECT_FALSE(back.results[1].throttleReasons.has_value());
+  EXPECT_TRUE(toJson(back)["results"][0]["throttle_reasons"].is_array());
+}
+
+// NVML's documented bits (nvmlClocksEventReason*, nvml.h), each alone.
+TEST(ThrottleReasonsTest, DecodesNvmlsBits) {
+  const std::pair<uint64_t, const char *> documented[] = {
+      {0x0000000000000001ULL, "gpu_idle"},
+      {0x0000000000000002ULL, "applications_clocks_setting"},
+      {0x0000000000000004ULL, "sw_power_cap"},
+      {0x0000000000000008ULL, "hw_slowdown"},
+      {0x0000000000000010ULL, "sync_boost"},
+      {0x0000000000000020ULL, "sw_thermal_slowdown"},
+      {0x0000000000000040ULL, "hw_thermal_slowdown"},
+      {0x0000000000000080ULL, "hw_power_brake_slowdown"},
+      {0x0000000000000100ULL, "display_clock_setting"},
+  };
+  for (const auto &[bit, name] : documented)
+    EXPECT_EQ(decodeThrottleReasons(bit), std::vector<std::string>{name}) << bit;
+  EXPECT_TRUE(decodeThrottleReasons(0).empty()); // nvmlClocksEventReasonNone
+  // Several at once, in the table's order; bits NVML may add later dropped.
+  EXPECT_EQ(decodeThrottleReasons(0x20 | 0x4 | (uint64_t{1} << 40)),
+            (std::vector<std::string>{"sw_power_cap", "sw_thermal_slowdown"}));
+  EXPECT_EQ(decodeThrottleReasons(0x1ff).size(), 9u);
+}
+
+TEST(ThrottleReasonsTest, RecordLoopClocksJoinsBothReads) {
+  KernelResult r;
+  recordLoopClocks(r, 1980, 1755, uint64_t{0x4}, uint64_t{0x20 | 0x4});
+  EXPECT_EQ(r.smClockMHzBefore, 1980);
+  EXPECT_EQ(r.smClockMHzAfter, 1755);
+  ASSERT_TRUE(r.throttleReasons.has_value());
+  EXPECT_EQ(*r.throttleReasons,
+            (std::vector<std::string>{"sw_power_cap", "sw_thermal_slowdown"}));
+  // One read only: its reasons; none: not read.
+  recordLoopClocks(r, 0, 1400, std::nullopt, uint64_t{0x40});
+  EXPECT_EQ(r.smClockMHzBefore, 0);
+  EXPECT_EQ(*r.throttleReasons, std::vector<std::string>{"hw_thermal_slowdown"});
+  recordLoopClocks(r, 0, 0, std::nullopt, std::nullopt);
+  EXPECT_FALSE(r.throttleReasons.has_value());
+  // Nothing active is an empty list, not "not read".
+  recordLoopClocks(r, 1980, 1980, uint64_t{0}, uint64_t{0});
+  ASSERT_TRUE(r.throttleReasons.has_value());
+  EXPECT_TRUE(r.throttleReasons->empty());
 }
 
 TEST(ResultsJsonTest, NonFiniteErrorsSurvive) {
@@ -409,6 +487,14 @@ TEST(ResultsJsonTest, RefusesMalformedFields) {
       {"/ceilings/matmul_tflops", "inf", "ceilings.matmul_tflops: expected a finite number >= 0"},
       {"/results/0/name", std::string(70000, 'n'), "results[0].name: is longer than 65536 bytes"},
       {"/results/2/reason", std::string((1 << 20) + 1, 'r'), "results[2].reason: is longer than 1048576 bytes"},
+      // The clocks around the timed loop.
+      {"/results/0/sm_clock_mhz_before", -1, "results[0].sm_clock_mhz_before: expected an integer in [0, 100000], got -1"},
+      {"/results/0/sm_clock_mhz_after", 1965.5, "results[0].sm_clock_mhz_after: expected an integer in [0, 100000]"},
+      {"/results/0/sm_clock_mhz_after", "fast", "results[0].sm_clock_mhz_after: expected an integer"},
+      {"/results/0/throttle_reasons", "hot", "results[0].throttle_reasons: expected an array of names"},
+      {"/results/0/throttle_reasons/0", 32, "results[0].throttle_reasons[0]: expected a string"},
+      {"/results/0/throttle_reasons/0", "too_hot", "results[0].throttle_reasons[0]: unknown reason \"too_hot\" (expected gpu_idle "},
+      {"/results/0/throttle_reasons", json({"hw_slowdown", "hw_slowdown"}), "results[0].throttle_reasons[1]: reason \"hw_slowdown\" given twice"},
   };
   for (const Mutation &m : mutations) {
     json j = toJson(fullFile());

@@ -28,6 +28,9 @@ bool timeResult(const LaunchFn &launch, int sets, cudaStream_t stream,
   result.reason.clear();
   result.time = outcome.stats;
   result.samplesMs = keepSamples(outcome.samples);
+  recordLoopClocks(result, outcome.clocksBefore.smMHz,
+                   outcome.clocksAfter.smMHz, outcome.clocksBefore.reasons,
+                   outcome.clocksAfter.reasons);
   fillRates(result, flops, bytes, options.ceilings);
   std::fprintf(stderr,
                "kgen-bench:   %s %s: median %.4f ms, IQR %.4f ms, %lld samples "

@@ -9,6 +9,10 @@
 
 #include <dlfcn.h>
 
+#include <cstdint>
+#include <map>
+#include <mutex>
+
 namespace kgen::rt {
 
 std::string cudaErrorText(const char *call, cudaError_t status) {
@@ -89,39 +93,93 @@ std::string driverErrorText(int result) {
 
 namespace {
 
-/// The few NVML functions kgen reads clocks with, declared here because the
-/// toolkit ships no nvml.h; their C ABI is stable since NVML 2.x.
+/// The few NVML functions kgen reads clocks and clock event reasons with,
+/// declared here because the toolkit ships no nvml.h; their C ABI is stable
+/// since NVML 2.x (the event reasons since r535, under their older name
+/// "throttle reasons" before).
 using NvmlDevice = struct NvmlDeviceOpaque *;
 using NvmlInitFn = int (*)();
-using NvmlShutdownFn = int (*)();
 using NvmlHandleByBusIdFn = int (*)(const char *, NvmlDevice *);
 using NvmlClockInfoFn = int (*)(NvmlDevice, int, unsigned *);
+using NvmlReasonsFn = int (*)(NvmlDevice, unsigned long long *);
 constexpr int kNvmlSuccess = 0;
 constexpr int kNvmlClockSm = 1;  // NVML_CLOCK_SM
 constexpr int kNvmlClockMem = 2; // NVML_CLOCK_MEM
 
-/// Current SM and memory clocks in MHz through NVML; false when NVML is
-/// missing or does not answer.
-bool nvmlClocksMHz(const char *pciBusId, unsigned &smMHz, unsigned &memMHz) {
-  void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (lib == nullptr)
-    return false;
-  auto init = reinterpret_cast<NvmlInitFn>(dlsym(lib, "nvmlInit_v2"));
-  auto shutdown = reinterpret_cast<NvmlShutdownFn>(dlsym(lib, "nvmlShutdown"));
-  auto byBusId = reinterpret_cast<NvmlHandleByBusIdFn>(
-      dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
-  auto clockInfo =
-      reinterpret_cast<NvmlClockInfoFn>(dlsym(lib, "nvmlDeviceGetClockInfo"));
-  bool ok = false;
-  if (init && shutdown && byBusId && clockInfo && init() == kNvmlSuccess) {
-    NvmlDevice device = nullptr;
-    ok = byBusId(pciBusId, &device) == kNvmlSuccess &&
-         clockInfo(device, kNvmlClockSm, &smMHz) == kNvmlSuccess &&
-         clockInfo(device, kNvmlClockMem, &memMHz) == kNvmlSuccess;
-    shutdown();
+/// NVML, opened and initialised once per process on first use and kept
+/// (no nvmlShutdown: the children exit soon, and reads around every timed
+/// loop must not pay for an initialisation); usable() false when
+/// libnvidia-ml.so.1 is missing, lacks a function or does not initialise.
+class Nvml {
+public:
+  static Nvml &get() {
+    static Nvml nvml;
+    return nvml;
   }
-  dlclose(lib);
-  return ok;
+  bool usable() const { return usable_; }
+
+  /// The device at `pciBusId`, looked up once per bus id.
+  bool device(const char *pciBusId, NvmlDevice &out) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = devices_.find(pciBusId);
+    if (it == devices_.end()) {
+      NvmlDevice d = nullptr;
+      if (byBusId_(pciBusId, &d) != kNvmlSuccess)
+        return false;
+      it = devices_.emplace(pciBusId, d).first;
+    }
+    out = it->second;
+    return true;
+  }
+  bool clock(NvmlDevice d, int which, unsigned &mhz) const {
+    return clockInfo_(d, which, &mhz) == kNvmlSuccess;
+  }
+  /// The current clock event reasons; false when this NVML has neither
+  /// function or it does not answer.
+  bool reasons(NvmlDevice d, uint64_t &mask) const {
+    unsigned long long value = 0;
+    for (NvmlReasonsFn fn : {eventReasons_, throttleReasons_})
+      if (fn && fn(d, &value) == kNvmlSuccess) {
+        mask = value;
+        return true;
+      }
+    return false;
+  }
+
+private:
+  Nvml() {
+    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr)
+      return;
+    auto init = reinterpret_cast<NvmlInitFn>(dlsym(lib, "nvmlInit_v2"));
+    byBusId_ = reinterpret_cast<NvmlHandleByBusIdFn>(
+        dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
+    clockInfo_ =
+        reinterpret_cast<NvmlClockInfoFn>(dlsym(lib, "nvmlDeviceGetClockInfo"));
+    eventReasons_ = reinterpret_cast<NvmlReasonsFn>(
+        dlsym(lib, "nvmlDeviceGetCurrentClocksEventReasons"));
+    throttleReasons_ = reinterpret_cast<NvmlReasonsFn>(
+        dlsym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons"));
+    usable_ = init && byBusId_ && clockInfo_ && init() == kNvmlSuccess;
+    if (!usable_)
+      dlclose(lib);
+  }
+
+  bool usable_ = false;
+  NvmlHandleByBusIdFn byBusId_ = nullptr;
+  NvmlClockInfoFn clockInfo_ = nullptr;
+  NvmlReasonsFn eventReasons_ = nullptr, throttleReasons_ = nullptr;
+  std::mutex mutex_;
+  std::map<std::string, NvmlDevice> devices_;
+};
+
+/// Device `ordinal` in NVML; false when NVML is unusable or does not know it.
+bool nvmlDevice(int ordinal, NvmlDevice &device) {
+  Nvml &nvml = Nvml::get();
+  char busId[32] = {};
+  return nvml.usable() &&
+         cudaDeviceGetPCIBusId(busId, sizeof(busId), ordinal) == cudaSuccess &&
+         nvml.device(busId, device);
 }
 
 /// Fills everything but the clocks; false with a message on a CUDA error.
@@ -145,10 +203,11 @@ bool readProperties(int ordinal, DeviceInfo &info, std::string &err) {
 } // namespace
 
 void readClocks(int ordinal, DeviceInfo &info) {
-  char busId[32] = {};
+  NvmlDevice device = nullptr;
   unsigned smMHz = 0, memMHz = 0;
-  if (cudaDeviceGetPCIBusId(busId, sizeof(busId), ordinal) == cudaSuccess &&
-      nvmlClocksMHz(busId, smMHz, memMHz)) {
+  if (nvmlDevice(ordinal, device) &&
+      Nvml::get().clock(device, kNvmlClockSm, smMHz) &&
+      Nvml::get().clock(device, kNvmlClockMem, memMHz)) {
     info.smClockKHz = static_cast<int>(smMHz) * 1000;
     info.memClockKHz = static_cast<int>(memMHz) * 1000;
     return;
@@ -159,6 +218,25 @@ void readClocks(int ordinal, DeviceInfo &info) {
   if (cudaDeviceGetAttribute(&mem, cudaDevAttrMemoryClockRate, ordinal) ==
       cudaSuccess)
     info.memClockKHz = mem;
+}
+
+ClockReading readLoopClocks(int ordinal) {
+  ClockReading reading;
+  NvmlDevice device = nullptr;
+  if (!nvmlDevice(ordinal, device))
+    return reading;
+  unsigned mhz = 0;
+  if (Nvml::get().clock(device, kNvmlClockSm, mhz))
+    reading.smMHz = mhz;
+  uint64_t mask = 0;
+  if (Nvml::get().reasons(device, mask))
+    reading.reasons = mask;
+  return reading;
+}
+
+int currentDevice() {
+  int ordinal = 0;
+  return cudaGetDevice(&ordinal) == cudaSuccess ? ordinal : 0;
 }
 
 DeviceProbe probeDevice(int ordinal) {

@@ -132,6 +132,8 @@ bool timeLaunches(const LaunchFn &launch, int sets, cudaStream_t stream,
     return fail(outcome, err);
   std::vector<double> samples;
   double totalMs = 0;
+  const int ordinal = currentDevice();
+  outcome.clocksBefore = readLoopClocks(ordinal);
   while (!samplingDone(static_cast<int64_t>(samples.size()), totalMs, policy)) {
     const int batch = std::min<int>(kSamplesPerBatch,
                                     policy.maxSamples - static_cast<int>(samples.size()));
@@ -159,6 +161,7 @@ bool timeLaunches(const LaunchFn &launch, int sets, cudaStream_t stream,
       samples.push_back(static_cast<double>(ms) / outcome.launchesPerSample);
     }
   }
+  outcome.clocksAfter = readLoopClocks(ordinal);
   outcome.stats = summarize(samples);
   outcome.samples = std::move(samples);
   return true;

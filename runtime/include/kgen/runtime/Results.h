@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,7 +91,43 @@ struct KernelResult {
   /// measured, at most kMaxKeptSamples (version 2; empty when not kept).
   std::vector<double> samplesMs;
   std::string sourceSha256;    // the package's generated source (version 2)
+  /// The SM clock (MHz, NVML) read right before and right after the timed
+  /// loop; 0: not read (no NVML, or not timed).
+  int smClockMHzBefore = 0, smClockMHzAfter = 0;
+  /// NVML's clock event (throttle) reasons seen at either read, by name
+  /// (decodeThrottleReasons), in kThrottleReasons' order; nullopt: not read.
+  std::optional<std::vector<std::string>> throttleReasons;
 };
+
+/// NVML's clock event reasons (nvmlClocksEventReason*, formerly
+/// nvmlClocksThrottleReason*, nvml.h): the bit of each and the name results
+/// use for it.
+struct ThrottleReason {
+  uint64_t bit;
+  const char *name;
+};
+constexpr ThrottleReason kThrottleReasons[] = {
+    {0x1, "gpu_idle"},
+    {0x2, "applications_clocks_setting"},
+    {0x4, "sw_power_cap"},
+    {0x8, "hw_slowdown"},
+    {0x10, "sync_boost"},
+    {0x20, "sw_thermal_slowdown"},
+    {0x40, "hw_thermal_slowdown"},
+    {0x80, "hw_power_brake_slowdown"},
+    {0x100, "display_clock_setting"},
+};
+
+/// The names of the reasons set in an NVML reasons bitmask, in
+/// kThrottleReasons' order; bits NVML may add later are left out.
+std::vector<std::string> decodeThrottleReasons(uint64_t mask);
+
+/// Records the clocks read around a result's timed loop: the SM clocks
+/// (MHz, 0 when not read) and the reasons bitmasks, the names of their
+/// union (nullopt when neither was read).
+void recordLoopClocks(KernelResult &result, unsigned smMHzBefore,
+                      unsigned smMHzAfter, std::optional<uint64_t> reasonsBefore,
+                      std::optional<uint64_t> reasonsAfter);
 
 /// `samples` thinned to at most kMaxKeptSamples by keeping evenly spaced
 /// ones (first and last included), order kept.

@@ -15,6 +15,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace kgen::rt {
@@ -70,6 +72,24 @@ DeviceProbe probeDevice(int ordinal = 0);
 /// it answers, else the peak clocks the CUDA runtime reports. Call it right
 /// after timing so that the clocks are those of the measurement.
 void readClocks(int ordinal, DeviceInfo &info);
+
+/// The SM clock and NVML's clock event (throttle) reasons at one moment.
+struct ClockReading {
+  unsigned smMHz = 0;             // 0: not read
+  std::optional<uint64_t> reasons; // NVML's bitmask (decodeThrottleReasons);
+                                   // nullopt: not read
+};
+
+/// Reads the current SM clock and clock event reasons of device `ordinal`
+/// through NVML (nvmlDeviceGetCurrentClocksEventReasons, else the older
+/// nvmlDeviceGetCurrentClocksThrottleReasons). NVML is opened once per
+/// process and kept, so this is cheap enough to call right before and right
+/// after every timed loop. Without NVML (or a device it does not know)
+/// nothing is read: 0 and nullopt.
+ClockReading readLoopClocks(int ordinal);
+
+/// The calling thread's current CUDA device (0 when the runtime does not say).
+int currentDevice();
 
 /// Looks up driver function `symbol` as of CUDA `version` (1000 * major +
 /// 10 * minor, the version that introduced the signature you call it with)

@@ -18,6 +18,7 @@
 
 #include "kgen/runtime/Results.h"
 #include "kgen/runtime/TimingPolicy.h"
+#include "kgen/runtime/cuda/Device.h"
 
 #include <cuda_runtime_api.h>
 
@@ -37,6 +38,10 @@ struct TimingOutcome {
   std::vector<double> samples; // each sample, per launch, in order (<= maxSamples)
   TimingMode mode = TimingMode::Events;
   int launchesPerSample = 1;
+  /// The SM clock and clock event reasons right before the first timed
+  /// sample (after warm-up, estimate and graph capture) and right after the
+  /// last (readLoopClocks; unread without NVML).
+  ClockReading clocksBefore, clocksAfter;
   bool faulted = false;    // the error came from the device (a sticky fault)
   std::string error;       // empty on success
 };
