@@ -11,6 +11,11 @@
 // With a baseline in both runs, r, lo and hi are those of the kernel
 // divided by the baseline's; the two intervals' half-widths (in log time)
 // add in quadrature, the runs being independent.
+// In cycles: with the SM clock c read around each timed loop (the mean of
+// the reads before and after), the interval is multiplied by c(NEW)/c(BASE)
+// (divided by the baseline's own clock ratio when normalized) and judged by
+// the same rules. The verdict stays the time's; cycles name the clock as
+// the cause of a change they do not show, and confirm one they do.
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,6 +111,48 @@ std::vector<Cause> runDifferences(const ResultsFile &b, const ResultsFile &n) {
   differ("machine", b.machineId, n.machineId);
   differ("host", b.host, n.host);
   return causes;
+}
+
+/// The SM clock (MHz) over a result's timed loop: the mean of the reads
+/// before and after it; 0 when either was not read.
+double loopClock(const KernelResult &r) {
+  if (r.smClockMHzBefore <= 0 || r.smClockMHzAfter <= 0)
+    return 0;
+  return (r.smClockMHzBefore + r.smClockMHzAfter) / 2.0;
+}
+
+/// NEW's loop clock over BASE's; nullopt when a run did not read it.
+std::optional<double> clockRatio(const KernelResult &b, const KernelResult &n) {
+  const double cb = loopClock(b), cn = loopClock(n);
+  if (cb <= 0 || cn <= 0)
+    return std::nullopt;
+  return cn / cb;
+}
+
+std::string joined(const std::vector<std::string> &names) {
+  std::string out;
+  for (const std::string &name : names)
+    out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+/// The throttle reasons around NEW's timed loop that BASE's did not have,
+/// as a cause (before: BASE's reasons); gpu_idle is no slowdown of a
+/// running kernel and is left out. Nullopt when none or not read in both.
+std::optional<Cause> throttlingCause(const KernelResult &b, const KernelResult &n) {
+  if (!b.throttleReasons || !n.throttleReasons)
+    return std::nullopt;
+  std::vector<std::string> before, added;
+  for (const std::string &name : *b.throttleReasons)
+    if (name != "gpu_idle")
+      before.push_back(name);
+  for (const std::string &name : *n.throttleReasons)
+    if (name != "gpu_idle" &&
+        std::find(before.begin(), before.end(), name) == before.end())
+      added.push_back(name);
+  if (added.empty())
+    return std::nullopt;
+  return Cause{"throttling", joined(before), joined(added)};
 }
 
 /// The strategy's source ("measured", "model", "default", ...) if it says.
@@ -220,6 +267,71 @@ CompareVerdict decide(const Interval &i, double t) {
 
 bool timed(const KernelResult &r) { return r.status == RunStatus::Ok; }
 
+/// Sets c.cycles and c.cyclesVerdict from the loop clocks of the kernel
+/// (and of its baseline bb, nb in BASE and NEW when c is normalized).
+void judgeInCycles(const KernelResult &b, const KernelResult &n,
+                   const KernelResult *bb, const KernelResult *nb,
+                   KernelComparison &c) {
+  std::optional<double> factor = clockRatio(b, n);
+  if (factor && c.normalized) {
+    const std::optional<double> baseline =
+        bb && nb ? clockRatio(*bb, *nb) : std::nullopt;
+    factor = baseline ? std::optional<double>(*factor / *baseline) : std::nullopt;
+  }
+  if (!factor)
+    return;
+  const Interval &time = *c.decisive();
+  c.cycles = Interval{time.ratio * *factor, time.lower * *factor,
+                      time.upper * *factor};
+  c.cyclesVerdict = decide(*c.cycles, c.threshold);
+}
+
+/// For a regression or improvement: the SM clock around the kernel's timed
+/// loop (in place of the clock read at the probe) and new throttle reasons
+/// among the causes, where the clocks sit in the order; both first, with a
+/// note, when the change disappears in cycles; a note when cycles confirm it.
+void attributeToClocks(const KernelResult &b, const KernelResult &n,
+                       KernelComparison &c) {
+  std::vector<Cause> clockCauses;
+  if (const std::optional<double> ratio = clockRatio(b, n)) {
+    c.causes.erase(std::remove_if(c.causes.begin(), c.causes.end(),
+                                  [](const Cause &cause) {
+                                    return cause.what == "SM clock (MHz)";
+                                  }),
+                   c.causes.end());
+    if (std::fabs(*ratio - 1) >= kClockChange)
+      clockCauses.push_back(
+          {"SM clock (MHz)", fixed(loopClock(b), 0), fixed(loopClock(n), 0)});
+  }
+  if (const std::optional<Cause> throttling = throttlingCause(b, n))
+    clockCauses.push_back(*throttling);
+  const bool explained = c.cycles && *c.cyclesVerdict != c.verdict &&
+                         *c.cyclesVerdict != CompareVerdict::Unknown;
+  auto at = c.causes.begin();
+  if (!explained) // where the clocks come among the run's differences
+    at = std::find_if(c.causes.begin(), c.causes.end(), [](const Cause &cause) {
+      return cause.what == "SM clock (MHz)" || cause.what == "memory clock (MHz)" ||
+             cause.what == "machine" || cause.what == "host";
+    });
+  c.causes.insert(at, clockCauses.begin(), clockCauses.end());
+  if (!c.cycles)
+    return;
+  const std::string inCycles = percent(c.cycles->ratio) + " [" +
+                               percent(c.cycles->lower) + ", " +
+                               percent(c.cycles->upper) + "]";
+  std::string note;
+  if (*c.cyclesVerdict == c.verdict)
+    note = "confirmed in cycles (time x SM clock): " + inCycles;
+  else if (explained)
+    note = std::string(compareVerdictName(*c.cyclesVerdict)) +
+           " in cycles (time x SM clock): " + inCycles +
+           ": the SM clock explains it";
+  else
+    note = "in cycles (time x SM clock): " + inCycles + ", " +
+           compareVerdictName(*c.cyclesVerdict);
+  c.why += (c.why.empty() ? "" : "; ") + note;
+}
+
 void compareOne(const std::map<Key, const KernelResult *> &baseIndex,
                 const std::map<Key, const KernelResult *> &newIndex,
                 const KernelResult &b, const KernelResult &n,
@@ -259,8 +371,8 @@ void compareOne(const std::map<Key, const KernelResult *> &baseIndex,
   }
   // The baseline measured beside the kernel in both runs.
   bool baselineMoved = false; // beyond the practical minimum, clearly
+  const KernelResult *bb = nullptr, *nb = nullptr;
   if (!n.baseline.empty() && n.baseline == b.baseline) {
-    const KernelResult *bb = nullptr, *nb = nullptr;
     for (const auto &[key, r] : baseIndex)
       if (key.second == b.baseline && key.first != b.implementation)
         bb = r;
@@ -286,9 +398,12 @@ void compareOne(const std::map<Key, const KernelResult *> &baseIndex,
     c.why += std::string(c.why.empty() ? "" : "; ") + "the baseline moved too (" +
              percent(*c.baselineRatio) + "): the machine changed, not only "
              "the kernel";
+  judgeInCycles(b, n, c.normalized ? bb : nullptr, c.normalized ? nb : nullptr, c);
   if (c.verdict == CompareVerdict::Regressed ||
-      c.verdict == CompareVerdict::Improved)
+      c.verdict == CompareVerdict::Improved) {
     withCauses();
+    attributeToClocks(b, n, c);
+  }
 }
 
 std::string describeRun(const std::string &label, const std::string &createdAt) {
@@ -541,6 +656,10 @@ json toJson(const Comparison &c) {
                        {"raw", intervalJson(k.raw)},
                        {"normalized", intervalJson(k.normalized)},
                        {"baseline_ratio", k.baselineRatio ? json(*k.baselineRatio) : json()},
+                       {"cycles", intervalJson(k.cycles)},
+                       {"cycles_verdict", k.cyclesVerdict
+                                              ? json(compareVerdictName(*k.cyclesVerdict))
+                                              : json()},
                        {"p_value", k.pValue ? json(*k.pValue) : json()},
                        {"threshold", k.threshold},
                        {"samples", {k.baseSamples, k.newSamples}},

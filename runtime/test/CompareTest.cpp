@@ -306,4 +306,131 @@ TEST(CompareTest, Formats) {
   EXPECT_EQ(j["kernels"][1]["causes"][0]["what"], "generated source (sha256)");
 }
 
+/// The SM clock around each timed loop of a run made by makeRun (MHz,
+/// before and after alike), and the kernel's throttle reasons.
+ResultsFile &withLoopClocks(ResultsFile &f, int kernelMHz, int baselineMHz,
+                            std::vector<std::string> reasons = {}) {
+  for (KernelResult &r : f.results) {
+    const int mhz = r.implementation == "kgen" ? kernelMHz : baselineMHz;
+    r.smClockMHzBefore = r.smClockMHzAfter = mhz;
+    r.throttleReasons = r.implementation == "kgen" ? reasons
+                                                   : std::vector<std::string>{};
+  }
+  return f;
+}
+
+/// BASE, and NEW with the kernel 10% slower (and `slow`'s changes); the SM
+/// clocks their probes read (kHz) as given.
+std::pair<ResultsFile, ResultsFile> tenPercentSlower(int baseProbeKHz,
+                                                     int newProbeKHz,
+                                                     Draw slow = {}) {
+  slow.kernelMs *= 1.10;
+  std::pair<ResultsFile, ResultsFile> runs{makeRun(1, {}), makeRun(2, slow)};
+  runs.first.device.smClockKHz = baseProbeKHz;
+  runs.second.device.smClockKHz = newProbeKHz;
+  return runs;
+}
+
+std::vector<std::string> whats(const KernelComparison &k) {
+  std::vector<std::string> out;
+  for (const Cause &c : k.causes)
+    out.push_back(c.what);
+  return out;
+}
+
+// 10% slower with its timed loop at a 10% lower SM clock: regressed in
+// time (the rules are the time's), the same in cycles, the clock named
+// first, from the loop's clocks rather than the probe's.
+TEST(CompareTest, ASlowdownThatDisappearsInCyclesIsTheClocks) {
+  Draw newDriver;
+  newDriver.driver = "13.1";
+  for (bool withBaseline : {true, false}) {
+    // The probes' clocks differ too: superseded by the loops'.
+    auto [base, now] = tenPercentSlower(1980000, 1500000, newDriver);
+    withLoopClocks(base, 1980, 1980);
+    withLoopClocks(now, 1800, 1980); // 1980 / 1800 = 1.10
+    if (!withBaseline)
+      for (ResultsFile *f : {&base, &now})
+        f->results[1].baseline.clear();
+    const Comparison c = compareRuns(base, now);
+    const KernelComparison &k = kernel(c);
+    EXPECT_EQ(k.normalized.has_value(), withBaseline);
+    ASSERT_EQ(k.verdict, CompareVerdict::Regressed);
+    ASSERT_TRUE(k.cycles);
+    EXPECT_NEAR(k.cycles->ratio, 1.0, 0.02);
+    EXPECT_NEAR(k.cycles->ratio, k.decisive()->ratio * 1800 / 1980, 1e-12);
+    ASSERT_TRUE(k.cyclesVerdict);
+    EXPECT_EQ(*k.cyclesVerdict, CompareVerdict::Same);
+    EXPECT_EQ(whats(k), (std::vector<std::string>{"SM clock (MHz)", "driver"}));
+    EXPECT_EQ(k.causes[0].before, "1980");
+    EXPECT_EQ(k.causes[0].after, "1800");
+    EXPECT_NE(k.why.find("same in cycles"), std::string::npos) << k.why;
+    EXPECT_NE(k.why.find("the SM clock explains it"), std::string::npos) << k.why;
+    EXPECT_EQ(comparisonExitCode(c), 1);
+    const nlohmann::json j = toJson(c);
+    EXPECT_EQ(j["kernels"][1]["cycles_verdict"], "same");
+    EXPECT_NEAR(j["kernels"][1]["cycles"]["ratio"].get<double>(), 1.0, 0.02);
+  }
+}
+
+// Throttle reasons around NEW's loop that BASE's did not have: named among
+// the clocks (gpu_idle is no slowdown); equal clocks, so cycles confirm it.
+TEST(CompareTest, NewThrottleReasonsAreNamed) {
+  Draw slow;
+  slow.kernelMs *= 1.10;
+  slow.driver = "13.1";
+  ResultsFile base = makeRun(1, {}), now = makeRun(2, slow);
+  withLoopClocks(base, 1980, 1980, {"gpu_idle", "sw_power_cap"});
+  withLoopClocks(now, 1980, 1980,
+                 {"gpu_idle", "sw_power_cap", "sw_thermal_slowdown"});
+  const KernelComparison k = kernel(compareRuns(base, now));
+  ASSERT_EQ(k.verdict, CompareVerdict::Regressed);
+  EXPECT_EQ(whats(k), (std::vector<std::string>{"driver", "throttling"}));
+  EXPECT_EQ(k.causes[1].before, "sw_power_cap");
+  EXPECT_EQ(k.causes[1].after, "sw_thermal_slowdown");
+  EXPECT_EQ(*k.cyclesVerdict, CompareVerdict::Regressed);
+  EXPECT_NE(k.why.find("confirmed in cycles"), std::string::npos) << k.why;
+  Comparison c = compareRuns(base, now);
+  EXPECT_NE(formatComparisonText(c).find(
+                "cause? throttling: sw_power_cap -> sw_thermal_slowdown"),
+            std::string::npos)
+      << formatComparisonText(c);
+  // Throttled in both runs alike, or not read in one: nothing named.
+  withLoopClocks(base, 1980, 1980, {"sw_power_cap", "sw_thermal_slowdown"});
+  EXPECT_FALSE(names(kernel(compareRuns(base, now)), "throttling"));
+  base.results[1].throttleReasons.reset();
+  EXPECT_FALSE(names(kernel(compareRuns(base, now)), "throttling"));
+}
+
+// Equal clocks around the loops: still regressed, in cycles too, and no
+// clock named even where the probe's clocks differ.
+TEST(CompareTest, ASlowdownAtEqualClocksStaysARegression) {
+  auto [base, now] = tenPercentSlower(1980000, 1755000);
+  withLoopClocks(base, 1980, 1980);
+  withLoopClocks(now, 1980, 1980);
+  const KernelComparison k = kernel(compareRuns(base, now));
+  EXPECT_EQ(k.verdict, CompareVerdict::Regressed);
+  ASSERT_TRUE(k.cycles);
+  EXPECT_NEAR(k.cycles->ratio, 1.10, 0.02);
+  EXPECT_EQ(*k.cyclesVerdict, CompareVerdict::Regressed);
+  EXPECT_TRUE(k.causes.empty()) << k.causes[0].what;
+}
+
+// Clocks around the loop in one run only: no cycles, and the probe's clock
+// is named as before.
+TEST(CompareTest, LoopClocksInOneRunOnlyGiveNoCycles) {
+  auto [base, now] = tenPercentSlower(1980000, 1755000);
+  withLoopClocks(now, 1755, 1980);
+  const KernelComparison k = kernel(compareRuns(base, now));
+  EXPECT_EQ(k.verdict, CompareVerdict::Regressed);
+  EXPECT_FALSE(k.cycles);
+  EXPECT_FALSE(k.cyclesVerdict);
+  EXPECT_EQ(whats(k), std::vector<std::string>{"SM clock (MHz)"});
+  EXPECT_EQ(k.causes[0].after, "1755");
+  // A normalized interval needs the baseline's loop clocks too.
+  withLoopClocks(base, 1980, 1980);
+  base.results[0].smClockMHzAfter = 0;
+  EXPECT_FALSE(kernel(compareRuns(base, now)).cycles);
+}
+
 } // namespace

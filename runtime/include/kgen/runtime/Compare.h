@@ -11,7 +11,10 @@
 // practical minimum per kind of kernel. For every regression the
 // differences between the two runs that can explain it are listed, most
 // specific first: strategy, generated source, ptxas's report, kgen commit,
-// toolchain, driver and cuBLASLt, clocks, machine. Host-only.
+// toolchain, driver and cuBLASLt, clocks and throttling, machine. Where
+// both runs recorded the SM clock around a kernel's timed loop, the ratio is
+// also judged in cycles (time x clock): a change that disappears there is
+// put down to the clock, named first. Host-only.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KGEN_RUNTIME_COMPARE_H
@@ -70,6 +73,12 @@ struct KernelComparison {
   std::optional<Interval> raw;    // kernel times alone
   std::optional<Interval> normalized; // divided by its baseline's ratio
   std::optional<double> baselineRatio; // the baseline's own NEW/BASE
+  /// The decisive interval in clock-normalised time (time x SM clock, i.e.
+  /// cycles): when both runs recorded the SM clock around the kernel's timed
+  /// loop (and, for a normalized interval, around its baseline's). It
+  /// confirms or explains the verdict, which stays the time's.
+  std::optional<Interval> cycles;
+  std::optional<CompareVerdict> cyclesVerdict; // the rules applied to cycles
   std::optional<double> pValue;   // Mann-Whitney, raw samples
   double threshold = 0;           // the practical minimum applied
   size_t baseSamples = 0, newSamples = 0;
