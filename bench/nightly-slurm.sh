@@ -6,7 +6,9 @@
 # of them, which writes OUT_ROOT/summary.md (each type's verdict and the
 # head of its report) and exits non-zero when a type regressed or failed.
 # Slurm's arrays share one resource request, so the types are separate jobs
-# of one submission.
+# of one submission. The jobs run this repository's bench/nightly.sh where it
+# is: the repository (and --bench's kgen-bench) must be on a file system the
+# nodes share, as OUT_ROOT and STATE_ROOT must.
 #
 # usage: bench/nightly-slurm.sh --types h200,a100 [--out-root DIR]
 #          [--state-root DIR] [--partition P] [--gres-template TEMPLATE]
@@ -88,6 +90,12 @@ done
 mkdir -p "$OUT_ROOT" "$STATE_ROOT" || exit 2
 OUT_ROOT=$(cd "$OUT_ROOT" && pwd)
 STATE_ROOT=$(cd "$STATE_ROOT" && pwd)
+# Slurm reads '%' and '\' in --output paths as patterns.
+case "$OUT_ROOT" in
+  *%*|*\\*) say "--out-root $OUT_ROOT holds '%' or '\\', which Slurm's output patterns read" >&2; exit 2 ;;
+esac
+# Last night's summary must not pass for tonight's.
+rm -f "$OUT_ROOT/summary-exit-code" "$OUT_ROOT/summary.md"
 
 # The batch script: sbatch copies a script it runs, so nightly.sh (which
 # finds the repository from its own path) runs through this one, which

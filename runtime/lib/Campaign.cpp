@@ -5,6 +5,7 @@
 #include "JsonRead.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -403,8 +404,14 @@ std::string itemResultsPath(const CampaignPlan &plan, int shard,
       .string();
 }
 
-std::string shardCeilingsPath(const CampaignPlan &plan, int shard) {
-  return (fs::path(shardFolder(plan, shard)) / "ceilings.json").string();
+std::string shardCeilingsPath(const CampaignPlan &plan, int shard,
+                              const std::string &host) {
+  std::string name = host.empty() ? "unknown-host" : host;
+  for (char &c : name) // a file name whatever the host is called
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.')
+      c = '_';
+  return (fs::path(shardFolder(plan, shard)) / ("ceilings-" + name + ".json"))
+      .string();
 }
 
 std::string mergedFolder(const CampaignPlan &plan) {
@@ -567,29 +574,36 @@ MergeOutcome mergeCampaign(const CampaignPlan &plan) {
   MergeOutcome m;
   m.progress = shardProgress(plan);
   for (const CampaignShard &shard : plan.shards) {
-    ResultsFile ceilings;
-    std::string err;
-    const std::string ceilingsPath = shardCeilingsPath(plan, shard.index);
-    if (fs::exists(ceilingsPath)) {
-      if (readResults(ceilingsPath, ceilings, err) && ceilings.ceilings)
+    // Every node's ceilings for the shard (ceilings-HOST.json), by name.
+    std::vector<std::string> ceilingFiles;
+    std::error_code ec;
+    for (const fs::directory_entry &e :
+         fs::directory_iterator(shardFolder(plan, shard.index), ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("ceilings-", 0) == 0 && e.path().extension() == ".json")
+        ceilingFiles.push_back(e.path().string());
+    }
+    std::sort(ceilingFiles.begin(), ceilingFiles.end());
+    for (const std::string &path : ceilingFiles) {
+      ResultsFile ceilings;
+      std::string err;
+      if (readResults(path, ceilings, err) && ceilings.ceilings)
         m.baselines.push_back({ceilings.host, shard.index,
                                ceilings.device.name,
                                ceilings.ceilings->copyGBps,
                                ceilings.ceilings->matmulTflops});
       else
-        m.warnings.push_back(err.empty() ? ceilingsPath + ": holds no ceilings"
-                                         : err);
+        m.warnings.push_back(err.empty() ? path + ": holds no ceilings" : err);
     }
     for (const std::string &id : shard.items) {
       const std::string dbPath = itemDbPath(plan, shard.index, id);
-      if (!fs::exists(dbPath)) {
-        ++m.itemsMissing;
-        continue;
-      }
+      std::string err;
       TuningDb db;
-      if (!readTuningDb(dbPath, db, err)) {
-        m.warnings.push_back(err + " (item skipped)");
+      if (!fs::exists(dbPath) || !readTuningDb(dbPath, db, err)) {
+        if (!err.empty())
+          m.warnings.push_back(err + " (item skipped)");
         ++m.itemsMissing;
+        m.missing[shard.index].push_back(id);
         continue;
       }
       for (TuningEntry &e : db.entries)
@@ -603,6 +617,7 @@ MergeOutcome mergeCampaign(const CampaignPlan &plan) {
       ++m.itemsMerged;
       const std::string resultsPath = itemResultsPath(plan, shard.index, id);
       ResultsFile results;
+      err.clear();
       if (!readResults(resultsPath, results, err)) {
         m.warnings.push_back(err + " (results not merged; the database was)");
         continue;
@@ -647,9 +662,14 @@ bool writeMerge(const CampaignPlan &plan, const MergeOutcome &m,
       return false;
   json progress = json::array(), flags = json::array(),
        spreads = json::array(), baselines = json::array();
-  for (const ShardProgress &p : m.progress)
-    progress.push_back(
-        {{"shard", p.index}, {"done", p.done}, {"items", p.total}});
+  for (const ShardProgress &p : m.progress) {
+    json entry = {{"shard", p.index}, {"done", p.done}, {"items", p.total}};
+    auto missing = m.missing.find(p.index);
+    entry["missing"] = missing == m.missing.end()
+                           ? json::array()
+                           : json(missing->second);
+    progress.push_back(std::move(entry));
+  }
   for (const NodeBaseline &b : m.baselines)
     baselines.push_back({{"node", b.node},
                          {"shard", b.shard},
@@ -702,10 +722,15 @@ std::string formatMerge(const MergeOutcome &m) {
   out += line;
   for (const ShardProgress &p : m.progress)
     if (!p.complete()) {
+      std::string names;
+      auto missing = m.missing.find(p.index);
+      if (missing != m.missing.end())
+        for (const std::string &id : missing->second)
+          names += (names.empty() ? "" : " ") + id;
       std::snprintf(line, sizeof(line),
-                    "  shard %d incomplete: %zu of %zu items (kgen-tune "
-                    "campaign resume)\n",
-                    p.index, p.done, p.total);
+                    "  shard %d incomplete: %zu of %zu items, missing %s "
+                    "(kgen-tune campaign resume)\n",
+                    p.index, p.done, p.total, names.c_str());
       out += line;
     }
   for (const NodeFlag &f : m.flags)

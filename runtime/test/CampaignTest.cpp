@@ -243,13 +243,16 @@ TEST_F(CampaignMergeTest, MissingItemsAreCountedAndTheRestMerged) {
   EXPECT_EQ(m.itemsMissing, 1u);
   ASSERT_EQ(m.warnings.size(), 1u);
   EXPECT_NE(m.warnings[0].find("i000.db.json"), std::string::npos);
-  EXPECT_NE(formatMerge(m).find("shard 0 incomplete: 0 of 1 items"),
+  EXPECT_NE(formatMerge(m).find("shard 0 incomplete: 0 of 1 items, missing i000"),
             std::string::npos);
+  EXPECT_EQ(m.missing.at(0), std::vector<std::string>({"i000"}));
+  EXPECT_EQ(m.missing.count(1), 0u);
 }
 
 TEST_F(CampaignMergeTest, MergeIsDeterministicAndStampsProvenance) {
   finish(1, "i001", 128, "node-b");
   finish(0, "i000", 64, "node-a");
+  std::string err;
   const MergeOutcome m = mergeCampaign(plan);
   EXPECT_EQ(m.itemsMerged, 2u);
   EXPECT_EQ(m.itemsMissing, 0u);
@@ -263,7 +266,24 @@ TEST_F(CampaignMergeTest, MergeIsDeterministicAndStampsProvenance) {
   ASSERT_EQ(m.results.count("sm_90a"), 1u);
   EXPECT_EQ(m.results.at("sm_90a").results.size(), 2u);
   EXPECT_EQ(m.results.at("sm_90a").host, "node-a,node-b");
-  std::string err;
+  // Each node's ceilings, one file per node and shard, are its baseline.
+  Ceilings measured;
+  measured.copyGBps = 4000;
+  measured.matmulTflops = 700;
+  for (const char *host : {"node-a", "node b/1"}) {
+    ResultsFile ceilings;
+    ceilings.host = host;
+    ceilings.device.name = "NVIDIA H200";
+    ceilings.ceilings = measured;
+    ASSERT_TRUE(writeResults(shardCeilingsPath(plan, 0, host), ceilings, err))
+        << err;
+  }
+  EXPECT_EQ(fs::path(shardCeilingsPath(plan, 0, "node b/1")).filename(),
+            "ceilings-node_b_1.json");
+  const MergeOutcome withCeilings = mergeCampaign(plan);
+  ASSERT_EQ(withCeilings.baselines.size(), 2u);
+  EXPECT_EQ(withCeilings.baselines[0].node, "node-a"); // files by name
+  EXPECT_TRUE(withCeilings.flags.empty());
   ASSERT_TRUE(writeMerge(plan, m, err)) << err;
   const std::string first = readRaw(mergedFolder(plan) + "/tuning.json");
   ASSERT_TRUE(writeMerge(plan, mergeCampaign(plan), err)) << err;

@@ -13,6 +13,8 @@
 #include "kgen/runtime/Campaign.h"
 #include "kgen/runtime/Process.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -31,8 +33,9 @@ plan writes PLAN.json, kgen-tune campaign submit submits these as a Slurm
 job array and a dependent job; docs/campaigns.md).
 
 task   measure shard N of the plan (in a job array: N = the array task id):
-       the node's ceilings first (shards/sNNN/ceilings.json: the baseline
-       the merge compares nodes by), then each item not done yet with
+       the node's ceilings first, once per node (shards/sNNN/
+       ceilings-HOST.json: the baseline the merge compares nodes by),
+       then each item not done yet with
        `kgen-bench tune` over its candidate packages into the shard's
        ITEM.db.json and ITEM.results.json, each written atomically: a task
        killed mid-way loses only the item in flight, and runs again
@@ -80,8 +83,11 @@ int taskMain(const std::vector<std::string> &args) {
   std::string err;
   int64_t shardIndex = -1;
   if (!parser.has("--shard") ||
-      !parseCount(parser.value("--shard"), shardIndex))
-    return usageError("--shard N is required (N a shard index)", "campaign");
+      !parseCount(parser.value("--shard"), shardIndex) ||
+      shardIndex >= static_cast<int64_t>(kMaxCampaignShards))
+    return usageError("--shard N is required (N a shard index, below " +
+                          std::to_string(kMaxCampaignShards) + ")",
+                      "campaign");
   const CampaignShard *shard = plan.shard(static_cast<int>(shardIndex));
   if (!shard)
     return inputError(parser.inputs[0] + ": no shard " +
@@ -97,10 +103,16 @@ int taskMain(const std::vector<std::string> &args) {
     return inputError("cannot find this program (/proc/self/exe)");
   const bool synthetic = parser.has("--synthetic");
 
-  // The node's baseline, measured again by every attempt: it is this
-  // node's, and the merge compares nodes by it.
-  const std::string ceilings = shardCeilingsPath(plan, shard->index);
-  if (!parser.has("--no-ceilings")) {
+  // This node's baseline (the merge compares nodes by it), once per node
+  // and shard; nothing to measure when the shard is complete.
+  bool complete = true;
+  for (const std::string &id : shard->items)
+    complete = complete && itemDone(plan, shard->index, id);
+  char host[256] = {};
+  (void)gethostname(host, sizeof(host) - 1);
+  const std::string ceilings = shardCeilingsPath(plan, shard->index, host);
+  if (!parser.has("--no-ceilings") && !complete &&
+      !std::filesystem::exists(ceilings)) {
     std::vector<std::string> argv = {self, "ceilings", "--out", ceilings};
     if (synthetic)
       argv.push_back("--synthetic");

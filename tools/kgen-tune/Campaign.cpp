@@ -36,7 +36,7 @@ constexpr const char *kHelp = R"(usage:
                      [--targets sm_90a,sm_80] [--max-candidates N]
                      [--max-seconds S] [--seconds-per-candidate S]
                      [--shard-seconds S] [--finalists F] [--rounds R]
-                     [--seed N] [--jobs J]
+                     [--seed N] [--jobs J] [--force]
   kgen-tune campaign submit DIR/plan.json [--partition P] [--gres G]
                      [--time T] [--slurm-config F.json] [--bench PATH]
                      [--synthetic] [--synthetic-delay-ms MS]
@@ -55,7 +55,9 @@ plan    each op of each module on each target (--targets, default sm_90a)
         target, tokens bucket) are measured once. Items are cut into shards
         of at most --shard-seconds (default 3600) of estimated time: an
         item takes min(--max-seconds, candidates x --seconds-per-candidate)
-        plus one candidate's worth (defaults 300 and 10).
+        plus one candidate's worth (defaults 300 and 10). A folder that
+        holds a campaign already is refused (--force discards it: its
+        packages, shards, merge and submissions).
 submit  one Slurm job array per target, a task per shard (one GPU each:
         --gres, default gpu:1; --partition, --time; or per target from
         --slurm-config), each running `kgen-bench campaign task` (--bench:
@@ -173,12 +175,25 @@ void findOpFolders(const fs::path &dir, const std::string &rel,
   }
 }
 
+/// Why `root` cannot hold a campaign, or "": Slurm reads '%' and '\\' in
+/// the --output paths under it as patterns, and control characters would
+/// reach logs and terminals.
+std::string rootProblem(const std::string &root) {
+  for (char c : root)
+    if (c == '%' || c == '\\' || static_cast<unsigned char>(c) < 0x20 ||
+        c == 0x7f)
+      return "the campaign folder " + rt::escapeForTerminal(root) +
+             " holds '%', a backslash or a control character, which Slurm's "
+             "output file patterns would read: choose another";
+  return "";
+}
+
 //===----------------------------------------------------------------------===//
 // plan
 //===----------------------------------------------------------------------===//
 
 int planMain(const std::vector<std::string> &args) {
-  ArgParser p("campaign plan", {},
+  ArgParser p("campaign plan", {"--force"},
               {"--out", "--targets", "--max-candidates", "--max-seconds",
                "--seconds-per-candidate", "--shard-seconds", "--finalists",
                "--rounds", "--seed", "--jobs"});
@@ -218,9 +233,27 @@ int planMain(const std::vector<std::string> &args) {
     if (!fs::is_regular_file(m))
       return usage("plan: " + m + ": no such module file");
 
-  const fs::path planPath = fs::absolute(p.value("--out"));
+  const fs::path planPath = fs::absolute(p.value("--out")).lexically_normal();
   const fs::path root = planPath.parent_path();
+  if (const std::string why = rootProblem(root.string()); !why.empty())
+    return usage("plan: " + why);
+  // A plan's shards and submissions belong to it: planning again into the
+  // same folder would let the old shards count as done.
+  static const char *const kOwned[] = {"plan.json", "packages", "shards",
+                                       "merged", "submissions.json", "slurm",
+                                       "logs"};
   std::error_code ec;
+  for (const char *owned : kOwned)
+    if (fs::exists(root / owned, ec) && owned != std::string("packages")) {
+      if (!p.has("--force"))
+        return failure(root.string() + " holds a campaign already (" + owned +
+                           "): plan into a new folder, or --force to "
+                           "discard it (its shards, merge and submissions)",
+                       2);
+    }
+  if (p.has("--force"))
+    for (const char *owned : kOwned)
+      fs::remove_all(root / owned, ec);
   fs::create_directories(root / "packages", ec);
   if (ec)
     return failure(root.string() + ": cannot make the folder: " + ec.message(),
@@ -412,6 +445,45 @@ std::string submissionsPath(const CampaignPlan &plan) {
 }
 
 /// The submissions recorded so far ([] when none).
+/// A Slurm job id as kgen records it: digits.
+bool isJobId(const json &j) {
+  return j.is_string() && !j.get<std::string>().empty() &&
+         j.get<std::string>().find_first_not_of("0123456789") ==
+             std::string::npos;
+}
+
+/// What submitShards writes, checked: each submission {submitted_at, why,
+/// arrays: [{job, target, shards: [int]}], merge_job, options: {...}}.
+bool checkSubmission(const json &s, const std::string &where,
+                     std::string &err) {
+  auto bad = [&](const std::string &field, const char *expected) {
+    err = where + "." + field + ": expected " + expected;
+    return false;
+  };
+  if (!s.is_object())
+    return bad("", "an object");
+  if (!s.contains("arrays") || !s["arrays"].is_array())
+    return bad("arrays", "an array");
+  for (size_t i = 0; i < s["arrays"].size(); ++i) {
+    const json &a = s["arrays"][i];
+    const std::string at = "arrays[" + std::to_string(i) + "]";
+    if (!a.is_object() || !a.contains("job") || !isJobId(a["job"]))
+      return bad(at + ".job", "a job id (digits)");
+    if (!a.contains("target") || !a["target"].is_string())
+      return bad(at + ".target", "a string");
+    if (!a.contains("shards") || !a["shards"].is_array() ||
+        !std::all_of(a["shards"].begin(), a["shards"].end(),
+                     [](const json &x) { return x.is_number_integer(); }))
+      return bad(at + ".shards", "an array of shard indices");
+  }
+  if (!s.contains("merge_job") || !isJobId(s["merge_job"]))
+    return bad("merge_job", "a job id (digits)");
+  if (!s.contains("options") || !s["options"].is_object())
+    return bad("options", "an object");
+  return true;
+}
+
+/// The submissions recorded so far ([] when none).
 bool readSubmissions(const CampaignPlan &plan, json &out, std::string &err) {
   out = json::array();
   const std::string path = submissionsPath(plan);
@@ -423,6 +495,11 @@ bool readSubmissions(const CampaignPlan &plan, json &out, std::string &err) {
     err = path + ": expected an array of submissions";
     return false;
   }
+  for (size_t i = 0; i < out.size(); ++i)
+    if (!checkSubmission(out[i], "[" + std::to_string(i) + "]", err)) {
+      err = path + ": " + err;
+      return false;
+    }
   return true;
 }
 
@@ -496,13 +573,18 @@ bool writeScripts(const CampaignPlan &plan, std::string &err) {
                      err);
 }
 
-/// Submits `shards` (each target's as one array) and a merge after them;
-/// records the submission. On a refused sbatch, cancels what this call
-/// submitted: nothing is left half-submitted.
+/// Submits `shards` (each target's as one array) and a merge after them
+/// and after `alsoWaitFor` (arrays of the campaign still queued), all
+/// held; records the submission; then releases them. A refused sbatch
+/// cancels what this call submitted, and an interrupted call leaves held
+/// jobs that are recorded or none: nothing runs half-submitted.
 int submitShards(const CampaignPlan &plan, const std::string &planPath,
                  const std::vector<int> &shards, const SlurmOptions &o,
-                 const char *why) {
+                 const char *why,
+                 const std::vector<std::string> &alsoWaitFor = {}) {
   std::string err;
+  if (const std::string why = rootProblem(plan.root); !why.empty())
+    return failure(why, 2);
   if (!writeScripts(plan, err))
     return failure(err);
   std::map<std::string, std::vector<int>> byTarget;
@@ -517,15 +599,23 @@ int submitShards(const CampaignPlan &plan, const std::string &planPath,
   json arrays = json::array();
   std::vector<std::string> submitted;
   auto undo = [&](const std::string &msg) {
+    if (submitted.empty())
+      return failure(msg);
+    std::vector<std::string> argv = {"scancel"};
+    argv.insert(argv.end(), submitted.begin(), submitted.end());
+    const rt::ProcessResult r = rt::runProcess(argv);
+    std::string ids;
     for (const std::string &id : submitted)
-      (void)rt::runProcess({"scancel", id});
-    return failure(msg + (submitted.empty()
-                              ? ""
-                              : " (cancelled the jobs this submission made)"));
+      ids += " " + id;
+    return failure(msg + (r.ok() ? " (cancelled the held jobs this submission "
+                                   "made:" + ids + ")"
+                                 : " (cancelling the held jobs this submission "
+                                   "made failed, " + r.describe() +
+                                       ": scancel" + ids + ")"));
   };
   for (const std::string &target : targetOrder) {
     std::vector<std::string> argv = {
-        "sbatch", "--parsable", "--job-name=kgen-campaign-" + target,
+        "sbatch", "--parsable", "--hold", "--job-name=kgen-campaign-" + target,
         "--array=" + arraySpec(byTarget[target]),
         "--output=" + logs + "/%A_%a.out"};
     if (!o.gresFor(target).empty())
@@ -555,7 +645,9 @@ int submitShards(const CampaignPlan &plan, const std::string &planPath,
   std::string dependency = "afterany";
   for (const std::string &id : submitted)
     dependency += ":" + id;
-  std::vector<std::string> argv = {"sbatch", "--parsable",
+  for (const std::string &id : alsoWaitFor)
+    dependency += ":" + id;
+  std::vector<std::string> argv = {"sbatch", "--parsable", "--hold",
                                    "--job-name=kgen-campaign-merge",
                                    "--dependency=" + dependency,
                                    "--output=" + logs + "/merge-%j.out"};
@@ -573,6 +665,7 @@ int submitShards(const CampaignPlan &plan, const std::string &planPath,
   if (!r.ok() || !parseJobId(r.out, mergeId))
     return undo("sbatch refused the merge job (" + r.describe() +
                 "): " + r.errText.substr(0, 2000));
+  submitted.push_back(mergeId);
   std::printf("submitted the merge as job %s (after any end of %s)\n",
               mergeId.c_str(), dependency.substr(9).c_str());
   json submissions;
@@ -585,6 +678,18 @@ int submitShards(const CampaignPlan &plan, const std::string &planPath,
                          {"options", o.toJson()}});
   if (!rt::writeJsonAtomic(submissionsPath(plan), submissions, err))
     return undo(err);
+  // Recorded: now they may run.
+  std::vector<std::string> release = {"scontrol", "release"};
+  std::string ids;
+  for (const std::string &id : submitted)
+    ids += (ids.empty() ? "" : ",") + id;
+  release.push_back(ids);
+  const rt::ProcessResult released = rt::runProcess(release);
+  if (!released.ok())
+    return failure("the jobs are submitted and recorded but held: releasing "
+                   "them failed (" + released.describe() + "): " +
+                   released.errText.substr(0, 500) +
+                   "; run: scontrol release " + ids);
   return 0;
 }
 
@@ -659,6 +764,11 @@ int submitMain(const std::vector<std::string> &args) {
   o.synthetic = o.synthetic || p.has("--synthetic");
   if (!o.syntheticDelayMs.empty() && !o.synthetic)
     return usage("--synthetic-delay-ms needs --synthetic");
+  double delay = 0;
+  if (!o.syntheticDelayMs.empty() &&
+      (!rt::parseNumber(o.syntheticDelayMs, delay) || delay < 0 || delay > 60000))
+    return usage("bad value '" + o.syntheticDelayMs +
+                 "' for --synthetic-delay-ms (expected 0 to 60000)");
   if (!findBench(p, o.bench, err))
     return failure(err, 2);
   if (!s.submissions.empty())
@@ -719,11 +829,12 @@ std::vector<int> expandTasks(std::string text) {
 }
 
 /// The campaign's jobs in the queue (every user's queue, filtered by the
-/// submissions' job ids). False with a message when squeue fails.
+/// submissions' job ids; -r: one line per array task, so no list of task
+/// ids is cut short). False with a message when squeue fails.
 bool queuedTasks(const std::set<std::string> &jobs,
                  std::vector<QueuedTask> &out, std::string &err) {
   const rt::ProcessResult r =
-      rt::runProcess({"squeue", "-h", "-o", "%F|%K|%T|%N"});
+      rt::runProcess({"squeue", "-h", "-r", "-o", "%F|%K|%T|%N"});
   if (!r.ok()) {
     err = "squeue failed (" + r.describe() + "): " + r.errText.substr(0, 500);
     return false;
@@ -743,26 +854,33 @@ bool queuedTasks(const std::set<std::string> &jobs,
 
 struct CampaignJobs {
   std::set<std::string> all;
-  std::map<std::string, std::string> arrayTarget; // array job -> target
+  /// Every array job and its target, in the order submitted.
+  std::vector<std::pair<std::string, std::string>> arrays;
   std::string lastMerge;
   json lastOptions;
+
+  /// The target of array job `job`, or "" when it is none of the
+  /// campaign's arrays.
+  std::string targetOf(const std::string &job) const {
+    for (const auto &[id, target] : arrays)
+      if (id == job)
+        return target;
+    return "";
+  }
 };
 
+/// The jobs of checked submissions (readSubmissions).
 CampaignJobs jobsOf(const json &submissions) {
   CampaignJobs j;
   for (const json &s : submissions) {
-    if (s.contains("arrays") && s["arrays"].is_array())
-      for (const json &a : s["arrays"])
-        if (a.contains("job") && a["job"].is_string()) {
-          j.all.insert(a["job"].get<std::string>());
-          j.arrayTarget[a["job"].get<std::string>()] = a.value("target", "");
-        }
-    if (s.contains("merge_job") && s["merge_job"].is_string()) {
-      j.lastMerge = s["merge_job"].get<std::string>();
-      j.all.insert(j.lastMerge);
+    for (const json &a : s["arrays"]) {
+      j.all.insert(a["job"].get<std::string>());
+      j.arrays.push_back(
+          {a["job"].get<std::string>(), a["target"].get<std::string>()});
     }
-    if (s.contains("options"))
-      j.lastOptions = s["options"];
+    j.lastMerge = s["merge_job"].get<std::string>();
+    j.all.insert(j.lastMerge);
+    j.lastOptions = s["options"];
   }
   return j;
 }
@@ -814,12 +932,12 @@ int statusMain(const std::vector<std::string> &args) {
     complete += s.complete() ? 1 : 0;
     std::string queue = "-";
     for (const QueuedTask &t : queued)
-      if (t.shard == s.index && jobs.arrayTarget.count(t.job) &&
-          jobs.arrayTarget.at(t.job) == plan.shard(s.index)->target)
+      if (t.shard == s.index &&
+          jobs.targetOf(t.job) == plan.shard(s.index)->target)
         queue = t.state + (t.node.empty() ? "" : " on " + t.node) + " (" +
                 t.job + "_" + std::to_string(t.shard) + ")";
     std::string acct = "-";
-    for (const auto &[job, target] : jobs.arrayTarget) {
+    for (const auto &[job, target] : jobs.arrays) { // the newest last
       auto it = accounted.find(job + "_" + std::to_string(s.index));
       if (target == plan.shard(s.index)->target && it != accounted.end())
         acct = it->second;
@@ -870,20 +988,28 @@ int waitMain(const std::vector<std::string> &args) {
     return usage(err);
   const CampaignJobs jobs = jobsOf(s.submissions);
   const auto start = std::chrono::steady_clock::now();
+  // Every second for a minute, then every 15 s: a long campaign's wait
+  // does not load slurmctld. squeue may fail for a moment (slurmctld
+  // restarting): five failures in a row end the wait.
+  int failures = 0;
   while (true) {
     std::vector<QueuedTask> queued;
-    if (!jobs.all.empty() && !queuedTasks(jobs.all, queued, err))
+    const bool listed = jobs.all.empty() || queuedTasks(jobs.all, queued, err);
+    failures = listed ? 0 : failures + 1;
+    if (failures >= 5)
       return failure(err);
-    if (queued.empty()) {
+    if (listed && queued.empty()) {
       std::printf("no job of the campaign is queued or running\n");
       return 0;
     }
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count() > timeout)
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (waited > timeout)
       return failure("still " + std::to_string(queued.size()) +
                      " jobs queued or running after " +
                      std::to_string(static_cast<long>(timeout)) + " s");
-    std::this_thread::sleep_for(std::chrono::seconds(1));
+    std::this_thread::sleep_for(std::chrono::seconds(waited < 60 ? 1 : 15));
   }
 }
 
@@ -909,8 +1035,8 @@ int resumeMain(const std::vector<std::string> &args) {
   for (const rt::ShardProgress &s : rt::shardProgress(plan)) {
     const bool inQueue = std::any_of(
         queued.begin(), queued.end(), [&](const QueuedTask &t) {
-          return t.shard == s.index && jobs.arrayTarget.count(t.job) &&
-                 jobs.arrayTarget.at(t.job) == plan.shard(s.index)->target;
+          return t.shard == s.index &&
+                 jobs.targetOf(t.job) == plan.shard(s.index)->target;
         });
     if (!s.complete() && !inQueue)
       again.push_back(s.index);
@@ -921,7 +1047,14 @@ int resumeMain(const std::vector<std::string> &args) {
     std::printf("nothing to resume: every shard is complete or queued\n");
     return 0;
   }
-  return submitShards(plan, s.planPath, again, o, "resume");
+  // The new merge waits for the campaign's arrays still queued too.
+  std::vector<std::string> stillQueued;
+  for (const QueuedTask &t : queued)
+    if (!jobs.targetOf(t.job).empty() &&
+        std::find(stillQueued.begin(), stillQueued.end(), t.job) ==
+            stillQueued.end())
+      stillQueued.push_back(t.job);
+  return submitShards(plan, s.planPath, again, o, "resume", stillQueued);
 }
 
 int mergeMain(const std::vector<std::string> &args) {

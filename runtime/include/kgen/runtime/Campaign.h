@@ -114,7 +114,10 @@ std::string itemDbPath(const CampaignPlan &plan, int shard,
                        const std::string &item);
 std::string itemResultsPath(const CampaignPlan &plan, int shard,
                             const std::string &item);
-std::string shardCeilingsPath(const CampaignPlan &plan, int shard);
+/// The ceilings node `host` measured for the shard: one file per node, so
+/// a shard resumed on another node keeps the first node's baseline.
+std::string shardCeilingsPath(const CampaignPlan &plan, int shard,
+                              const std::string &host);
 std::string mergedFolder(const CampaignPlan &plan);
 
 /// Whether an item is done: its database exists and reads. The database
@@ -181,6 +184,7 @@ struct MergeOutcome {
   std::vector<CandidateSpread> spreads;
   std::vector<std::string> warnings; // unreadable shard files, skipped
   size_t itemsMerged = 0, itemsMissing = 0;
+  std::map<int, std::vector<std::string>> missing; // shard -> item ids
 };
 
 /// Merges every finished item of every shard, shards in index order and
@@ -197,7 +201,8 @@ MergeOutcome mergeCampaign(const CampaignPlan &plan);
 bool writeMerge(const CampaignPlan &plan, const MergeOutcome &merged,
                 std::string &err);
 
-/// A few lines for people: items merged and missing, flags, spreads.
+/// A few lines for people: items merged and missing (named), flags,
+/// spreads.
 std::string formatMerge(const MergeOutcome &merged);
 
 /// The merge step (kgen-bench campaign merge, kgen-tune campaign merge):
