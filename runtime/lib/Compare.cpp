@@ -559,6 +559,64 @@ Comparison compareRuns(const ResultsFile &base, const ResultsFile &now,
   return out;
 }
 
+std::vector<ConfirmItem> confirmPlan(const Comparison &comparison) {
+  std::vector<ConfirmItem> plan;
+  for (const KernelComparison &k : comparison.kernels) {
+    if (k.isBaseline || (k.verdict != CompareVerdict::Regressed &&
+                         k.verdict != CompareVerdict::Unknown))
+      continue;
+    const unsigned rounds = k.verdict == CompareVerdict::Regressed
+                                ? kConfirmRounds
+                                : 2 * kConfirmRounds;
+    plan.push_back({k.implementation, k.name, k.verdict, k.threshold, rounds});
+  }
+  return plan;
+}
+
+std::vector<size_t> confirmOrder(size_t round) { return roundOrder(2, round); }
+
+Confirmation decideConfirmation(const std::vector<ConfirmRound> &rounds,
+                                double threshold, double level) {
+  Confirmation out;
+  std::vector<double> logRatios;
+  for (const ConfirmRound &r : rounds)
+    if (r.baseMs > 0 && r.newMs > 0 && std::isfinite(r.baseMs) &&
+        std::isfinite(r.newMs))
+      logRatios.push_back(std::log(r.newMs / r.baseMs));
+  out.rounds = logRatios.size();
+  const auto interval = medianInterval(logRatios, level);
+  if (!interval) {
+    out.why = "too few paired rounds to say (" + std::to_string(out.rounds) +
+              " of " + std::to_string(rounds.size()) + " measured both)";
+    return out;
+  }
+  Interval i;
+  i.ratio = std::exp(median(logRatios));
+  i.lower = std::exp(interval->first);
+  i.upper = std::exp(interval->second);
+  out.ratio = i;
+  out.verdict = decide(i, threshold);
+  out.why = std::string(compareVerdictName(out.verdict)) + " over " +
+            std::to_string(out.rounds) + " interleaved rounds: " +
+            percent(i.ratio) + " [" + percent(i.lower) + ", " +
+            percent(i.upper) + "]";
+  return out;
+}
+
+void applyConfirmation(KernelComparison &row, const Confirmation &confirmation) {
+  const CompareVerdict before = row.verdict;
+  if (confirmation.verdict != CompareVerdict::Unknown)
+    row.verdict = confirmation.verdict;
+  row.why += std::string(row.why.empty() ? "" : "; ") + "--confirm: " +
+             confirmation.why +
+             (row.verdict == before
+                  ? ""
+                  : std::string(" (was ") + compareVerdictName(before) + ")");
+  if (row.verdict != CompareVerdict::Regressed &&
+      row.verdict != CompareVerdict::Improved)
+    row.causes.clear();
+}
+
 int comparisonExitCode(const Comparison &comparison) {
   return comparison.count(CompareVerdict::Regressed) > 0 ? 1 : 0;
 }

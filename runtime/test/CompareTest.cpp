@@ -433,4 +433,108 @@ TEST(CompareTest, LoopClocksInOneRunOnlyGiveNoCycles) {
   EXPECT_FALSE(kernel(compareRuns(base, now)).cycles);
 }
 
+//===----------------------------------------------------------------------===//
+// --confirm: what is measured again, in which order, and what it decides
+//===----------------------------------------------------------------------===//
+
+TEST(CompareTest, ConfirmPlanTakesRegressedAndUnknownKernels) {
+  Draw slow;
+  slow.kernelMs *= 1.10;
+  Comparison c = compareRuns(makeRun(1, {}), makeRun(2, slow));
+  KernelComparison unknown = kernel(c), same = kernel(c);
+  unknown.name = "u";
+  unknown.verdict = CompareVerdict::Unknown;
+  same.name = "s";
+  same.verdict = CompareVerdict::Same;
+  c.kernels.push_back(unknown);
+  c.kernels.push_back(same);
+  // The baseline row regressed too (drift): never measured again.
+  for (KernelComparison &k : c.kernels)
+    if (k.isBaseline)
+      k.verdict = CompareVerdict::Regressed;
+  const std::vector<ConfirmItem> plan = confirmPlan(c);
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(plan[0].name, "g");
+  EXPECT_EQ(plan[0].verdict, CompareVerdict::Regressed);
+  EXPECT_EQ(plan[0].rounds, kConfirmRounds);
+  EXPECT_EQ(plan[0].threshold, 0.03);
+  EXPECT_EQ(plan[1].name, "u");
+  EXPECT_EQ(plan[1].rounds, 2 * kConfirmRounds);
+}
+
+TEST(CompareTest, ConfirmRoundsAlternateTheOrder) {
+  EXPECT_EQ(confirmOrder(0), (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(confirmOrder(1), (std::vector<size_t>{1, 0}));
+  EXPECT_EQ(confirmOrder(2), (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(confirmOrder(7), (std::vector<size_t>{1, 0}));
+}
+
+/// `n` rounds, NEW `ratio` times BASE, each round drifting as a whole
+/// (the pair moves together) plus a little noise of its own.
+std::vector<ConfirmRound> rounds(size_t n, double ratio, uint64_t seed,
+                                 double noise = 0.005) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> drift(0, 0.05), own(0, noise);
+  std::vector<ConfirmRound> out;
+  for (size_t r = 0; r < n; ++r) {
+    const double machine = std::exp(drift(rng));
+    out.push_back({1.0 * machine * std::exp(own(rng)),
+                   ratio * machine * std::exp(own(rng))});
+  }
+  return out;
+}
+
+TEST(CompareTest, ConfirmationDecidesOnPairedRounds) {
+  // A real 10% regression survives 5% drift between rounds.
+  const Confirmation slow = decideConfirmation(rounds(6, 1.10, 1), 0.03);
+  EXPECT_EQ(slow.verdict, CompareVerdict::Regressed) << slow.why;
+  ASSERT_TRUE(slow.ratio);
+  EXPECT_NEAR(slow.ratio->ratio, 1.10, 0.02);
+  EXPECT_EQ(slow.rounds, 6u);
+  // No change: same; a real improvement: improved.
+  EXPECT_EQ(decideConfirmation(rounds(6, 1.0, 2), 0.03).verdict,
+            CompareVerdict::Same);
+  EXPECT_EQ(decideConfirmation(rounds(12, 0.85, 3), 0.03).verdict,
+            CompareVerdict::Improved);
+  // Too noisy within rounds to say.
+  const Confirmation noisy = decideConfirmation(rounds(6, 1.0, 8, 0.2), 0.03);
+  EXPECT_EQ(noisy.verdict, CompareVerdict::Unknown) << noisy.why;
+  // Failed rounds do not count: 5 paired rounds are too few.
+  std::vector<ConfirmRound> failing = rounds(6, 1.10, 5);
+  failing[2].newMs = std::nan("");
+  const Confirmation few = decideConfirmation(failing, 0.03);
+  EXPECT_EQ(few.verdict, CompareVerdict::Unknown);
+  EXPECT_EQ(few.rounds, 5u);
+  EXPECT_NE(few.why.find("too few paired rounds"), std::string::npos) << few.why;
+  failing[2].newMs = 0;
+  EXPECT_EQ(decideConfirmation(failing, 0.03).rounds, 5u);
+}
+
+TEST(CompareTest, ConfirmationOverridesTheVerdictUnlessUnknown) {
+  Draw slow;
+  slow.kernelMs *= 1.10;
+  slow.sha = std::string(64, 'b');
+  Comparison c = compareRuns(makeRun(1, {}), makeRun(2, slow));
+  KernelComparison *row = nullptr;
+  for (KernelComparison &k : c.kernels)
+    if (k.implementation == "kgen")
+      row = &k;
+  ASSERT_NE(row, nullptr);
+  KernelComparison kept = *row;
+  // Unknown confirmation: the regression stands, with its causes.
+  applyConfirmation(kept, decideConfirmation(rounds(3, 1.0, 6), 0.03));
+  EXPECT_EQ(kept.verdict, CompareVerdict::Regressed);
+  EXPECT_FALSE(kept.causes.empty());
+  EXPECT_NE(kept.why.find("--confirm: too few paired rounds"), std::string::npos)
+      << kept.why;
+  // Noise after all: same, no causes, exit 0.
+  applyConfirmation(*row, decideConfirmation(rounds(6, 1.0, 7), 0.03));
+  EXPECT_EQ(row->verdict, CompareVerdict::Same);
+  EXPECT_TRUE(row->causes.empty());
+  EXPECT_NE(row->why.find("--confirm: same over 6 interleaved rounds"),
+            std::string::npos) << row->why;
+  EXPECT_NE(row->why.find("(was regressed)"), std::string::npos) << row->why;
+  EXPECT_EQ(comparisonExitCode(c), 0);
+}
+
 } // namespace

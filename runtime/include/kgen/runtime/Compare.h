@@ -109,6 +109,61 @@ std::vector<const KernelResult *> countedResults(const ResultsFile &file);
 Comparison compareRuns(const ResultsFile &base, const ResultsFile &now,
                        const CompareOptions &options = {});
 
+//===----------------------------------------------------------------------===//
+// --confirm: the old and new packages measured again, interleaved
+//===----------------------------------------------------------------------===//
+
+/// Interleaved rounds for a regressed kernel; an unknown one gets twice as
+/// many (what the comparison could not decide needs more samples). 6 is the
+/// fewest a 95% interval of a median needs.
+constexpr unsigned kConfirmRounds = 6;
+
+/// A kernel to measure again: BASE's package and NEW's, `rounds` times.
+struct ConfirmItem {
+  std::string implementation, name;
+  CompareVerdict verdict = CompareVerdict::Unknown; // the comparison's
+  double threshold = 0;
+  unsigned rounds = 0;
+};
+
+/// The kernels --confirm measures again: every kernel (not baseline) that
+/// regressed (kConfirmRounds) or is unknown (2 x kConfirmRounds), in the
+/// comparison's order.
+std::vector<ConfirmItem> confirmPlan(const Comparison &comparison);
+
+/// Round `round`'s order of the two packages, 0 BASE's and 1 NEW's: ABAB,
+/// BASE first in even rounds, NEW first in odd ones (Search.h's roundOrder
+/// of two), so that neither always runs first after the warm-up.
+std::vector<size_t> confirmOrder(size_t round);
+
+/// One round of a confirmation: each package's time in the same process
+/// (over the baseline measured beside it when both have one, so drift
+/// within the round cancels). <= 0 or NaN: not measured correctly.
+struct ConfirmRound {
+  double baseMs = 0, newMs = 0;
+};
+
+struct Confirmation {
+  CompareVerdict verdict = CompareVerdict::Unknown;
+  /// The median of the rounds' NEW/BASE ratios and its distribution-free
+  /// interval (order statistics of the log ratios).
+  std::optional<Interval> ratio;
+  size_t rounds = 0; // rounds with both packages measured
+  std::string why;   // one line
+};
+
+/// The verdict of paired rounds, by compare's rules (regressed, improved,
+/// same, unknown) on the rounds' ratios; unknown with fewer than 6 paired
+/// rounds.
+Confirmation decideConfirmation(const std::vector<ConfirmRound> &rounds,
+                                double threshold, double level = 0.95);
+
+/// Applies a confirmation to its kernel's row: the verdict becomes the
+/// confirmation's unless that is unknown (then the comparison's stands),
+/// `why` says what the rounds found, and causes are kept only for a
+/// regression or improvement.
+void applyConfirmation(KernelComparison &row, const Confirmation &confirmation);
+
 /// 1 when a kernel (not a baseline) regressed, else 0.
 int comparisonExitCode(const Comparison &comparison);
 
