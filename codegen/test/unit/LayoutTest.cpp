@@ -187,4 +187,46 @@ TEST(BankConflicts, PaddingBy16BytesFreesColumnsAndWideRows) {
   EXPECT_FALSE(conflictFree16(plain));
 }
 
+TEST(RowMajorXor, TilesAreBijectiveAndPacked) {
+  expectBijectiveTile<RowMajorXor<B16, 64, 64>>();
+  expectBijectiveTile<RowMajorXor<B16, 32, 48>>();
+  expectBijectiveTile<RowMajorXor<B16, 16, 96>>();
+  expectBijectiveTile<RowMajorXor<B8, 64, 64>>();
+  expectBijectiveTile<RowMajorXor<B32, 32, 36>>();
+  static_assert(RowMajorXor<B16, 64, 96>::kBytes ==
+                    RowMajorPadded<B16, 64, 96>::kBytes,
+                "no padding: the same bytes as the packed tile");
+}
+
+/// The stage tiles kgen's sm_80 kernels read with ldmatrix: every row width
+/// from 1 to 32 chunks (16 to 512 bytes), packed (Pad 0) before, XOR-permuted
+/// now. Rows of an even number of chunks were conflicted down a column
+/// (128-byte rows: 8-way, every row on one bank group); none is now.
+template <int Cols> void expectXorConflictFree() {
+  expectConflictFree<RowMajorXor<B16, 64, Cols>>();
+  constexpr int chunks = Cols * 2 / 16;
+  if constexpr (chunks % 2 == 0)
+    EXPECT_FALSE(conflictFree16(downColumn<RowMajorPadded<B16, 64, Cols>>(0)))
+        << chunks << " chunks a row";
+}
+
+TEST(BankConflicts, XorTilesAreConflictFreeForEveryRowWidth) {
+  expectXorConflictFree<8>();
+  expectXorConflictFree<16>();
+  expectXorConflictFree<24>();
+  expectXorConflictFree<32>();
+  expectXorConflictFree<40>();
+  expectXorConflictFree<48>();
+  expectXorConflictFree<64>();
+  expectXorConflictFree<80>();
+  expectXorConflictFree<96>();
+  expectXorConflictFree<112>();
+  expectXorConflictFree<128>();
+  expectXorConflictFree<160>();
+  expectXorConflictFree<192>();
+  expectXorConflictFree<256>();
+  expectConflictFree<RowMajorXor<B8, 64, 64>>();  // e4m3 K-major
+  expectConflictFree<RowMajorXor<B8, 64, 128>>();
+}
+
 } // namespace

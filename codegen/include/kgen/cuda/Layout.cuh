@@ -12,6 +12,11 @@
 //       accesses down a column bank-conflict-free, and along rows too when a
 //       row is at least 128 bytes (narrower rows: a 2-way conflict in the
 //       row-major copy; prefer RowMajorSwizzled there).
+//   RowMajorXor<T, Rows, Cols>           rows packed, each row's 16-byte
+//       chunks XOR-permuted by the row so that 8 rows down a column and 8
+//       chunks along a row are bank-conflict-free for any row width: what
+//       the sm_80 stage tiles use (cp.async writes, ldmatrix reads), with
+//       no padding, so the shared-memory budget is the tile's bytes.
 //   RowMajorSwizzled<T, Rows, Cols, S>   the Hopper swizzle, exactly as TMA
 //       writes it (CU_TENSOR_MAP_SWIZZLE_32B/64B/128B) and as wgmma matrix
 //       descriptors read it. Cols is split into column blocks of S bytes
@@ -88,6 +93,50 @@ struct RowMajorPadded {
   }
   KGEN_HD static constexpr int byte_offset(int row, int col) {
     return offset(row, col) * kElemBytes;
+  }
+};
+
+/// Rows x Cols, Cols contiguous, rows packed (no padding: the bytes of
+/// RowMajorPadded<T, Rows, Cols>), each row's 16-byte chunks permuted so
+/// that 8 consecutive rows read at one column (an ldmatrix phase) and 8
+/// consecutive chunks of a row-major copy land in 8 different 16-byte bank
+/// groups, whatever the row width: with n = Cols * sizeof(T) / 16 chunks a
+/// row and v = min(3, trailing zero bits of n), chunk c of row r is stored
+/// at chunk c ^ ((r >> (3 - v)) & (2^v - 1)). The XOR stays inside each
+/// aligned group of 2^v chunks, so inside the row. (For n a multiple of 8
+/// it is the 128-byte swizzle's "chunk XOR row % 8"; rows with an odd
+/// number of chunks need no permutation.) A function of (row, col) only,
+/// so any 16-byte-aligned base works.
+template <class T, int Rows, int Cols> struct RowMajorXor {
+  static_assert(Rows > 0 && Cols > 0, "bad tile shape");
+  static_assert(16 % sizeof(T) == 0, "element size must divide 16 bytes");
+  static_assert((Cols * int(sizeof(T))) % 16 == 0,
+                "a row must be whole 16-byte chunks");
+  using Element = T;
+  static constexpr int kRows = Rows;
+  static constexpr int kCols = Cols;
+  static constexpr Swizzle kSwizzle = Swizzle::None;
+  static constexpr int kElemBytes = int(sizeof(T));
+  static constexpr int kRowBytes = Cols * kElemBytes;
+  static constexpr int kBytes = Rows * kRowBytes;
+  static constexpr int kAlignBytes = 16;
+  static constexpr bool kRowsAligned16 = true;
+  static constexpr int kChunks = kRowBytes / 16;
+  /// min(3, trailing zero bits of kChunks): how many chunk-index bits vary.
+  static constexpr int kXorBits = kChunks % 8 == 0   ? 3
+                                  : kChunks % 4 == 0 ? 2
+                                  : kChunks % 2 == 0 ? 1
+                                                     : 0;
+
+  KGEN_HD static constexpr int chunk_of(int row, int chunk) {
+    return chunk ^ ((row >> (3 - kXorBits)) & ((1 << kXorBits) - 1));
+  }
+  KGEN_HD static constexpr int byte_offset(int row, int col) {
+    return row * kRowBytes + chunk_of(row, col * kElemBytes / 16) * 16 +
+           col * kElemBytes % 16;
+  }
+  KGEN_HD static constexpr int offset(int row, int col) {
+    return byte_offset(row, col) / kElemBytes;
   }
 };
 
