@@ -8,7 +8,7 @@
 #   scripts/dev.sh deps [PKG...]  install only (the build's packages, and
 #                           PKG..., e.g. the fuzzers' compiler)
 # Environment: BUILD_DIR (default build), JOBS (default: all cores),
-# KGEN_FUZZ_SECONDS (test: fuzzing time per target, default 45; 0 skips).
+# KGEN_FUZZ_SECONDS (test: fuzzing time per target, default 30; 0 skips).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -75,7 +75,7 @@ run_tests() {
   echo "== lit integration tests"
   $LLVM_DIR/bin/lit -sv "$BUILD_DIR/test" | tee "$BUILD_DIR/lit.log" || status=1
   # Each fuzz target counts as one test: passed when it ran clean.
-  local fuzz_seconds=${KGEN_FUZZ_SECONDS:-45} fp=0 ff=0
+  local fuzz_seconds=${KGEN_FUZZ_SECONDS:-30} fp=0 ff=0
   if [ "$fuzz_seconds" != 0 ]; then
     echo "== fuzzers (fuzz/run-fuzzers.sh, $fuzz_seconds s per target)"
     FUZZ_SECONDS=$fuzz_seconds FUZZ_BUILD_DIR="$BUILD_DIR-fuzz" "$ROOT/fuzz/run-fuzzers.sh" \
