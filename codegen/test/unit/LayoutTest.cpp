@@ -205,9 +205,10 @@ TEST(RowMajorXor, TilesAreBijectiveAndPacked) {
 template <int Cols> void expectXorConflictFree() {
   expectConflictFree<RowMajorXor<B16, 64, Cols>>();
   constexpr int chunks = Cols * 2 / 16;
-  if constexpr (chunks % 2 == 0)
+  if constexpr (chunks % 2 == 0) {
     EXPECT_FALSE(conflictFree16(downColumn<RowMajorPadded<B16, 64, Cols>>(0)))
         << chunks << " chunks a row";
+  }
 }
 
 TEST(BankConflicts, XorTilesAreConflictFreeForEveryRowWidth) {
