@@ -572,8 +572,12 @@ std::vector<CandidateSpread> spreadAcrossNodes(const TuningDb &db,
 
 MergeOutcome mergeCampaign(const CampaignPlan &plan) {
   MergeOutcome m;
-  m.progress = shardProgress(plan);
   for (const CampaignShard &shard : plan.shards) {
+    // Progress as itemDone counts it, from the databases read below (each
+    // once).
+    ShardProgress &progress = m.progress.emplace_back();
+    progress.index = shard.index;
+    progress.total = shard.items.size();
     // Every node's ceilings for the shard (ceilings-HOST.json), by name.
     std::vector<std::string> ceilingFiles;
     std::error_code ec;
@@ -606,6 +610,7 @@ MergeOutcome mergeCampaign(const CampaignPlan &plan) {
         m.missing[shard.index].push_back(id);
         continue;
       }
+      ++progress.done;
       for (TuningEntry &e : db.entries)
         for (TuningCandidate &c : e.candidates) {
           if (!c.provenance.is_object())

@@ -5,6 +5,7 @@
 #include "runtime/tools/BenchPerfArgs.h"
 
 #include "kgen/runtime/Campaign.h"
+#include "kgen/runtime/FileUtil.h"
 #include "kgen/runtime/Names.h"
 #include "kgen/runtime/Package.h"
 #include "kgen/runtime/Process.h"
@@ -524,25 +525,21 @@ bool parseJobId(const std::string &out, std::string &id) {
          id.find_first_not_of("0123456789") == std::string::npos;
 }
 
+/// Writes an executable script atomically (FileUtil's writeFileAtomic).
 bool writeScript(const fs::path &path, const std::string &text,
                  std::string &err) {
-  const fs::path tmp = path.string() + ".tmp" + std::to_string(getpid());
-  FILE *f = std::fopen(tmp.c_str(), "w");
-  if (!f || std::fputs(text.c_str(), f) < 0 || std::fclose(f) != 0) {
-    err = tmp.string() + ": cannot write";
+  if (!rt::writeFileAtomic(path.string(), {text}, err)) {
+    err = path.string() + ": " + err;
     return false;
   }
   std::error_code ec;
-  fs::permissions(tmp, fs::perms::owner_all | fs::perms::group_read |
-                           fs::perms::group_exec | fs::perms::others_read |
-                           fs::perms::others_exec,
+  fs::permissions(path, fs::perms::owner_all | fs::perms::group_read |
+                            fs::perms::group_exec | fs::perms::others_read |
+                            fs::perms::others_exec,
                   ec);
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    err = path.string() + ": " + ec.message();
-    return false;
-  }
-  return true;
+  if (ec)
+    err = path.string() + ": cannot make it executable: " + ec.message();
+  return !ec;
 }
 
 /// The batch scripts: fixed text, the command in their arguments (sbatch
@@ -807,27 +804,6 @@ std::vector<std::vector<std::string>> pipeRows(const std::string &text) {
   return rows;
 }
 
-/// Expands "3", "[3-5,7]", "3-5%2" (a throttle) into indices.
-std::vector<int> expandTasks(std::string text) {
-  std::vector<int> out;
-  text.erase(std::remove_if(text.begin(), text.end(),
-                            [](char c) { return c == '[' || c == ']'; }),
-             text.end());
-  text = text.substr(0, text.find('%'));
-  for (const std::string &part : splitList(text)) {
-    const size_t dash = part.find('-');
-    int64_t lo = 0, hi = 0;
-    if (!rt::parseCount(part.substr(0, dash), lo) ||
-        !rt::parseCount(dash == std::string::npos ? part.substr(0, dash)
-                                                  : part.substr(dash + 1),
-                        hi))
-      continue;
-    for (int64_t i = lo; i <= hi && i < int64_t(rt::kMaxCampaignShards); ++i)
-      out.push_back(static_cast<int>(i));
-  }
-  return out;
-}
-
 /// The campaign's jobs in the queue (every user's queue, filtered by the
 /// submissions' job ids; -r: one line per array task, so no list of task
 /// ids is cut short). False with a message when squeue fails.
@@ -842,12 +818,13 @@ bool queuedTasks(const std::set<std::string> &jobs,
   for (const std::vector<std::string> &f : pipeRows(r.out)) {
     if (f.size() < 3 || !jobs.count(f[0]))
       continue;
-    const std::string node = f.size() > 3 ? f[3] : "";
-    const std::vector<int> tasks = expandTasks(f[1]);
-    if (tasks.empty())
-      out.push_back({f[0], -1, f[2], node});
-    for (int t : tasks)
-      out.push_back({f[0], t, f[2], node});
+    // %K: the array task id ("N/A" for a job that is no array).
+    int64_t task = -1;
+    if (!rt::parseCount(f[1], task) ||
+        task >= static_cast<int64_t>(rt::kMaxCampaignShards))
+      task = -1;
+    out.push_back({f[0], static_cast<int>(task), f[2],
+                   f.size() > 3 ? f[3] : ""});
   }
   return true;
 }
