@@ -17,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <sstream>
 
@@ -282,6 +283,17 @@ bool verifyAttention(const rt::KernelPackage &pkg, const rt::AttentionSpec &spec
   return true;
 }
 
+/// The host copy of the package's tensor `name`, or null where it has none
+/// (the optional inputs of moe and grouped_gemm).
+std::function<const rt::HostTensor *(const char *)>
+inputLookup(const rt::KernelPackage &pkg,
+            const std::vector<rt::HostTensor> &host) {
+  return [&pkg, &host](const char *name) -> const rt::HostTensor * {
+    const int i = paramIndex(pkg, name);
+    return i >= 0 ? &host[i] : nullptr;
+  };
+}
+
 /// Compares y with the host's reference (Moe.h) at moeCheckedTokens (every
 /// token of a small layer), and, when the package has the expert_ids
 /// workspace, the routing of every token exactly.
@@ -290,13 +302,8 @@ bool verifyMoe(const rt::KernelPackage &pkg, const rt::MoeSpec &spec,
                const std::vector<std::unique_ptr<Guarded>> &mem, uint64_t seed,
                EmulateResult &result) {
   const rt::HostTensor &logits = host[paramIndex(pkg, "router_logits")];
-  // The DeepSeek inputs, where the package has them.
-  auto input = [&](const char *name) -> const rt::HostTensor * {
-    const int i = paramIndex(pkg, name);
-    return i >= 0 ? &host[i] : nullptr;
-  };
-  const rt::MoeExtras extras{input("correction_bias"), input("shared_gate"),
-                             input("shared_up"), input("shared_down")};
+  // The DeepSeek inputs and the block scales, where the package has them.
+  const rt::MoeExtras extras = rt::moeExtras(inputLookup(pkg, host));
   const std::vector<int64_t> tokens =
       rt::moeCheckedTokens(spec, logits, seed, extras);
   const rt::MoeExpected expected = rt::moeExpected(
@@ -346,12 +353,13 @@ bool verifyGroupedGemm(const rt::KernelPackage &pkg,
                        const std::vector<std::unique_ptr<Guarded>> &mem,
                        uint64_t seed, EmulateResult &result) {
   const rt::HostTensor &offsets = host[paramIndex(pkg, "expert_offsets")];
-  const int iUp = paramIndex(pkg, "B_up");
+  const auto input = inputLookup(pkg, host);
   const std::vector<int64_t> rows =
       rt::groupedGemmCheckedRows(spec, offsets, seed);
   const rt::HostTensor expected = rt::groupedGemmExpected(
       spec, host[paramIndex(pkg, "A")], host[paramIndex(pkg, "B")],
-      iUp >= 0 ? &host[iUp] : nullptr, offsets, rows);
+      input("B_up"), offsets, rows,
+      rt::WeightScales{input("B_scale"), input("B_up_scale")});
   const rt::HostTensor d = computed(host, mem, paramIndex(pkg, "D"));
   const rt::HostTensor got = rt::gatherRows(d, rows, spec.n);
   rt::CompareStats stats;

@@ -2,12 +2,15 @@
 
 #include "kgen/runtime/Moe.h"
 
+#include "kgen/runtime/GroupedGemm.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -62,19 +65,27 @@ KernelParam tensor(const std::string &name, ElemType type,
 }
 
 /// A package with the op's tensors and, with `workspaces`, the six-kernel
-/// schedule's workspaces.
+/// schedule's workspaces. The block scales when the spec has them (the
+/// DeepSeek inputs are the tests' own).
 KernelPackage packageOf(const MoeSpec &s, bool workspaces) {
   KernelPackage pkg;
   pkg.name = "moe";
   pkg.op = moeOpJson(s);
   const int64_t copies = s.tokens * s.topK;
+  const ElemType w = moeWeightType(s);
   pkg.params = {
       tensor("x", s.dtype, moeShapeX(s), ParamRole::Input),
       tensor("router_logits", s.logits, moeShapeLogits(s), ParamRole::Input),
-      tensor("w_gate", s.dtype, moeShapeGateUp(s), ParamRole::Input),
-      tensor("w_up", s.dtype, moeShapeGateUp(s), ParamRole::Input),
-      tensor("w_down", s.dtype, moeShapeDown(s), ParamRole::Input),
+      tensor("w_gate", w, moeShapeGateUp(s), ParamRole::Input),
+      tensor("w_up", w, moeShapeGateUp(s), ParamRole::Input),
+      tensor("w_down", w, moeShapeDown(s), ParamRole::Input),
       tensor("y", s.out, moeShapeX(s), ParamRole::Output)};
+  if (s.blockScales)
+    for (KernelParam p :
+         {tensor("w_gate_scale", ElemType::F32, moeShapeGateUpScale(s), ParamRole::Input),
+          tensor("w_up_scale", ElemType::F32, moeShapeGateUpScale(s), ParamRole::Input),
+          tensor("w_down_scale", ElemType::F32, moeShapeDownScale(s), ParamRole::Input)})
+      pkg.params.push_back(p);
   if (workspaces)
     for (KernelParam p :
          {tensor("expert_ids", ElemType::I32, moeShapeRoute(s), ParamRole::Workspace),
@@ -693,4 +704,344 @@ TEST(MoeDeepSeekTest, AddsTheSharedExpertAfterTheRoutedSlots) {
         tensor("shared_out", s.dtype, {1, 2}, ParamRole::Workspace)})
     pkg.params.push_back(p);
   EXPECT_TRUE(checkMoeParams(pkg, s, err)) << err;
+}
+
+//===----------------------------------------------------------------------===//
+// Block-scaled e4m3 weights
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// mixtralOp with e4m3 weights, as moeSignature writes a layer with scales.
+json blockScaledOp() {
+  json op = mixtralOp();
+  op["weight_dtype"] = "f8E4M3FN";
+  op["block_scales"] = true;
+  return op;
+}
+
+/// T = 5, H = 200, I = 300, E = 4, top-2, block-scaled: partial blocks
+/// both ways (ceil(200/128) = 2, ceil(300/128) = 3).
+MoeSpec scaledSpec() {
+  MoeSpec s = paramsSpec();
+  s.hidden = 200;
+  s.inter = 300;
+  s.blockScales = true;
+  return s;
+}
+
+} // namespace
+
+TEST(MoeBlockScalesTest, ParsesTheFieldsAndRoundTrips) {
+  MoeSpec s;
+  std::string err;
+  ASSERT_TRUE(parseMoeOp(blockScaledOp(), s, err)) << err;
+  EXPECT_TRUE(s.blockScales);
+  EXPECT_EQ(s.dtype, ElemType::BF16); // x stays dtype
+  EXPECT_EQ(moeWeightType(s), ElemType::F8E4M3FN);
+  EXPECT_EQ(moeOpJson(s), blockScaledOp());
+  // With the DeepSeek fields, as DeepSeek-V3's layer.
+  json v3 = blockScaledOp();
+  v3.merge_patch(json{{"experts", 256}, {"top_k", 8}, {"scoring", "sigmoid"},
+                      {"correction_bias", true}, {"n_group", 8},
+                      {"topk_group", 4}, {"routed_scaling_factor", 2.5},
+                      {"shared_inter", 2048}});
+  ASSERT_TRUE(parseMoeOp(v3, s, err)) << err;
+  EXPECT_TRUE(s.blockScales);
+  EXPECT_EQ(moeOpJson(s), v3);
+  // A plain layer writes neither field; weight_dtype = dtype is the
+  // default spelled out.
+  ASSERT_TRUE(parseMoeOp(mixtralOp(), s, err)) << err;
+  EXPECT_EQ(moeOpJson(s).count("weight_dtype"), 0u);
+  EXPECT_EQ(moeOpJson(s).count("block_scales"), 0u);
+  json same = mixtralOp();
+  same["weight_dtype"] = "bf16";
+  ASSERT_TRUE(parseMoeOp(same, s, err)) << err;
+  EXPECT_FALSE(s.blockScales);
+}
+
+TEST(MoeBlockScalesTest, RefusesTheFieldsApartOrWithAnotherType) {
+  // readBlockScales answers for the moe op as for grouped_gemm (whose
+  // tests go through its every refusal).
+  MoeSpec s;
+  std::string err;
+  json apart = blockScaledOp();
+  apart.erase("block_scales");
+  EXPECT_FALSE(parseMoeOp(apart, s, err));
+  EXPECT_NE(err.find("moe op: 'weight_dtype' \"f8E4M3FN\" needs "
+                     "'block_scales': true"),
+            std::string::npos)
+      << err;
+  apart = blockScaledOp();
+  apart["weight_dtype"] = "f16";
+  EXPECT_FALSE(parseMoeOp(apart, s, err));
+  EXPECT_NE(err.find("moe op: 'weight_dtype' must be one of \"bf16\", "
+                     "\"f8E4M3FN\""),
+            std::string::npos)
+      << err;
+  apart["weight_dtype"] = "f8E4M3FN";
+  apart["dtype"] = "f32"; // the dialect allows f32 x; the runtime does not
+  EXPECT_FALSE(parseMoeOp(apart, s, err));
+  EXPECT_NE(err.find("'dtype' must be one of \"bf16\", \"f16\""),
+            std::string::npos)
+      << err;
+  // With f16 activations the weights are still e4m3.
+  json f16 = blockScaledOp();
+  f16["dtype"] = "f16";
+  ASSERT_TRUE(parseMoeOp(f16, s, err)) << err;
+  EXPECT_EQ(moeWeightType(s), ElemType::F8E4M3FN);
+}
+
+TEST(MoeBlockScalesTest, NeedsTheScalesAndPassesTheSchedulesWorkspaces) {
+  const MoeSpec s = scaledSpec();
+  EXPECT_EQ(moeShapeGateUpScale(s), (std::vector<int64_t>{4, 2, 3}));
+  EXPECT_EQ(moeShapeDownScale(s), (std::vector<int64_t>{4, 3, 2}));
+  std::string err;
+  EXPECT_TRUE(checkMoeParams(packageOf(s, false), s, err)) << err;
+  // The existing workspaces keep dtype; the quantised copies and their
+  // scales are the schedule's own.
+  KernelPackage pkg = packageOf(s, true);
+  for (KernelParam p :
+       {tensor("permuted_q", ElemType::F8E4M3FN, {10, 200}, ParamRole::Workspace),
+        tensor("permuted_scale", ElemType::F32, {10, 2}, ParamRole::Workspace),
+        tensor("h_q", ElemType::F8E4M3FN, {10, 300}, ParamRole::Workspace),
+        tensor("h_scale", ElemType::F32, {10, 3}, ParamRole::Workspace),
+        tensor("x_q", ElemType::F8E4M3FN, {5, 200}, ParamRole::Workspace),
+        tensor("x_scale", ElemType::F32, {5, 2}, ParamRole::Workspace)})
+    pkg.params.push_back(p);
+  EXPECT_TRUE(checkMoeParams(pkg, s, err)) << err;
+  using Edit = std::function<void(KernelPackage &)>;
+  const std::vector<std::pair<Edit, std::string>> cases = {
+      {[](KernelPackage &p) {
+         p.params.erase(p.params.begin() + long(*p.findParam("w_down_scale")));
+       },
+       "needs a tensor parameter 'w_down_scale'"},
+      {[](KernelPackage &p) { paramNamed(p, "w_gate_scale").shape = {4, 3, 2}; },
+       "parameter 'w_gate_scale' is f32 4x3x2, the op says f32 4x2x3"},
+      {[](KernelPackage &p) { paramNamed(p, "w_down_scale").shape = {4, 2, 3}; },
+       "parameter 'w_down_scale' is f32 4x2x3, the op says f32 4x3x2"},
+      {[](KernelPackage &p) { paramNamed(p, "w_up").dtype = ElemType::BF16; },
+       "parameter 'w_up' is bf16 4x200x300, the op says f8E4M3FN 4x200x300"},
+      {[](KernelPackage &p) { paramNamed(p, "x").dtype = ElemType::F8E4M3FN; },
+       "parameter 'x' is f8E4M3FN 5x200, the op says bf16 5x200"},
+      {[](KernelPackage &p) {
+         paramNamed(p, "w_up_scale").role = ParamRole::Workspace;
+       },
+       "parameter 'w_up_scale' has role workspace, expected input"}};
+  for (const auto &[edit, message] : cases) {
+    KernelPackage p = packageOf(s, true);
+    edit(p);
+    expectRefused(p, s, message);
+  }
+  // Scales are no input of an unscaled layer.
+  MoeSpec plain = s;
+  plain.blockScales = false;
+  pkg = packageOf(s, false);
+  for (const char *w : {"w_gate", "w_up", "w_down"})
+    paramNamed(pkg, w).dtype = plain.dtype;
+  expectRefused(pkg, plain, "moe has a tensor 'w_gate_scale' (input)");
+  // The shared expert's weights are e4m3 and scaled too.
+  MoeSpec shared = s;
+  shared.sharedInter = 130;
+  pkg = packageOf(shared, true);
+  for (KernelParam p :
+       {tensor("shared_gate", ElemType::F8E4M3FN, {1, 200, 130}, ParamRole::Input),
+        tensor("shared_up", ElemType::F8E4M3FN, {1, 200, 130}, ParamRole::Input),
+        tensor("shared_down", ElemType::F8E4M3FN, {1, 130, 200}, ParamRole::Input),
+        tensor("shared_gate_scale", ElemType::F32, {1, 2, 2}, ParamRole::Input),
+        tensor("shared_up_scale", ElemType::F32, {1, 2, 2}, ParamRole::Input)})
+    pkg.params.push_back(p);
+  expectRefused(pkg, shared, "needs a tensor parameter 'shared_down_scale'");
+  pkg.params.push_back(
+      tensor("shared_down_scale", ElemType::F32, {1, 2, 2}, ParamRole::Input));
+  EXPECT_TRUE(checkMoeParams(pkg, shared, err)) << err;
+}
+
+TEST(MoeBlockScalesTest, CountsWeightsAtOneByteAndTheirScales) {
+  MoeSpec s;
+  std::string err;
+  ASSERT_TRUE(parseMoeOp(blockScaledOp(), s, err)) << err;
+  const double acts = 16.0 * 4096 * 2 * 2 + 16.0 * 8 * 4; // x, y, logits
+  // Three weight tensors of 4096 x 14336 e4m3 bytes and 32 x 112 scales.
+  const double expert = 3.0 * 4096 * 14336 + 3.0 * 32 * 112 * 4;
+  EXPECT_EQ(moeBytes(s), acts + 8 * expert);
+  s.sharedInter = 200; // 2 blocks
+  EXPECT_EQ(moeBytes(s),
+            acts + 8 * expert + 3.0 * 4096 * 200 + 3.0 * 32 * 2 * 4);
+  EXPECT_EQ(moeFlops(s), 2.0 * 16 * 3 * 4096 * (2.0 * 14336 + 200));
+}
+
+TEST(MoeBlockScalesTest, ToleranceAddsTheQuantisationOfA) {
+  MoeSpec s;
+  s.blockScales = true;
+  const double e4m3 = 2 * std::sqrt(std::ldexp(1.0, -4) * 1e-4);
+  EXPECT_NEAR(e4m3, 5e-3, 1e-12);
+  EXPECT_NEAR(moeTolerance(s), 3 * std::ldexp(1.0, -8) + 1e-4 + e4m3, 1e-12);
+  s.dtype = s.out = ElemType::F16;
+  EXPECT_NEAR(moeTolerance(s), 3 * std::ldexp(1.0, -11) + 1e-4 + e4m3, 1e-12);
+  EXPECT_LT(moeTolerance(s), 1e-2);
+}
+
+TEST(MoeBlockScalesTest, FillsE4M3WeightsVaryingScalesAndBlockedX) {
+  MoeSpec s = scaledSpec();
+  s.sharedInter = 130;
+  KernelPackage pkg = packageOf(s, true);
+  for (KernelParam p :
+       {tensor("shared_gate", ElemType::F8E4M3FN, {1, 200, 130}, ParamRole::Input),
+        tensor("shared_down", ElemType::F8E4M3FN, {1, 130, 200}, ParamRole::Input),
+        tensor("shared_down_scale", ElemType::F32, {1, 2, 2}, ParamRole::Input)})
+    pkg.params.push_back(p);
+  auto input = [&](const char *name) {
+    return moeInput(s, paramNamed(pkg, name), packageInputSeed(4, name));
+  };
+  // x: dtype, its 128-wide blocks of differing amax.
+  const std::optional<HostTensor> x = input("x");
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->data,
+            blockVaryingActivations(ElemType::BF16, {5, 200},
+                                    packageInputSeed(4, "x"))
+                .data);
+  EXPECT_NE(x->data, makeRandom(ElemType::BF16, {5, 200},
+                                packageInputSeed(4, "x")).data);
+  // The weights: e4m3 codes, the shared expert's too.
+  for (const char *name : {"w_gate", "w_up", "w_down", "shared_gate",
+                           "shared_down"}) {
+    const std::optional<HostTensor> w = input(name);
+    ASSERT_TRUE(w) << name;
+    EXPECT_EQ(w->type, ElemType::F8E4M3FN) << name;
+    EXPECT_EQ(w->data, blockScaledWeights(ElemType::F8E4M3FN, w->shape,
+                                          packageInputSeed(4, name))
+                           .data)
+        << name;
+  }
+  // The scales: of K = H for gate and up, I for down, Is for the shared
+  // down; no two alike in a row of four.
+  for (const auto &[name, k] :
+       {std::pair<const char *, int64_t>{"w_gate_scale", 200},
+        {"w_up_scale", 200},
+        {"w_down_scale", 300},
+        {"shared_down_scale", 130}}) {
+    const std::optional<HostTensor> t = input(name);
+    ASSERT_TRUE(t) << name;
+    EXPECT_EQ(t->type, ElemType::F32);
+    EXPECT_EQ(t->data, blockScales(ElemType::F32, t->shape, k,
+                                   packageInputSeed(4, name))
+                           .data)
+        << name;
+    std::set<double> values;
+    for (int64_t i = 0; i < t->numElements(); ++i) {
+      EXPECT_GE(t->getAsDouble(i), moeWeightScale(k) / 512) << name;
+      EXPECT_LE(t->getAsDouble(i), moeWeightScale(k) / 256 * 3.75) << name;
+      values.insert(t->getAsDouble(i));
+    }
+    EXPECT_GE(values.size(), 3u) << name;
+  }
+  EXPECT_EQ(input("router_logits")->data,
+            moeRouterLogits(s, packageInputSeed(4, "router_logits")).data);
+  EXPECT_FALSE(input("h"));
+  // An unscaled layer has no scale inputs and keeps its fills.
+  MoeSpec plain = paramsSpec();
+  EXPECT_FALSE(moeInput(plain, tensor("w_gate_scale", ElemType::F32, {4, 1, 1},
+                                      ParamRole::Input), 4));
+  EXPECT_EQ(moeInput(plain, tensor("x", ElemType::BF16, {5, 32},
+                                   ParamRole::Input), 4)->data,
+            makeRandom(ElemType::BF16, {5, 32}, 4).data);
+}
+
+TEST(MoeBlockScalesTest, ExtrasAreFoundByName) {
+  std::map<std::string, HostTensor> in;
+  for (const char *name :
+       {"correction_bias", "shared_gate", "shared_up", "shared_down",
+        "w_gate_scale", "w_up_scale", "w_down_scale", "shared_gate_scale",
+        "shared_up_scale", "shared_down_scale"})
+    in[name] = makeZeros(ElemType::F32, {1});
+  auto at = [&](const char *name) { return &in.at(name); };
+  const MoeExtras e = moeExtras([&](const char *name) -> const HostTensor * {
+    const auto it = in.find(name);
+    return it == in.end() ? nullptr : &it->second;
+  });
+  EXPECT_EQ(e.bias, at("correction_bias"));
+  EXPECT_EQ(e.sharedDown, at("shared_down"));
+  EXPECT_EQ(e.scales.gate, at("w_gate_scale"));
+  EXPECT_EQ(e.scales.up, at("w_up_scale"));
+  EXPECT_EQ(e.scales.down, at("w_down_scale"));
+  EXPECT_EQ(e.sharedScales.gate, at("shared_gate_scale"));
+  EXPECT_EQ(e.sharedScales.up, at("shared_up_scale"));
+  EXPECT_EQ(e.sharedScales.down, at("shared_down_scale"));
+  const MoeExtras none = moeExtras([](const char *) { return nullptr; });
+  EXPECT_EQ(none.scales.gate, nullptr);
+  EXPECT_EQ(none.sharedScales.down, nullptr);
+}
+
+TEST(MoeBlockScalesTest, ReferenceQuantisesXAndTheRoundedA) {
+  // T = 1, H = I = 2, E = 1, relu, f32 out; x = [1, 2]; w_gate = I
+  // (scale 1/2), w_up = [[1, 1], [0, 1]] (scale 2), w_down = [[1, 0],
+  // [0, 1/2]] (scale 4), all e4m3.
+  MoeSpec s = tinySpec();
+  s.experts = 1;
+  s.blockScales = true;
+  s.out = ElemType::F32;
+  const HostTensor x = tensorOf(ElemType::BF16, {1, 2}, {1, 2});
+  const HostTensor wg = tensorOf(ElemType::F8E4M3FN, {1, 2, 2}, {1, 0, 0, 1});
+  const HostTensor wu = tensorOf(ElemType::F8E4M3FN, {1, 2, 2}, {1, 1, 0, 1});
+  const HostTensor wd = tensorOf(ElemType::F8E4M3FN, {1, 2, 2}, {1, 0, 0, 0.5});
+  const HostTensor sg = tensorOf(ElemType::F32, {1, 1, 1}, {0.5});
+  const HostTensor su = tensorOf(ElemType::F32, {1, 1, 1}, {2});
+  const HostTensor sd = tensorOf(ElemType::F32, {1, 1, 1}, {4});
+  // x quantised: s = 2/448, q = [224, 448]. Gate: [224, 448] s/2; up:
+  // [224, 672] 2s; a = relu(gate) up = [1, 6] after the bf16 rounding.
+  const float sx = 2.0f / 448.0f;
+  const double a0 = roundTo(ElemType::BF16, 224.0 * double(sx * 0.5f) *
+                                                224.0 * double(sx * 2.0f));
+  const double a1 = roundTo(ElemType::BF16, 448.0 * double(sx * 0.5f) *
+                                                672.0 * double(sx * 2.0f));
+  EXPECT_EQ(a0, 1.0);
+  EXPECT_EQ(a1, 6.0);
+  // a quantised: s = 6/448, q = [e4m3(74.67) = 72, 448]; y_e = [72, 224]
+  // 4s, rounded to bf16: 3.857 -> 3.859375 (unquantised, it would be 4).
+  const float sa = 6.0f / 448.0f;
+  const std::vector<double> ye = {
+      roundTo(ElemType::BF16, 72.0 * double(sa * 4.0f)),
+      roundTo(ElemType::BF16, 224.0 * double(sa * 4.0f))};
+  EXPECT_EQ(ye, (std::vector<double>{3.859375, 12}));
+  MoeExtras extras;
+  extras.scales = {&sg, &su, &sd};
+  EXPECT_EQ(moeExpertRow(s, x, wg, wu, wd, 0, 0, extras.scales), ye);
+  const HostTensor logits = logitsOf({0}); // one expert, weight 1
+  EXPECT_EQ(moeRow(s, x, logits, wg, wu, wd, 0, extras).y, ye);
+  // The shared expert, the same FFN with its own scales: y doubles.
+  s.sharedInter = 2;
+  extras.sharedGate = &wg;
+  extras.sharedUp = &wu;
+  extras.sharedDown = &wd;
+  extras.sharedScales = extras.scales;
+  EXPECT_EQ(moeRow(s, x, logits, wg, wu, wd, 0, extras).y,
+            (std::vector<double>{2 * 3.859375, 24}));
+  // Another scale for the down block scales y_e with it (4 -> 8).
+  const HostTensor sd8 = tensorOf(ElemType::F32, {1, 1, 1}, {8});
+  EXPECT_EQ(moeExpertRow(s, x, wg, wu, wd, 0, 0, {&sg, &su, &sd8}),
+            (std::vector<double>{2 * 3.859375, 24}));
+}
+
+TEST(MoeBlockScalesTest, ExpectedKeepsYOrderOneWithTheScaledInputs) {
+  MoeSpec s = scaledSpec();
+  s.renormalize = true;
+  const KernelPackage pkg = packageOf(s, false);
+  std::map<std::string, HostTensor> in;
+  for (const KernelParam &p : pkg.params)
+    if (p.role == ParamRole::Input)
+      in[p.name] = makePackageInput(pkg, p, 2);
+  const MoeExtras extras = moeExtras([&](const char *name) -> const HostTensor * {
+    const auto it = in.find(name);
+    return it == in.end() ? nullptr : &it->second;
+  });
+  const MoeExpected e =
+      moeExpected(s, in.at("x"), in.at("router_logits"), in.at("w_gate"),
+                  in.at("w_up"), in.at("w_down"), {0, 1, 2, 3, 4}, extras);
+  double norm = 0;
+  for (int64_t i = 0; i < e.y.numElements(); ++i)
+    norm += e.y.getAsDouble(i) * e.y.getAsDouble(i);
+  const double rms = std::sqrt(norm / double(e.y.numElements()));
+  EXPECT_GT(rms, 1e-2);
+  EXPECT_LT(rms, 10.0);
 }

@@ -1,7 +1,8 @@
 //===- GroupedGemmChild.cpp - verify and time grouped_gemm packages -------===//
 //
 // The grouped_gemm op's HostCheck (HostCheckedChild.h): the inputs are
-// groupedGemmInput's (B scaled, non-decreasing seeded expert_offsets); the
+// groupedGemmInput's (B scaled, or e4m3 with varying block scales;
+// non-decreasing seeded expert_offsets); the
 // reference is the host's mirror (GroupedGemm.h) at groupedGemmCheckedRows
 // (every row of a small op; the first, the last, the rows at the bounds of
 // seeded experts' groups and seeded rows of a big one). D is judged at the
@@ -30,10 +31,13 @@ public:
       const std::map<std::string, const HostTensor *> &inputs) override {
     offsets_ = *inputs.at("expert_offsets");
     rows_ = groupedGemmCheckedRows(spec_, offsets_, seed_);
-    const auto up = inputs.find("B_up");
+    auto input = [&](const char *name) -> const HostTensor * {
+      const auto it = inputs.find(name);
+      return it == inputs.end() ? nullptr : it->second;
+    };
     expected_ = groupedGemmExpected(
-        spec_, *inputs.at("A"), *inputs.at("B"),
-        up == inputs.end() ? nullptr : up->second, offsets_, rows_);
+        spec_, *inputs.at("A"), *inputs.at("B"), input("B_up"), offsets_,
+        rows_, WeightScales{input("B_scale"), input("B_up_scale")});
   }
 
   bool judge(const HostTensor &d, const PackageLaunch &, KernelResult &result)

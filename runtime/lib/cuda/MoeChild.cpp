@@ -1,7 +1,8 @@
 //===- MoeChild.cpp - verify and time moe packages of one op --------------===//
 //
 // The moe op's HostCheck (HostCheckedChild.h): the inputs are moeInput's
-// scaled weights and tie-free router logits; the reference is the host's
+// scaled weights (e4m3 ones with their block scales, when block-scaled)
+// and tie-free router logits; the reference is the host's
 // mirror (Moe.h) at moeCheckedTokens (every token of a small layer; the
 // first, the last and seeded tokens reaching as many experts as they can of
 // a big one). y is judged at the checked tokens and, when the package has
@@ -27,16 +28,14 @@ public:
   void computeReference(
       const std::map<std::string, const HostTensor *> &inputs) override {
     logits_ = *inputs.at("router_logits");
-    // The DeepSeek inputs, where the package has them (the bias is kept:
-    // judge routes again).
-    auto input = [&](const char *name) -> const HostTensor * {
+    // The DeepSeek inputs and the block scales, where the package has them
+    // (the bias is kept: judge routes again).
+    MoeExtras extras = moeExtras([&](const char *name) -> const HostTensor * {
       auto it = inputs.find(name);
       return it == inputs.end() ? nullptr : it->second;
-    };
-    MoeExtras extras{nullptr, input("shared_gate"), input("shared_up"),
-                     input("shared_down")};
-    if (const HostTensor *bias = input("correction_bias")) {
-      bias_ = *bias;
+    });
+    if (extras.bias) {
+      bias_ = *extras.bias;
       extras.bias = &bias_;
     }
     routing_.bias = extras.bias;

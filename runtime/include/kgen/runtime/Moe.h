@@ -19,7 +19,11 @@
 // topk_group best of n_group groups, weigh by s (renormalised, then times
 // routed_scaling_factor), and a shared expert (shared_gate, shared_up
 // [1, H, Is], shared_down [1, Is, H]) adds its row after the routed slots.
-// Tokens are independent,
+// With block scales (kgen.moe's `scales`, DeepSeek-V3's checkpoint) the
+// weights are f8E4M3FN, each with f32 scales per 128 x 128 block
+// (w_gate_scale, ...), and each expert GEMM row quantises its input (x[t],
+// a) per 128-wide block and promotes each block's sum by its two scales
+// (GroupedGemm.h, expertRowProduct). Tokens are independent,
 // so the runtime checks y at a sample of tokens (moeCheckedTokens) and the
 // routing (expert_ids) at every token.
 //
@@ -34,6 +38,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,7 +52,7 @@ struct MoeSpec {
   int64_t tokens = 1, hidden = 1, inter = 1, experts = 1, topK = 1;
   bool renormalize = false;
   Activation act = Activation::Silu;  // silu, gelu (tanh form) or relu
-  ElemType dtype = ElemType::BF16;    // x, w_gate, w_up, w_down
+  ElemType dtype = ElemType::BF16;    // x (and the weights unscaled)
   ElemType logits = ElemType::F32;    // router_logits
   ElemType out = ElemType::BF16;      // y
   // The DeepSeek extensions (defaults: plain softmax routing).
@@ -56,16 +61,40 @@ struct MoeSpec {
   int64_t nGroup = 1, topkGroup = 1;  // group-limited top-k
   float scale = 1.0f;                 // routed_scaling_factor
   int64_t sharedInter = 0;            // Is of the shared expert; 0: none
+  // e4m3 weights with f32 block scales (weight_dtype "f8E4M3FN",
+  // block_scales true), the shared expert's too.
+  bool blockScales = false;
 };
 
-/// The DeepSeek extensions' input tensors, where the spec has them (the
-/// host reference reads them; null otherwise).
+/// The element type of the weights: f8E4M3FN with block scales, else dtype.
+ElemType moeWeightType(const MoeSpec &spec);
+
+/// The block scales of one expert FFN's weights (f32; w_gate_scale,
+/// w_up_scale, w_down_scale or the shared expert's), all null without.
+struct MoeScales {
+  const HostTensor *gate = nullptr; // [E, ceil(H/128), ceil(I/128)]
+  const HostTensor *up = nullptr;   // [E, ceil(H/128), ceil(I/128)]
+  const HostTensor *down = nullptr; // [E, ceil(I/128), ceil(H/128)]
+};
+
+/// The input tensors of the DeepSeek extensions and of block scales, where
+/// the spec has them (the host reference reads them; null otherwise).
 struct MoeExtras {
   const HostTensor *bias = nullptr;                // [E] f32
   const HostTensor *sharedGate = nullptr;          // [1, H, Is]
   const HostTensor *sharedUp = nullptr;            // [1, H, Is]
   const HostTensor *sharedDown = nullptr;          // [1, Is, H]
+  MoeScales scales;                                // the routed experts'
+  MoeScales sharedScales;                          // [1, ...]: Is for I
 };
+
+/// The extras `input` finds by the parameters' names (correction_bias,
+/// shared_gate, shared_up, shared_down, w_gate_scale, w_up_scale,
+/// w_down_scale, shared_gate_scale, shared_up_scale, shared_down_scale),
+/// null where it returns null: what the GPU child and the emulator hand the
+/// reference.
+MoeExtras
+moeExtras(const std::function<const HostTensor *(const char *name)> &input);
 
 /// Reads an op object of kind "moe" (the manifest's "op"):
 ///
@@ -79,7 +108,9 @@ struct MoeExtras {
 ///   "n_group": 1, "topk_group": 1 (n_group divides experts, topk_group in
 ///   [1, n_group], top_k <= topk_group * experts / n_group),
 ///   "routed_scaling_factor": 1.0, "shared_inter": 0 (Is; 0: no shared
-///   expert).
+///   expert), "weight_dtype": dtype | "f8E4M3FN" and "block_scales": false
+///   (e4m3 weights and block scales go together: readBlockScales,
+///   GroupedGemm.h).
 ///
 /// Required: tokens, hidden, inter (integers in [1, 2^31]), experts (in
 /// [1, kMoeMaxExperts]), top_k (in [1, experts]), dtype (bf16 or f16).
@@ -91,19 +122,24 @@ struct MoeExtras {
 /// bounds each tensor). False with a message naming the field.
 bool parseMoeOp(const nlohmann::json &op, MoeSpec &spec, std::string &err);
 
-/// The op object for `spec`, every field written (the DeepSeek ones only
-/// when not their defaults, so plain manifests stay as they were).
+/// The op object for `spec`, every field written (the DeepSeek and block
+/// scale ones only when not their defaults, so plain manifests stay as
+/// they were).
 /// parseMoeOp(moeOpJson(s)) gives s back.
 nlohmann::json moeOpJson(const MoeSpec &spec);
 
 /// Shapes: x and y [T, H], router_logits [T, E], w_gate and w_up [E, H, I],
 /// w_down [E, I, H], the routing workspaces [T, k], expert_offsets [E + 1],
-/// permuted and expert_out [T * k, H], h [T * k, I].
+/// permuted and expert_out [T * k, H], h [T * k, I]; w_gate_scale and
+/// w_up_scale [E, ceil(H/128), ceil(I/128)], w_down_scale [E, ceil(I/128),
+/// ceil(H/128)].
 std::vector<int64_t> moeShapeX(const MoeSpec &spec);
 std::vector<int64_t> moeShapeLogits(const MoeSpec &spec);
 std::vector<int64_t> moeShapeGateUp(const MoeSpec &spec);
 std::vector<int64_t> moeShapeDown(const MoeSpec &spec);
 std::vector<int64_t> moeShapeRoute(const MoeSpec &spec);
+std::vector<int64_t> moeShapeGateUpScale(const MoeSpec &spec);
+std::vector<int64_t> moeShapeDownScale(const MoeSpec &spec);
 
 /// The expert GEMMs actually run: 2 * T * k * 3 * H * I (each of the T * k
 /// token copies goes through the gate, up and down products of one
@@ -115,12 +151,14 @@ double moeFlops(const MoeSpec &spec);
 /// slots can hit: every expert in a prefill, T * k of them in a decode step
 /// whose copies route to distinct experts, which a good router spreads them
 /// toward), and the shared expert's weights and the correction bias when
-/// the layer has them. Workspaces are not counted.
+/// the layer has them. Block-scaled weights count one byte each plus
+/// their f32 scales. Workspaces are not counted.
 double moeBytes(const MoeSpec &spec);
 
 /// Largest relative Frobenius error of y, over the checked tokens, that
 /// passes: u(dtype) + u(dtype) + u(dtype_out) + 1e-4, u the unit roundoff
-/// (bf16 2^-8, f16 2^-11, f32 2^-24). See Moe.cpp for why.
+/// (bf16 2^-8, f16 2^-11, f32 2^-24), plus 2 sqrt(u(e4m3) 1e-4) = 5e-3
+/// with block scales (u(e4m3) = 2^-4). See Moe.cpp for why.
 double moeTolerance(const MoeSpec &spec);
 
 /// The power of two nearest (in log) to 3 / sqrt(K): the scale of a weight
@@ -140,6 +178,11 @@ double moeWeightScale(int64_t k);
 /// - correction_bias: makeRandom (f32) / 8;
 /// - shared_gate, shared_up: as w_gate; shared_down: times
 ///   moeWeightScale(Is).
+/// With block scales (GroupedGemm.h):
+/// - x: blockVaryingActivations (amax varying per 128-wide block);
+/// - the weights, the shared expert's too: blockScaledWeights (e4m3 codes);
+/// - w_gate_scale, w_up_scale: blockScales of H; w_down_scale: of I;
+///   shared_gate_scale, shared_up_scale: of H; shared_down_scale: of Is.
 std::optional<HostTensor> moeInput(const MoeSpec &spec,
                                    const KernelParam &param, uint64_t seed);
 
@@ -173,15 +216,19 @@ MoeRoute moeRoute(const MoeSpec &spec, const HostTensor &logits, int64_t t,
 /// y_e of token t through expert e: the gate and up products accumulated in
 /// double, a rounded to dtype, the down product in double, rounded to dtype.
 /// `x` is read as [T, H], `wGate` and `wUp` as [E, H, I], `wDown` as
-/// [E, I, H]. H values.
+/// [E, I, H]. H values. With block scales (`scales` required), each product
+/// as expertRowProduct's scaled one: x[t] quantised for gate and up, the
+/// rounded a quantised for down.
 std::vector<double> moeExpertRow(const MoeSpec &spec, const HostTensor &x,
                                  const HostTensor &wGate,
                                  const HostTensor &wUp,
                                  const HostTensor &wDown, int64_t t,
-                                 int64_t e);
+                                 int64_t e, const MoeScales &scales = {});
 
-/// y[t] and its routing: moeRoute, moeExpertRow per slot, combined in f32
-/// in slot order and rounded to dtype_out (returned as doubles).
+/// y[t] and its routing: moeRoute, moeExpertRow per slot (with
+/// extras.scales), the shared expert's row (extras.sharedScales) after
+/// them, combined in f32 in slot order and rounded to dtype_out (returned
+/// as doubles).
 struct MoeRow {
   MoeRoute route;
   std::vector<double> y; // H values
@@ -230,8 +277,14 @@ bool checkMoeRouting(const MoeSpec &spec, const HostTensor &logits,
 /// expert_out (dtype [T * k, H]), h (dtype [T * k, I]), role workspace.
 /// The DeepSeek inputs when the spec has them: correction_bias (f32 [E]),
 /// shared_gate and shared_up (dtype [1, H, Is]), shared_down (dtype
-/// [1, Is, H]). Other workspaces are the schedule's business and pass; any
-/// other input or output does not. False with a message naming the parameter.
+/// [1, Is, H]). With block scales the weights are f8E4M3FN (moeWeightType)
+/// and the inputs w_gate_scale, w_up_scale, w_down_scale (f32,
+/// moeShapeGateUpScale, moeShapeDownScale) and, with a shared expert,
+/// shared_gate_scale, shared_up_scale (f32 [1, ceil(H/128), ceil(Is/128)])
+/// and shared_down_scale (f32 [1, ceil(Is/128), ceil(H/128)]) come too.
+/// Other workspaces (a quantised copy and its scales: permuted_q, h_scale,
+/// ...) are the schedule's business and pass; any other input or output
+/// does not. False with a message naming the parameter.
 bool checkMoeParams(const KernelPackage &pkg, const MoeSpec &spec,
                     std::string &err);
 
