@@ -271,6 +271,23 @@ Error checkSimt(const GemmConfigFields &c, const GemmOperands *o) {
   return checkStageRows(c, *o);
 }
 
+/// The registers of an mma_sync main loop: `acc` accumulators, the
+/// fragments (`perStep` registers) of each of the `steps` unrolled K steps
+/// of a stage, the overhead and `slack` more, within the cap of the
+/// config's threads.
+Error checkMmaRegisters(const GemmConfigFields &c, int64_t acc, int64_t steps,
+                        int64_t perStep, int64_t slack) {
+  int64_t need = acc + steps * perStep + kRegisterOverhead + slack;
+  int64_t cap = registerCap(c.threads());
+  if (need <= cap)
+    return std::nullopt;
+  return fail("block_k",
+              llvm::formatv("{0}: {1} accumulators and the fragments of {2} "
+                            "K steps need about {3} registers per thread; "
+                            "{4} threads have {5}",
+                            c.blockK, acc, steps, need, c.threads(), cap));
+}
+
 /// mma_sync: kgen/cuda/Mma.cuh WarpMma (warp tiles of whole 16 x 16
 /// ldmatrix tiles, K a multiple of the instruction's, 8-bit operands
 /// K-major).
@@ -312,14 +329,8 @@ Error checkMmaSync(const GemmConfigFields &c, const GemmOperands *o) {
   // fragments cost about 3 times as many in ptxas's reports).
   int64_t steps = c.blockK / instrK;
   int64_t perStep = (wm / 16 * 4 + wn / 8 * 2) * (isFp8(elem) ? 3 : 1);
-  int64_t need = acc + steps * perStep + kRegisterOverhead + 8;
-  int64_t cap = registerCap(c.threads());
-  if (need > cap)
-    return fail("block_k",
-                llvm::formatv("{0}: {1} accumulators and the fragments of {2} "
-                              "K steps need about {3} registers per thread; "
-                              "{4} threads have {5}",
-                              c.blockK, acc, steps, need, c.threads(), cap));
+  if (Error e = checkMmaRegisters(c, acc, steps, perStep, /*slack=*/8))
+    return e;
   if (Error e = checkLoads(c, *o))
     return e;
   return checkStageRows(c, *o);
@@ -431,6 +442,71 @@ Error checkTmaRows(const GemmOperands &o) {
   return std::nullopt;
 }
 } // namespace
+
+std::optional<GemmLegalityError>
+mlir::kgen::checkWidenedE4m3MainLoop(const GemmConfigFields &c, Type elem,
+                                     int64_t bTiles, int64_t accumulators) {
+  if (Error e = checkCommon(c))
+    return e;
+  if (!isFp8(elem))
+    return fail("instruction",
+                llvm::formatv("the widened main loop reads f8E4M3FN tiles; "
+                              "got {0}",
+                              elem));
+  if (c.instruction != InstructionFamily::mma_sync)
+    return fail("instruction",
+                llvm::formatv("{0}; the widened e4m3 main loop is mma_sync's",
+                              stringifyInstructionFamily(c.instruction)));
+  if (Error e = checkCpAsync(c))
+    return e;
+  if (c.target == Target::sm_80)
+    return fail("target", "e4m3 tiles are widened by cvt.rn.f16x2.e4m3x2, "
+                          "which needs sm_89+: expected target sm_90a");
+  if (Error e = multiple("block_m", c.blockM, 16 * c.warpsM,
+                         "(16-row mma tiles per warp: 16 x warps_m)"))
+    return e;
+  if (Error e = multiple("block_n", c.blockN, 16 * c.warpsN,
+                         "(16-column fragment pairs per warp: 16 x warps_n)"))
+    return e;
+  if (Error e = multiple("block_k", c.blockK, 16,
+                         "(the K of one f16 mma_sync)"))
+    return e;
+  // Registers: the accumulators, and the f16 fragments of every K step of a
+  // stage (unrolled, as checkMmaSync counts them), plus the promotion's
+  // scales and row bounds.
+  int64_t wm = c.blockM / c.warpsM, wn = c.blockN / c.warpsN;
+  int64_t acc = accumulators * wm * wn / 32;
+  if (acc > 128)
+    return fail("block_n",
+                llvm::formatv("{0} f32 tiles of {1}x{2} over {3}x{4} warps "
+                              "give {5} accumulators per thread; at most 128",
+                              accumulators, c.blockM, c.blockN, c.warpsM,
+                              c.warpsN, acc));
+  int64_t perStep = wm / 16 * 4 + bTiles * (wn / 8 * 2);
+  if (Error e = checkMmaRegisters(c, acc, c.blockK / 16, perStep,
+                                  /*slack=*/16))
+    return e;
+  GemmOperands o;
+  o.elem = elem;
+  o.bTiles = bTiles;
+  GemmConfigFields loads = c;
+  loads.blockN = c.blockN * bTiles;
+  if (Error e = checkLoads(loads, o))
+    return e;
+  if (Error e = checkStageRows(c, o))
+    return e;
+  int64_t smem = stageBufferBytes(c.stages, c.blockM, c.blockK, 1) +
+                 bTiles * stageBufferBytes(c.stages, c.blockK, c.blockN, 1);
+  const TargetInfo &info = getTargetInfo(c.target);
+  if (smem > info.maxSharedBytesPerBlock)
+    return fail("stages",
+                llvm::formatv("{0} stages of {1}x{2} and {3} {2}x{4} e4m3 "
+                              "tiles need {5} bytes of shared memory; {6} "
+                              "allows {7} per block",
+                              c.stages, c.blockM, c.blockK, bTiles, c.blockN,
+                              smem, info.name, info.maxSharedBytesPerBlock));
+  return std::nullopt;
+}
 
 std::optional<GemmLegalityError>
 mlir::kgen::checkGemmLegality(const GemmConfigFields &c,

@@ -79,6 +79,19 @@ std::optional<GemmLegalityError>
 checkGemmLegality(const GemmConfigFields &config,
                   const GemmOperands *operands = nullptr);
 
+/// The mma_sync main loop of a block-scaled grouped GEMM
+/// (kgen/cuda/Mma.cuh WarpMmaE4m3F16): e4m3 stage tiles, A (block_m,
+/// block_k) K-major and `bTiles` B tiles (block_k, block_n) MN-major, read
+/// into f16 fragments by cvt.rn.f16x2.e4m3x2 (sm_89+; `elem` must be
+/// f8E4M3FN), and `accumulators`
+/// f32 tiles of block_m x block_n in registers (a K block's partial sums
+/// and the scaled sums, per product). Nullopt when the warp tiles, the
+/// loads, the registers and the shared memory fit; the rule broken
+/// otherwise, in the gemm family's terms.
+std::optional<GemmLegalityError>
+checkWidenedE4m3MainLoop(const GemmConfigFields &config, Type elem,
+                         int64_t bTiles, int64_t accumulators);
+
 /// The dynamic shared memory, in bytes, that the main kernel of `config`
 /// asks for at launch with `elemBytes`-byte operands: the stage buffers (each
 /// operand's rounded up to 128 bytes) for the cp.async families; for wgmma

@@ -1,6 +1,7 @@
 //===- GroupedGemmLegality.cpp - what the grouped GEMM kernels lower ------===//
 
 #include "dialect/GroupedGemmLegality.h"
+#include "dialect/KgenOps.h"
 #include "dialect/KgenTarget.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -67,6 +68,38 @@ Error fromGemm(const std::optional<GemmLegalityError> &e, bool gated,
                             "block_n = 2 x {0}: {1}",
                             blockN, e->message));
 }
+/// Block-scaled e4m3 weights: the widened main loop, its K and N tiles
+/// each inside one 128-wide scale block.
+Error checkBlockScaled(const GroupedGemmConfigFields &c,
+                       const GroupedGemmOperands &o) {
+  if (o.aElem && !o.aElem.isBF16() && !o.aElem.isF16())
+    return fail("instruction",
+                llvm::formatv("block-scaled grouped GEMMs quantise bf16 or "
+                              "f16 activations; got {0}",
+                              o.aElem));
+  if (kScaleBlock % c.blockK != 0)
+    return fail("block_k",
+                llvm::formatv("{0}; block-scaled weights need block_k "
+                              "dividing {1} (each K tile inside one scale "
+                              "block, whose partial sums are scaled at its "
+                              "end)",
+                              c.blockK, kScaleBlock));
+  if (kScaleBlock % c.blockN != 0)
+    return fail("block_n",
+                llvm::formatv("{0}; block-scaled weights need block_n "
+                              "dividing {1} (each tile inside one "
+                              "128-column scale block)",
+                              c.blockN, kScaleBlock));
+  int64_t bTiles = o.gated ? 2 : 1;
+  if (std::optional<GemmLegalityError> e = checkWidenedE4m3MainLoop(
+          c.asGemm(false), o.elem, bTiles, /*accumulators=*/2 * bTiles))
+    return fail(e->field,
+                llvm::formatv("the block-scaled e4m3 main loop ({0} B "
+                              "tile{1}, a partial and a scaled accumulator "
+                              "each): {2}",
+                              bTiles, bTiles > 1 ? "s" : "", e->message));
+  return std::nullopt;
+}
 } // namespace
 
 std::optional<GroupedGemmLegalityError>
@@ -91,10 +124,13 @@ mlir::kgen::checkGroupedGemmLegality(const GroupedGemmConfigFields &c,
     return e;
   if (!o)
     return std::nullopt;
+  if (o->blockScaled)
+    return checkBlockScaled(c, *o);
   if (!o->elem.isBF16() && !o->elem.isF16())
     return fail("instruction",
                 llvm::formatv("the grouped GEMM kernels take bf16 or f16 "
-                              "operands (mma_sync, f32 accumulation); got {0}",
+                              "operands (mma_sync, f32 accumulation), or "
+                              "f8E4M3FN weights with block scales; got {0}",
                               o->elem));
   GemmOperands g;
   g.elem = o->elem;

@@ -16,6 +16,10 @@
 // holds two B stage tiles and two accumulators: its registers and shared
 // memory are those of a gemm tile twice as wide, which is what it is
 // checked as, its two B tiles loaded apart (GemmOperands::bTiles).
+// Block-scaled e4m3 weights run the widened main loop
+// (checkWidenedE4m3MainLoop): sm_90a, block_k dividing 128 (a K tile in one
+// scale block), block_n dividing 128 (a tile in one 128-column scale
+// block), and two accumulators per product.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KGEN_DIALECT_GROUPEDGEMMLEGALITY_H
@@ -44,10 +48,20 @@ struct GroupedGemmConfigFields {
 
 /// What legality reads of a grouped GEMM's operands.
 struct GroupedGemmOperands {
-  Type elem;    // a's and b's element type
+  Type elem;    // a's and b's element type (block-scaled: b's, f8E4M3FN,
+                // which the kernel's quantised a shares)
   Type outElem; // d's
   int64_t k = 0, n = 0;
   bool gated = false;
+  /// Block-scaled e4m3 weights (`scales`): the activations are quantised
+  /// per (row, 128 columns) by a kernel of their own, and the main loop
+  /// widens both e4m3 tiles to f16 fragments and keeps each product's
+  /// K block partial sums beside its scaled sums (two accumulators a
+  /// product) (kgen.moe's block scales, docs/moe.md).
+  bool blockScaled = false;
+  /// Block-scaled: the activations' element type, which the quantisation
+  /// kernel reads (null: not known, as in a lone GEMM kernel).
+  Type aElem;
 };
 
 struct GroupedGemmLegalityError {

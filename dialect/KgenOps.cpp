@@ -628,12 +628,15 @@ LogicalResult MoeOp::verify() {
       failed(check.mul(tokens, topK, "tokens * top_k")))
     return failure();
   // The expert GEMMs: [T * k, H] x [E, H, I] gated, [T * k, I] x [E, I, H]
-  // (with block scales, checked as for x's element type: no kernel lowers
-  // the scaled form yet).
-  GroupedGemmOperands gateUp{x.getElementType(), x.getElementType(), hidden,
-                             inter, /*gated=*/true};
-  GroupedGemmOperands down{x.getElementType(), x.getElementType(), inter,
-                           hidden, /*gated=*/false};
+  // (with block scales, over e4m3 operands: the quantised activations and
+  // the weights).
+  Type gemmElem = scaled ? getWGate().getType().getElementType()
+                         : x.getElementType();
+  Type aElem = scaled ? x.getElementType() : Type();
+  GroupedGemmOperands gateUp{gemmElem, x.getElementType(), hidden, inter,
+                             /*gated=*/true, scaled, aElem};
+  GroupedGemmOperands down{gemmElem, x.getElementType(), inter, hidden,
+                           /*gated=*/false, scaled, aElem};
   for (auto [name, config, operands] :
        {std::tuple<StringRef, GroupedGemmConfigAttr, GroupedGemmOperands>{
             "gate_up_config", getGateUpConfigAttr(), gateUp},
@@ -756,9 +759,10 @@ LogicalResult GroupedGemmOp::verify() {
                          "[R, N]")))
     return failure();
   if (GroupedGemmConfigAttr config = getConfigAttr()) {
-    GroupedGemmOperands operands{a.getElementType(), d.getElementType(),
-                                 a.getDimSize(1), b.getDimSize(2),
-                                 getBUp() != nullptr};
+    GroupedGemmOperands operands{
+        scaled ? b.getElementType() : a.getElementType(), d.getElementType(),
+        a.getDimSize(1), b.getDimSize(2), getBUp() != nullptr, scaled,
+        scaled ? a.getElementType() : Type()};
     if (std::optional<GroupedGemmLegalityError> e = checkGroupedGemmLegality(
             GroupedGemmConfigFields::of(config), &operands))
       return emitOpError() << e->str();

@@ -6,6 +6,7 @@
 
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -534,6 +535,62 @@ LogicalResult TileMoeSingleGroupOp::verify() {
                              "[2] i32")))
     return failure();
   return checkPositive(*this, "rows", int64_t(getRows()));
+}
+
+LogicalResult TileActQuantOp::verify() {
+  MemRefType a = memrefOf(getA()), q = memrefOf(getQ()),
+             scale = memrefOf(getScale());
+  Type elem = a.getElementType();
+  if (failed(checkMoeOperand(*this, "a", a, 2,
+                             elem.isBF16() || elem.isF16() || elem.isF32(),
+                             "[R, K] bf16, f16 or f32")) ||
+      failed(checkMoeOperand(*this, "q", q, 2,
+                             isa<Float8E4M3FNType>(q.getElementType()),
+                             "[R, K] f8E4M3FN")) ||
+      failed(checkMoeOperand(*this, "scale", scale, 2,
+                             scale.getElementType().isF32(),
+                             "[R, ceil(K / 128)] f32")))
+    return failure();
+  int64_t rows = a.getDimSize(0), k = a.getDimSize(1);
+  if (q.getShape() != a.getShape() || scale.getDimSize(0) != rows ||
+      scale.getDimSize(1) != scaleBlocks(k))
+    return emitOpError() << "expected q [R, K] and scale [R, ceil(K / 128)] "
+                            "for a [" << rows << ", " << k << "]; got " << q
+                         << " and " << scale;
+  return checkPositive(*this, "rows", int64_t(getRows()));
+}
+
+LogicalResult TileBlockScaleOp::verify() {
+  MemRefType part = memrefOf(getPart()), acc = memrefOf(getAcc()),
+             sa = memrefOf(getAScale()), sb = memrefOf(getBScale());
+  if (failed(checkAccumulator(*this, "part", part)) ||
+      failed(checkAccumulator(*this, "acc", acc)) ||
+      failed(checkMoeOperand(*this, "a_scale", sa, 2,
+                             sa.getElementType().isF32(), "[R, KB] f32")) ||
+      failed(checkMoeOperand(*this, "b_scale", sb, 3,
+                             sb.getElementType().isF32(), "[E, KB, NB] f32")))
+    return failure();
+  if (part.getShape() != acc.getShape())
+    return emitOpError() << "'part' and 'acc' must have one shape; got "
+                         << part << " and " << acc;
+  if (sa.getDimSize(1) != sb.getDimSize(1))
+    return emitOpError() << "'a_scale' and 'b_scale' must have the same K "
+                            "blocks; got "
+                         << sa << " and " << sb;
+  int64_t bk = getBlockK(), bn = acc.getDimSize(1);
+  if (bk <= 0 || kScaleBlock % bk != 0)
+    return emitOpError() << "block_k must divide " << kScaleBlock
+                         << " (a K tile inside one scale block); got " << bk;
+  if (kScaleBlock % bn != 0)
+    return emitOpError() << "the tile's " << bn << " columns must divide "
+                         << kScaleBlock
+                         << " (a tile inside one 128-column scale block)";
+  if (getKTiles() <= 0 ||
+      llvm::divideCeil(getKTiles() * bk, kScaleBlock) != sa.getDimSize(1))
+    return emitOpError() << "k_tiles " << getKTiles() << " of " << bk
+                         << " columns do not cover the scales' "
+                         << sa.getDimSize(1) << " K blocks";
+  return success();
 }
 
 #define GET_OP_CLASSES

@@ -425,6 +425,70 @@ def Kgen_TileMoeGatherOp : Kgen_Op<"tile.moe_gather"> {
   let hasVerifier = 1;
 }
 
+def Kgen_TileActQuantOp : Kgen_Op<"tile.act_quant"> {
+  let summary = "quantise a block of rows to e4m3 per 128 columns";
+  let description = [{
+    `a` is `[R, K]` (bf16, f16 or f32), `q` `[R, K]` f8E4M3FN and `scale`
+    `[R, ceil(K / 128)]` f32. For each row `r` in `[r0, min(r0 + rows, R))`
+    and each 128-column block `b` of it (the last may be partial):
+    `scale[r, b] = max(amax, 1e-4) / 448` with `amax` the largest `|a[r, c]|`
+    of the block (a NaN wins), and `q[r, c] = e4m3(a[r, c] / scale[r, b])`
+    (f32 division, round to nearest even, saturating at +-448): the
+    activation quantisation of kgen.moe's block-scaled expert GEMMs
+    (DeepSeek-V3's act_quant), which a block-scaled grouped GEMM reads.
+
+    ```mlir
+    kgen.tile.act_quant %h rows(%r0) into %hq, %hs {rows = 4}
+        : memref<32x256xbf16>, memref<32x256xf8E4M3FN>, memref<32x2xf32>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$a, Index:$r0, AnyMemRef:$q,
+                       AnyMemRef:$scale, I64Attr:$rows);
+  let assemblyFormat = [{
+    $a `rows` `(` $r0 `)` `into` $q `,` $scale attr-dict `:` type($a) `,`
+    type($q) `,` type($scale)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kgen_TileBlockScaleOp : Kgen_Op<"tile.block_scale"> {
+  let summary = "scale a K block's partial sums into the accumulator";
+  let description = [{
+    The per-128-K-block promotion of a block-scaled grouped GEMM (kgen.moe's
+    e4m3 expert GEMMs, as DeepGEMM computes them). `part` and `acc` are
+    `[BM, BN]` f32 accumulators of the block tile at rows `row0 + r`,
+    columns `col0 + c` of expert `expert`; `a_scale` is `[R, KB]` f32 (the
+    activations' scales, kgen.tile.act_quant), `b_scale` `[E, KB, NB]` f32
+    (the weights', per 128 x 128 block); BN divides 128 and `col0` is a
+    multiple of BN, so the tile lies in one 128-column block. `kt` is the
+    K tile of `block_k` columns (dividing 128) the main loop has just
+    accumulated into `part`, of `k_tiles`. When it ends a 128-wide K block
+    (`(kt + 1) * block_k` a multiple of 128, or `kt + 1 = k_tiles`), with
+    `b = kt * block_k / 128` and `sa = a_scale[row0 + r, b]` for
+    `row0 + r < rows`, else 0: `acc[r, c] = acc[r, c] + part[r, c] * (sa *
+    b_scale[expert, b, col0 / 128])` in f32, one rounding per operation,
+    and `part[r, c] = 0`. Otherwise nothing.
+
+    ```mlir
+    kgen.tile.block_scale %part into %acc scales(%hs, %ws)
+        at(%e, %r0, %n0) rows(%r_end) k_tile(%kt) {block_k = 64, k_tiles = 4}
+        : memref<32x64xf32, 5>, memref<32x64xf32, 5>, memref<64x2xf32>,
+          memref<8x2x2xf32>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$part, AnyMemRef:$acc, AnyMemRef:$a_scale,
+                       AnyMemRef:$b_scale, Index:$expert, Index:$row0,
+                       Index:$col0, Index:$rows, Index:$kt, I64Attr:$block_k,
+                       I64Attr:$k_tiles);
+  let assemblyFormat = [{
+    $part `into` $acc `scales` `(` $a_scale `,` $b_scale `)` `at` `(`
+    $expert `,` $row0 `,` $col0 `)` `rows` `(` $rows `)` `k_tile` `(` $kt `)`
+    attr-dict `:` type($part) `,` type($acc) `,` type($a_scale) `,`
+    type($b_scale)
+  }];
+  let hasVerifier = 1;
+}
+
 def Kgen_TileGroupTileOp : Kgen_Op<"tile.group_tile"> {
   let summary = "the expert rows of a grouped GEMM's m tile";
   let description = [{

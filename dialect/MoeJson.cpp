@@ -51,6 +51,11 @@ DictionaryAttr mlir::kgen::moeSignature(MoeOp op) {
     fields.push_back(b.getNamedAttr(
         "shared_inter", b.getI64IntegerAttr(cast<RankedTensorType>(sg.getType())
                                                 .getDimSize(1))));
+  if (!op.getScales().empty()) {
+    fields.push_back(
+        b.getNamedAttr("weight_dtype", elementName(b, op.getWGate())));
+    fields.push_back(b.getNamedAttr("block_scales", b.getBoolAttr(true)));
+  }
   return b.getDictionaryAttr(fields);
 }
 
@@ -69,6 +74,10 @@ DictionaryAttr mlir::kgen::groupedGemmSignature(GroupedGemmOp op) {
                                        op.getActivation()))),
       b.getNamedAttr("dtype", elementName(b, op.getA())),
       b.getNamedAttr("dtype_out", elementName(b, op.getD()))};
+  if (!op.getScales().empty()) {
+    fields.push_back(b.getNamedAttr("weight_dtype", elementName(b, op.getB())));
+    fields.push_back(b.getNamedAttr("block_scales", b.getBoolAttr(true)));
+  }
   return b.getDictionaryAttr(fields);
 }
 

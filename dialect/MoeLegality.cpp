@@ -8,9 +8,6 @@ using namespace mlir;
 using namespace mlir::kgen;
 
 std::optional<std::string> mlir::kgen::moeKernelsRefuse(MoeOp op) {
-  if (!op.getScales().empty())
-    return std::string("the kernels of e4m3 block-scaled expert weights "
-                       "(scales(...)) are not lowered yet");
   auto wg = cast<RankedTensorType>(op.getWGate().getType());
   int64_t experts = wg.getDimSize(0);
   if (!op.getRouteParams().isPlainSoftmax() &&
@@ -28,8 +25,14 @@ std::optional<std::string> mlir::kgen::moeKernelsRefuse(MoeOp op) {
   int64_t hidden = x.getDimSize(1);
   int64_t sInter = cast<RankedTensorType>(sg.getType()).getDimSize(1);
   Type elem = x.getElementType();
-  GroupedGemmOperands gateUp{elem, elem, hidden, sInter, /*gated=*/true};
-  GroupedGemmOperands down{elem, elem, sInter, hidden, /*gated=*/false};
+  bool scaled = !op.getScales().empty();
+  Type gemmElem = scaled ? cast<RankedTensorType>(sg.getType()).getElementType()
+                         : elem;
+  Type aElem = scaled ? elem : Type();
+  GroupedGemmOperands gateUp{gemmElem, elem, hidden, sInter, /*gated=*/true,
+                             scaled, aElem};
+  GroupedGemmOperands down{gemmElem, elem, sInter, hidden, /*gated=*/false,
+                           scaled, aElem};
   for (auto [name, config, operands] :
        {std::tuple<StringRef, GroupedGemmConfigAttr, GroupedGemmOperands>{
             "gate_up_config", op.getGateUpConfigAttr(), gateUp},

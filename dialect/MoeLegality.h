@@ -27,7 +27,9 @@ inline constexpr int64_t kMoeExtendedRouteMaxExperts = 256;
 /// n_group / topk_group, routed_scaling_factor) over at most
 /// kMoeExtendedRouteMaxExperts experts, with or without a shared expert
 /// (whose GEMMs run on the layer's configs, when it has them: they must be
-/// legal for its shapes too). Refused: e4m3 weights with block scales.
+/// legal for its shapes too), and e4m3 weights with block scales (their
+/// GEMMs' configs then answer to the block-scaled rules of
+/// dialect/GroupedGemmLegality.h).
 std::optional<std::string> moeKernelsRefuse(MoeOp op);
 } // namespace mlir::kgen
 

@@ -27,6 +27,17 @@
 // gate_up_config and down_config), and combine adds shared_out after the
 // routed slots.
 //
+// Block-scaled e4m3 weights (`scales`, DeepSeek-V3's checkpoint): each
+// expert GEMM's activations are quantised per (row, 128 columns) first
+// (kgen.tile.act_quant, DeepSeek-V3's act_quant), by a kernel of their own
+// (quant_permuted before gate_up, quant_h before down, quant_shared_h before
+// shared_down) or, for the shared expert's x, by the routing kernel (its
+// blocks' tokens), and the grouped GEMM's main loop sums each 128-wide K
+// block's exact e4m3 products into a partial accumulator that
+// kgen.tile.block_scale scales into the accumulator where the block ends
+// (DeepGEMM's promotion; the weights' [E, KB, NB] scales beside them).
+// The DeepSeek-V3 layer is then eleven kernels.
+//
 // The steps of kgen-decompose-moe, with the same rounding points, so the
 // package computes exactly the op's reference. No kernel pads an expert's
 // rows: the grouped GEMM's tile scheduler (kgen.tile.group_tile) gives each
@@ -74,6 +85,9 @@ namespace {
 constexpr int64_t kRouteThreads = 128, kRouteRows = 4;
 constexpr int64_t kRankThreads = 256;
 constexpr int64_t kCopyThreads = 128, kGatherCopies = 4, kCombineTokens = 4;
+/// The activation quantisation of block-scaled layers: a warp per (row,
+/// 128-column block), kQuantRows rows a block.
+constexpr int64_t kQuantThreads = 128, kQuantRows = 4;
 
 /// The m tiles no schedule of `rows` rows over `experts` experts exceeds.
 int64_t groupedTileBound(int64_t rows, int64_t experts, int64_t bm) {
@@ -82,7 +96,9 @@ int64_t groupedTileBound(int64_t rows, int64_t experts, int64_t bm) {
 }
 
 /// One grouped GEMM: d [R, N] = act(a [R, K] b[e] [K, N]) (gated: times
-/// a b_up[e]) over the row groups of `offsets`.
+/// a b_up[e]) over the row groups of `offsets`. Block-scaled (aScale set):
+/// `a` is the e4m3 activations kgen.tile.act_quant wrote, aScale their
+/// scales [R, KB], bScale (bUpScale) the e4m3 weights' [E, KB, NB].
 struct GroupedGemm {
   Value a, b, bUp, offsets;     // tensors
   RankedTensorType dType;
@@ -90,6 +106,8 @@ struct GroupedGemm {
   GroupedGemmConfigAttr config;
   StringRef aName, bName, bUpName, dName;
   StringRef offsetsName = "expert_offsets";
+  Value aScale, bScale, bUpScale;
+  StringRef aScaleName, bScaleName, bUpScaleName;
 };
 
 /// Builds the grouped GEMM kernel and its launch at `launchAt`; returns the
@@ -102,7 +120,7 @@ Value buildGroupedGemm(GroupedGemm g, StringRef name, DictionaryAttr signature,
   int64_t rows = aType.getDimSize(0), k = aType.getDimSize(1);
   int64_t experts = bType.getDimSize(0), n = bType.getDimSize(2);
   GroupedGemmConfigFields c = GroupedGemmConfigFields::of(g.config);
-  bool gated = bool(g.bUp);
+  bool gated = bool(g.bUp), scaled = bool(g.aScale);
   Type elem = aType.getElementType();
   int64_t mTiles = groupedTileBound(rows, experts, c.blockM);
   int64_t nTiles = llvm::divideCeil(n, c.blockN);
@@ -110,14 +128,23 @@ Value buildGroupedGemm(GroupedGemm g, StringRef name, DictionaryAttr signature,
   int64_t smem = groupedGemmSharedMemoryBytes(
       c, elem.getIntOrFloatBitWidth() / 8, gated);
 
-  SmallVector<Value> inputs = {g.a, g.b};
-  SmallVector<StringRef> names = {g.aName, g.bName};
-  if (gated) {
-    inputs.push_back(g.bUp);
-    names.push_back(g.bUpName);
-  }
-  inputs.push_back(g.offsets);
-  names.append({g.offsetsName, g.dName});
+  // Parameters: a, (a_scale), b, (b_scale), (b_up, (b_up_scale)), offsets, d.
+  SmallVector<Value> inputs;
+  SmallVector<StringRef> names;
+  auto add = [&](Value v, StringRef paramName) {
+    if (!v)
+      return;
+    inputs.push_back(v);
+    names.push_back(paramName);
+  };
+  add(g.a, g.aName);
+  add(g.aScale, g.aScaleName);
+  add(g.b, g.bName);
+  add(g.bScale, g.bScaleName);
+  add(g.bUp, g.bUpName);
+  add(gated ? g.bUpScale : Value(), g.bUpScaleName);
+  add(g.offsets, g.offsetsName);
+  names.push_back(g.dName);
   SmallVector<Type> params;
   for (Value v : inputs)
     params.push_back(memrefFor(v.getType()));
@@ -131,10 +158,14 @@ Value buildGroupedGemm(GroupedGemm g, StringRef name, DictionaryAttr signature,
   b.setInsertionPointToStart(body);
   Ix ix{b};
   Value bx = body->getArgument(0);
-  Value aMem = body->getArgument(3), bMem = body->getArgument(4);
-  Value bUpMem = gated ? body->getArgument(5) : Value();
-  Value offMem = body->getArgument(gated ? 6 : 5);
-  Value dMem = body->getArgument(gated ? 7 : 6);
+  unsigned next = 3;
+  auto param = [&](bool present) {
+    return present ? body->getArgument(next++) : Value();
+  };
+  Value aMem = param(true), aScaleMem = param(scaled), bMem = param(true),
+        bScaleMem = param(scaled), bUpMem = param(gated),
+        bUpScaleMem = param(gated && scaled), offMem = param(true),
+        dMem = param(true);
   Value n0 = ix.mul(ix.div(bx, mTiles), c.blockN);
   Type index = b.getIndexType();
   auto tile = TileGroupTileOp::create(b, TypeRange{index, index, index, index},
@@ -157,6 +188,11 @@ Value buildGroupedGemm(GroupedGemm g, StringRef name, DictionaryAttr signature,
   Value sB = stageBuffer(c.blockK, c.blockN);          // (S, BK, BN)
   Value sBUp = gated ? stageBuffer(c.blockK, c.blockN) : Value();
   Value acc = accumulator(), accUp = gated ? accumulator() : Value();
+  // Block-scaled: the MMAs sum one 128-wide K block's products into `part`
+  // (exact e4m3 products, f32 sums), which kgen.tile.block_scale scales
+  // into `acc` at the block's end (DeepGEMM's promotion).
+  Value part = scaled ? accumulator() : acc;
+  Value partUp = scaled && gated ? accumulator() : accUp;
 
   auto pipeline = TilePipelineOp::create(b, ix.c(0), ktEnd, c.stages);
   {
@@ -176,10 +212,17 @@ Value buildGroupedGemm(GroupedGemm g, StringRef name, DictionaryAttr signature,
     Block *compute = addPipelineStep(pipeline.getCompute(), loc);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(compute);
-    Value stage = compute->getArgument(1);
-    TileMmaOp::create(b, sA, sB, stage, acc, false, false, false);
+    Value kt = compute->getArgument(0), stage = compute->getArgument(1);
+    TileMmaOp::create(b, sA, sB, stage, part, false, false, false);
     if (gated)
-      TileMmaOp::create(b, sA, sBUp, stage, accUp, false, false, false);
+      TileMmaOp::create(b, sA, sBUp, stage, partUp, false, false, false);
+    if (scaled) {
+      TileBlockScaleOp::create(b, part, acc, aScaleMem, bScaleMem, e, r0, n0,
+                               rEnd, kt, c.blockK, kTiles);
+      if (gated)
+        TileBlockScaleOp::create(b, partUp, accUp, aScaleMem, bUpScaleMem, e,
+                                 r0, n0, rEnd, kt, c.blockK, kTiles);
+    }
   }
   if (gated)
     TileGatedEpilogueOp::create(b, acc, accUp, dMem, ValueRange{r0, n0}, rEnd,
@@ -192,6 +235,41 @@ Value buildGroupedGemm(GroupedGemm g, StringRef name, DictionaryAttr signature,
   return LaunchOp::create(launchAt, loc, TypeRange{g.dType},
                           kernel.getSymName(), inputs)
       .getResult(0);
+}
+
+/// The e4m3 activations of a block-scaled grouped GEMM and their scales.
+struct Quantised {
+  Value q, scale;
+};
+
+/// A kernel quantising `a` [R, K] per (row, 128 columns)
+/// (kgen.tile.act_quant, kQuantRows rows a block) into `qName` [R, K] e4m3
+/// and `scaleName` [R, ceil(K / 128)] f32, launched at `launchAt`.
+Quantised buildQuantise(Value a, StringRef aName, StringRef qName,
+                        StringRef scaleName, StringRef name,
+                        GroupedGemmConfigAttr config, DictionaryAttr signature,
+                        SymbolTable &symbols, OpBuilder &top,
+                        OpBuilder &launchAt, Location loc) {
+  auto aType = cast<RankedTensorType>(a.getType());
+  int64_t rows = aType.getDimSize(0), k = aType.getDimSize(1);
+  MLIRContext *ctx = a.getContext();
+  auto qType = RankedTensorType::get({rows, k}, Float8E4M3FNType::get(ctx));
+  auto scaleType =
+      RankedTensorType::get({rows, scaleBlocks(k)}, Float32Type::get(ctx));
+  auto [kernel, body] = createKernel(
+      top, symbols, loc, name, {llvm::divideCeil(rows, kQuantRows), 1, 1},
+      kQuantThreads, /*smem=*/0, config,
+      {memrefFor(aType), memrefFor(qType), memrefFor(scaleType)});
+  describe(kernel, {aName, qName, scaleName}, 2, signature);
+  auto b = ImplicitLocOpBuilder::atBlockBegin(loc, body);
+  Ix ix{b};
+  TileActQuantOp::create(b, body->getArgument(3),
+                         ix.mul(body->getArgument(0), kQuantRows),
+                         body->getArgument(4), body->getArgument(5),
+                         kQuantRows);
+  auto launch = LaunchOp::create(launchAt, loc, TypeRange{qType, scaleType},
+                                 kernel.getSymName(), ValueRange{a});
+  return {launch.getResult(0), launch.getResult(1)};
 }
 
 std::string elementName(Type t) {
@@ -217,7 +295,9 @@ void lowerMoe(MoeOp op, SymbolTable &symbols, OpBuilder &top) {
   auto offsetsType = RankedTensorType::get({experts + 1}, i32);
   auto permutedType = RankedTensorType::get({copies, hidden}, elem);
   auto hType = RankedTensorType::get({copies, inter}, elem);
-  std::string name = "kgen_moe_" + elementName(elem) + "_t" +
+  bool scaled = !op.getScales().empty();
+  std::string name = "kgen_moe_" + elementName(elem) +
+                     (scaled ? "_e4m3" : "") + "_t" +
                      std::to_string(tokens) + "_e" + std::to_string(experts) +
                      "_k" + std::to_string(topK) + "_h" +
                      std::to_string(hidden) + "_i" + std::to_string(inter);
@@ -248,14 +328,29 @@ void lowerMoe(MoeOp op, SymbolTable &symbols, OpBuilder &top) {
     routeInputs.push_back(bias);
     routeNames.push_back("correction_bias");
   }
-  routeNames.append({"expert_ids", "weights"});
-  // With a shared expert, routing also writes its grouped GEMMs' offsets.
+  // With a shared expert, routing also writes its grouped GEMMs' offsets;
+  // block-scaled, it also quantises its tokens' rows of x, which the shared
+  // expert's gate-up GEMM reads (per-token work of the same blocks, in the
+  // package, as a kernel reading only x would not be).
   Value sg = op.getSharedGate();
+  bool quantiseX = sg && scaled;
+  if (quantiseX) {
+    routeInputs.push_back(op.getX());
+    routeNames.push_back("x");
+  }
+  routeNames.append({"expert_ids", "weights"});
   auto singleOffsetsType = RankedTensorType::get({2}, i32);
   SmallVector<Type> routeOutputs = {idsType, weightsType};
   if (sg) {
     routeOutputs.push_back(singleOffsetsType);
     routeNames.push_back("shared_offsets");
+  }
+  if (quantiseX) {
+    routeOutputs.push_back(
+        RankedTensorType::get({tokens, hidden}, Float8E4M3FNType::get(ctx)));
+    routeOutputs.push_back(
+        RankedTensorType::get({tokens, scaleBlocks(hidden)}, f32));
+    routeNames.append({"x_q", "x_scale"});
   }
   auto [route, routeBody] =
       kernelOf("", llvm::divideCeil(tokens, kRouteRows), kRouteThreads,
@@ -264,9 +359,9 @@ void lowerMoe(MoeOp op, SymbolTable &symbols, OpBuilder &top) {
   {
     auto b = ImplicitLocOpBuilder::atBlockBegin(loc, routeBody);
     Ix ix{b};
-    bool biased = routeInputs.size() == 2;
+    bool biased = bool(op.getCorrectionBias());
     RouteParams p = op.getRouteParams();
-    unsigned out = biased ? 5 : 4;
+    unsigned out = 3 + routeInputs.size();
     TileMoeRouteOp::create(
         b, routeBody->getArgument(3),
         biased ? routeBody->getArgument(4) : Value(),
@@ -277,6 +372,11 @@ void lowerMoe(MoeOp op, SymbolTable &symbols, OpBuilder &top) {
     if (sg)
       TileMoeSingleGroupOp::create(b, routeBody->getArgument(out + 2),
                                    tokens);
+    if (quantiseX)
+      TileActQuantOp::create(b, routeBody->getArgument(out - 1),
+                             ix.mul(routeBody->getArgument(0), kRouteRows),
+                             routeBody->getArgument(out + 3),
+                             routeBody->getArgument(out + 4), kRouteRows);
   }
   auto routed = launch(route, routeOutputs, routeInputs);
   Value ids = routed.getResult(0), weights = routed.getResult(1);
@@ -311,15 +411,43 @@ void lowerMoe(MoeOp op, SymbolTable &symbols, OpBuilder &top) {
                           {op.getX(), positions, offsets})
                        .getResult(0);
 
+  // An expert GEMM; with block-scaled e4m3 weights, a kernel quantising its
+  // activations (`A` to `A_q`, `A_scale`) first, and the weights' scales
+  // (`W_scale` of weights `W`) beside them.
+  auto expertGemm = [&](GroupedGemm g, Value bScale, Value bUpScale,
+                        StringRef suffix, Quantised given = {}) {
+    std::string qName = (g.aName + "_q").str(),
+                scaleName = (g.aName + "_scale").str(),
+                bScaleName = (g.bName + "_scale").str(),
+                bUpScaleName = (g.bUpName + "_scale").str();
+    if (scaled) {
+      Quantised q = given.q ? given
+                            : buildQuantise(g.a, g.aName, qName, scaleName,
+                                            name + "_quant_" + g.aName.str(),
+                                            g.config, {}, symbols, top, at,
+                                            loc);
+      g.a = q.q;
+      g.aName = qName;
+      g.aScale = q.scale;
+      g.aScaleName = scaleName;
+      g.bScale = bScale;
+      g.bScaleName = bScaleName;
+      g.bUpScale = bUpScale;
+      g.bUpScaleName = bUpScaleName;
+    }
+    return buildGroupedGemm(g, name + suffix.str(), {}, symbols, top, at,
+                            loc);
+  };
+
   // The expert GEMMs.
-  Value h = buildGroupedGemm(
-      {permuted, op.getWGate(), op.getWUp(), offsets, hType,
-       op.getActivation(), gateUpConfig, "permuted", "w_gate", "w_up", "h"},
-      name + "_gate_up", {}, symbols, top, at, loc);
-  Value expertOut = buildGroupedGemm(
-      {h, op.getWDown(), Value(), offsets, permutedType, Activation::none,
-       downConfig, "h", "w_down", "", "expert_out"},
-      name + "_down", {}, symbols, top, at, loc);
+  Value h = expertGemm({permuted, op.getWGate(), op.getWUp(), offsets, hType,
+                        op.getActivation(), gateUpConfig, "permuted",
+                        "w_gate", "w_up", "h"},
+                       op.getWGateScale(), op.getWUpScale(), "_gate_up");
+  Value expertOut = expertGemm({h, op.getWDown(), Value(), offsets,
+                                permutedType, Activation::none, downConfig,
+                                "h", "w_down", "", "expert_out"},
+                               op.getWDownScale(), Value(), "_down");
 
   // The shared expert: the same two grouped GEMMs over every token as one
   // group (expert 0 of its weights seen as [1, H, Is] and [1, Is, H]), on
@@ -327,7 +455,9 @@ void lowerMoe(MoeOp op, SymbolTable &symbols, OpBuilder &top) {
   Value sharedOut;
   if (sg) {
     Value all = routed.getResult(2);
-    auto asOneExpert = [&](Value w) {
+    auto asOneExpert = [&](Value w) -> Value {
+      if (!w)
+        return Value();
       auto t = cast<RankedTensorType>(w.getType());
       auto type = RankedTensorType::get({1, t.getDimSize(0), t.getDimSize(1)},
                                         t.getElementType());
@@ -335,18 +465,21 @@ void lowerMoe(MoeOp op, SymbolTable &symbols, OpBuilder &top) {
           at, loc, type, w, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
     };
     int64_t sInter = cast<RankedTensorType>(sg.getType()).getDimSize(1);
-    Value sharedH = buildGroupedGemm(
+    Value sharedH = expertGemm(
         {op.getX(), asOneExpert(sg), asOneExpert(op.getSharedUp()), all,
          RankedTensorType::get({tokens, sInter}, elem), op.getActivation(),
          gateUpConfig, "x", "shared_gate", "shared_up", "shared_h",
          "shared_offsets"},
-        name + "_shared_gate_up", {}, symbols, top, at, loc);
-    sharedOut = buildGroupedGemm(
+        asOneExpert(op.getSharedGateScale()),
+        asOneExpert(op.getSharedUpScale()), "_shared_gate_up",
+        quantiseX ? Quantised{routed.getResult(3), routed.getResult(4)}
+                  : Quantised{});
+    sharedOut = expertGemm(
         {sharedH, asOneExpert(op.getSharedDown()), Value(), all,
          RankedTensorType::get({tokens, hidden}, elem), Activation::none,
          downConfig, "shared_h", "shared_down", "", "shared_out",
          "shared_offsets"},
-        name + "_shared_down", {}, symbols, top, at, loc);
+        asOneExpert(op.getSharedDownScale()), Value(), "_shared_down");
   }
 
   // Combine: the weighted sum of each token's expert rows, in slot order,
@@ -389,11 +522,32 @@ void lowerGroupedGemmOp(GroupedGemmOp op, SymbolTable &symbols,
                      std::to_string(a.getDimSize(1)) + "_n" +
                      std::to_string(w.getDimSize(2));
   OpBuilder at(op);
-  Value d = buildGroupedGemm(
-      {op.getA(), op.getB(), op.getBUp(), op.getExpertOffsets(),
-       cast<RankedTensorType>(op.getD().getType()), op.getActivation(),
-       op.getConfigAttr(), "A", "B", "B_up", "D"},
-      name, groupedGemmSignature(op), symbols, top, at, op.getLoc());
+  GroupedGemm g{op.getA(), op.getB(), op.getBUp(), op.getExpertOffsets(),
+                cast<RankedTensorType>(op.getD().getType()),
+                op.getActivation(), op.getConfigAttr(), "A", "B", "B_up",
+                "D"};
+  DictionaryAttr signature = groupedGemmSignature(op);
+  // Block-scaled e4m3 weights: a kernel quantising A first (the package's
+  // first kernel, named after it and carrying the signature), then the
+  // GEMM.
+  if (!op.getScales().empty()) {
+    name += "_e4m3";
+    Quantised q = buildQuantise(op.getA(), "A", "A_q", "A_scale", name,
+                                op.getConfigAttr(), signature, symbols, top,
+                                at, op.getLoc());
+    signature = {};
+    g.a = q.q;
+    g.aName = "A_q";
+    g.aScale = q.scale;
+    g.aScaleName = "A_scale";
+    g.bScale = op.getBScale();
+    g.bScaleName = "B_scale";
+    g.bUpScale = op.getBUpScale();
+    g.bUpScaleName = "B_up_scale";
+    name += "_gemm";
+  }
+  Value d = buildGroupedGemm(g, name, signature, symbols, top, at,
+                             op.getLoc());
   op.getD().replaceAllUsesWith(d);
   op.erase();
 }

@@ -675,6 +675,56 @@ void lowerGatedEpilogue(TileGatedEpilogueOp op, RefBuilder &rb) {
               });
 }
 
+/// The reference's quantisation (emitQuantiseRow), row by row.
+void lowerActQuant(TileActQuantOp op, RefBuilder &rb) {
+  Value a = op.getA();
+  Value end = arith::MinSIOp::create(rb.b,
+                                     rb.addi(op.getR0(), rb.idx(op.getRows())),
+                                     rb.idx(dim(a, 0)));
+  rb.loop(op.getR0(), end, [&](Value r) {
+    emitQuantiseRow(rb, a, r, dim(a, 1), op.getQ(), r, op.getScale(), r);
+  });
+}
+
+/// KgenTileOps.td's promotion, in the reference's f32 order (emitExpertRow:
+/// acc + part * (sa * sb)).
+void lowerBlockScale(TileBlockScaleOp op, RefBuilder &rb) {
+  using P = arith::CmpIPredicate;
+  int64_t bk = op.getBlockK(), perBlock = kScaleBlock / bk;
+  Value kt = op.getKt(), next = rb.addi(kt, rb.idx(1));
+  Value ends = arith::OrIOp::create(
+      rb.b,
+      rb.cmpi(P::eq, arith::RemUIOp::create(rb.b, next, rb.idx(perBlock)),
+              rb.idx(0)),
+      rb.cmpi(P::eq, next, rb.idx(op.getKTiles())));
+  rb.when(ends, [&] {
+    Value blk = rb.divi(kt, perBlock);
+    Value part = op.getPart(), acc = op.getAcc();
+    Value sb = memref::LoadOp::create(
+        rb.b, op.getBScale(),
+        ValueRange{op.getExpert(), blk, rb.divi(op.getCol0(), kScaleBlock)});
+    rb.loop(dim(acc, 0), [&](Value r) {
+      Value row = rb.addi(op.getRow0(), r);
+      // Rows past `rows` were not loaded (part is 0) and may lie past the
+      // scales: they take scale 0.
+      Value inside = rb.cmpi(P::slt, row, op.getRows());
+      Value safeRow = rb.select(inside, row, rb.idx(0));
+      Value sa = rb.select(
+          inside,
+          memref::LoadOp::create(rb.b, op.getAScale(), ValueRange{safeRow, blk}),
+          rb.f32(0.0));
+      Value s = rb.mulf(sa, sb);
+      rb.loop(dim(acc, 1), [&](Value c) {
+        Value p = memref::LoadOp::create(rb.b, part, ValueRange{r, c});
+        Value cur = memref::LoadOp::create(rb.b, acc, ValueRange{r, c});
+        memref::StoreOp::create(rb.b, rb.addf(cur, rb.mulf(p, s)), acc,
+                                ValueRange{r, c});
+        memref::StoreOp::create(rb.b, rb.f32(0.0), part, ValueRange{r, c});
+      });
+    });
+  });
+}
+
 void lowerMoeCombine(TileMoeCombineOp op, RefBuilder &rb) {
   Value end = arith::MinSIOp::create(
       rb.b, rb.addi(op.getT0(), rb.idx(op.getTokens())),
@@ -755,7 +805,8 @@ struct KgenLowerTilesToLoopsPass
               TileOnlineSoftmaxOp, TilePvOp, TileAttentionStoreOp,
               TileAttentionCombineOp, TileMoeRouteOp, TileMoeRankOp,
               TileMoeGatherOp, TileGroupTileOp, TileGatedEpilogueOp,
-              TileMoeCombineOp, TileMoeSingleGroupOp>(op))
+              TileMoeCombineOp, TileMoeSingleGroupOp, TileActQuantOp,
+              TileBlockScaleOp>(op))
         tileOps.push_back(op);
     });
     for (Operation *op : tileOps) {
@@ -785,7 +836,9 @@ struct KgenLowerTilesToLoopsPass
           .Case([&](TileGroupTileOp o) { lowerGroupTile(o, rb); })
           .Case([&](TileGatedEpilogueOp o) { lowerGatedEpilogue(o, rb); })
           .Case([&](TileMoeCombineOp o) { lowerMoeCombine(o, rb); })
-          .Case([&](TileMoeSingleGroupOp o) { lowerMoeSingleGroup(o, rb); });
+          .Case([&](TileMoeSingleGroupOp o) { lowerMoeSingleGroup(o, rb); })
+          .Case([&](TileActQuantOp o) { lowerActQuant(o, rb); })
+          .Case([&](TileBlockScaleOp o) { lowerBlockScale(o, rb); });
       op->erase();
     }
   }

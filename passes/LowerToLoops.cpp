@@ -428,33 +428,6 @@ RowScales allocRowScratch(RefBuilder &rb, int64_t k) {
   return s;
 }
 
-/// Quantises a[aRow, 0..kDim) per 128 columns as DeepSeek-V3's act_quant:
-/// sa[blk] = max(amax, 1e-4) / 448, q[k] = e4m3(a[k] / sa[blk]) (as f32).
-void emitQuantiseRow(RefBuilder &rb, Value a, ValueRange aRow, int64_t kDim,
-                     const RowScales &scales) {
-  auto f8 = Float8E4M3FNType::get(rb.b.getContext());
-  rb.loop(scaleBlocks(kDim), [&](Value blk) {
-    Value lo = rb.muli(blk, kScaleBlock);
-    Value hi = rb.minsi(rb.addi(lo, rb.idx(kScaleBlock)), rb.idx(kDim));
-    auto at = [&](Value k) {
-      SmallVector<Value> ia(aRow);
-      ia.push_back(k);
-      return rb.loadF32(a, ia);
-    };
-    Value amax = rb.reduce(lo, hi, {rb.f32(0.0)}, [&](Value k, ValueRange m) {
-      return SmallVector<Value>{rb.maxf(m[0], rb.absf(at(k)))};
-    })[0];
-    Value sa = rb.divf(rb.maxf(amax, rb.f32(1e-4)), rb.f32(448.0));
-    memref::StoreOp::create(rb.b, sa, scales.sa, blk);
-    rb.loop(lo, hi, [&](Value k) {
-      Value q = arith::TruncFOp::create(rb.b, f8, rb.divf(at(k), sa));
-      memref::StoreOp::create(
-          rb.b, arith::ExtFOp::create(rb.b, rb.b.getF32Type(), q), scales.q,
-          k);
-    });
-  });
-}
-
 /// One row of an expert GEMM: for each n, act(a[r] b[e]) (* a[r] b_up[e]),
 /// rounded into d[r, n]. Shared by grouped_gemm and the fused moe. A null
 /// `e` reads 2-D weights [K, N] (a shared expert). With `scales`, the row
@@ -472,7 +445,7 @@ void emitExpertRow(RefBuilder &rb, Value a, ValueRange aRow, Value b,
     return i;
   };
   if (scales)
-    emitQuantiseRow(rb, a, aRow, kDim, *scales);
+    emitQuantiseRow(rb, a, aRow, kDim, scales->q, {}, scales->sa, {});
   rb.loop(nDim, [&](Value n) {
     SmallVector<Value> init = {rb.f32(0.0)};
     if (bUp)
@@ -574,6 +547,32 @@ SmallVector<Value> lowerMoeCombine(MoeCombineOp op, RefBuilder &rb) {
 }
 
 } // namespace
+
+void mlir::kgen::emitQuantiseRow(RefBuilder &rb, Value a, ValueRange aRow,
+                                  int64_t kDim, Value q, ValueRange qRow,
+                                  Value scale, ValueRange scaleRow) {
+  auto f8 = Float8E4M3FNType::get(rb.b.getContext());
+  auto with = [](ValueRange prefix, Value last) {
+    SmallVector<Value> i(prefix);
+    i.push_back(last);
+    return i;
+  };
+  rb.loop(scaleBlocks(kDim), [&](Value blk) {
+    Value lo = rb.muli(blk, kScaleBlock);
+    Value hi = rb.minsi(rb.addi(lo, rb.idx(kScaleBlock)), rb.idx(kDim));
+    auto at = [&](Value k) { return rb.loadF32(a, with(aRow, k)); };
+    Value amax = rb.reduce(lo, hi, {rb.f32(0.0)}, [&](Value k, ValueRange m) {
+      return SmallVector<Value>{rb.maxf(m[0], rb.absf(at(k)))};
+    })[0];
+    Value sa = rb.divf(rb.maxf(amax, rb.f32(1e-4)), rb.f32(448.0));
+    memref::StoreOp::create(rb.b, sa, scale, with(scaleRow, blk));
+    rb.loop(lo, hi, [&](Value k) {
+      Value q8 = arith::TruncFOp::create(rb.b, f8, rb.divf(at(k), sa));
+      rb.storeF32(arith::ExtFOp::create(rb.b, rb.b.getF32Type(), q8), q,
+                  with(qRow, k));
+    });
+  });
+}
 
 void mlir::kgen::emitCombineRow(RefBuilder &rb, Value expertOut,
                                 Value positions, Value weights, Value shared,

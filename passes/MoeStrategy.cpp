@@ -18,6 +18,12 @@ GroupedGemmProblem GroupedGemmProblem::gateUp(MoeOp op) {
   p.experts = wg.getDimSize(0);
   p.gated = true;
   p.elem = p.out = x.getElementType();
+  // Block-scaled e4m3 weights: the kernels' A is the quantised e4m3 rows.
+  if (!op.getScales().empty()) {
+    p.elem = wg.getElementType();
+    p.blockScaled = true;
+    p.aElem = x.getElementType();
+  }
   return p;
 }
 
@@ -39,6 +45,11 @@ GroupedGemmProblem GroupedGemmProblem::of(GroupedGemmOp op) {
   p.gated = bool(op.getBUp());
   p.elem = a.getElementType();
   p.out = cast<RankedTensorType>(op.getD().getType()).getElementType();
+  if (!op.getScales().empty()) {
+    p.elem = b.getElementType();
+    p.blockScaled = true;
+    p.aElem = a.getElementType();
+  }
   return p;
 }
 
@@ -86,6 +97,26 @@ mlir::kgen::defaultGroupedGemmFields(const GroupedGemmProblem &problem,
              {2, 2, 64, 32, 3}};
     break;
   }
+  // Block-scaled e4m3 weights: N and K tiles inside one 128-wide scale
+  // block, and two accumulators a product (gated: four), so the tiles a
+  // warp holds are half as large.
+  if (problem.blockScaled) {
+    switch (bm) {
+    case 16:
+      tiles = {{1, 4, 64, 64, 4}, {1, 4, 64, 32, 4}, {1, 2, 64, 64, 3},
+               {1, 2, 32, 32, 2}};
+      break;
+    case 32:
+    case 64:
+      tiles = {{2, 4, 128, 32, 3}, {2, 2, 64, 64, 3}, {2, 2, 64, 32, 3},
+               {1, 2, 32, 32, 2}};
+      break;
+    default:
+      tiles = {{2, 4, 128, 32, 3}, {4, 2, 64, 32, 3}, {2, 4, 64, 32, 3},
+               {2, 2, 64, 32, 3}};
+      break;
+    }
+  }
   GroupedGemmOperands operands = problem.operands();
   std::optional<GroupedGemmLegalityError> first;
   for (auto [wm, wn, bn, bk, stages] : tiles) {
@@ -107,9 +138,13 @@ mlir::kgen::enumerateGroupedGemmConfigs(const GroupedGemmProblem &problem,
                                         Target target) {
   SmallVector<GroupedGemmConfigFields> out;
   GroupedGemmOperands operands = problem.operands();
+  // Block-scaled: block_k 128 too (one K tile a scale block).
+  SmallVector<int64_t> blockKs = {16, 32, 64};
+  if (problem.blockScaled)
+    blockKs.push_back(128);
   for (int64_t bm : {16, 32, 64, 128})
     for (int64_t bn : {32, 64, 128, 256})
-      for (int64_t bk : {16, 32, 64})
+      for (int64_t bk : blockKs)
         for (int64_t wm : {1, 2, 4})
           for (int64_t wn : {1, 2, 4})
             for (int64_t stages : {2, 3, 4}) {

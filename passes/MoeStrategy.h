@@ -22,14 +22,20 @@ namespace mlir::kgen {
 struct GroupedGemmProblem {
   int64_t rows = 0, k = 0, n = 0, experts = 0;
   bool gated = false;
+  /// Block-scaled e4m3 weights (`elem` is then f8E4M3FN, what the kernel's
+  /// quantised A and B hold).
+  bool blockScaled = false;
   Type elem, out;
+  Type aElem; // block-scaled: the activations' type (bf16, f16)
 
   /// kgen.moe's two expert GEMMs: [T * k, H] x [E, H, I] gated, and
   /// [T * k, I] x [E, I, H].
   static GroupedGemmProblem gateUp(MoeOp op);
   static GroupedGemmProblem down(MoeOp op);
   static GroupedGemmProblem of(GroupedGemmOp op);
-  GroupedGemmOperands operands() const { return {elem, out, k, n, gated}; }
+  GroupedGemmOperands operands() const {
+    return {elem, out, k, n, gated, blockScaled, aElem};
+  }
   /// The experts the rows can reach: min(E, rows).
   int64_t expertsHit() const { return std::min(experts, rows); }
   /// Rows per expert hit with uniform routing.
@@ -43,14 +49,17 @@ struct GroupedGemmProblem {
 /// one or two rows per expert take 16-row tiles, not 128), then the first
 /// tile of a short list per block_m that the legality accepts (wide N
 /// tiles and 3 to 4 stages: a light load is bound by reading the experts'
-/// weights, so the blocks keep many loads in flight). Nullopt, with the
-/// first refusal, when none is legal (f32 operands).
+/// weights, so the blocks keep many loads in flight); block-scaled e4m3
+/// weights have their own list (tiles inside the 128-wide scale blocks,
+/// two accumulators a product). Nullopt, with the first refusal, when none
+/// is legal (f32 operands; block-scaled weights on sm_80).
 std::optional<GroupedGemmConfigFields>
 defaultGroupedGemmFields(const GroupedGemmProblem &problem, Target target,
                          GroupedGemmLegalityError *refusal = nullptr);
 
 /// Every config of the grouped GEMM search space the legality accepts:
-/// mma_sync, block_m 16 to 128, block_n 32 to 256, block_k 16 to 64,
+/// mma_sync, block_m 16 to 128, block_n 32 to 256, block_k 16 to 64 (to
+/// 128 block-scaled),
 /// warps 1 to 4 each way, 2 to 4 stages.
 SmallVector<GroupedGemmConfigFields>
 enumerateGroupedGemmConfigs(const GroupedGemmProblem &problem, Target target);

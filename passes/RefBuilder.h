@@ -250,6 +250,17 @@ void emitRoute(RefBuilder &rb, Value logits, Value t, int64_t experts,
                const RouteParams &p, const RouteScratch &scratch, Value ids,
                Value weights);
 
+/// kgen.moe's quantisation of an activation row (DeepSeek-V3's act_quant)
+/// for block-scaled e4m3 expert GEMMs: for each 128-column block blk of
+/// a[aRow..., 0 .. kDim), sa = max(amax, 1e-4) / 448 (amax the largest |a|
+/// of the block, a NaN winning) is stored at scale[scaleRow..., blk] and
+/// each q = e4m3(a / sa) (f32 division, round to nearest even, saturating)
+/// at q[qRow..., k] (an f32 `q` holds the e4m3 value widened). Shared by the
+/// reference (kgen-lower-to-loops) and kgen.tile.act_quant.
+void emitQuantiseRow(RefBuilder &rb, Value a, ValueRange aRow, int64_t kDim,
+                     Value q, ValueRange qRow, Value scale,
+                     ValueRange scaleRow);
+
 /// kgen.moe_combine's definition for token `t`: y[t, h] = sum over slots s
 /// in order of weights[t, s] * expert_out[positions[t, s], h] in f32 from 0
 /// (positions outside [0, rows) skipped), then + shared[t, h] when

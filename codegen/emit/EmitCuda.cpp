@@ -222,7 +222,8 @@ LogicalResult KernelPrinter::printOp(Operation *op) {
             TileAttentionStoreOp, TileAttentionCombineOp>(
           [&](Operation *o) { return printAttentionStep(o); })
       .Case<TileMoeRouteOp, TileMoeRankOp, TileMoeGatherOp, TileGroupTileOp,
-            TileGatedEpilogueOp, TileMoeCombineOp, TileMoeSingleGroupOp>(
+            TileGatedEpilogueOp, TileMoeCombineOp, TileMoeSingleGroupOp,
+            TileActQuantOp, TileBlockScaleOp>(
           [&](Operation *o) { return printMoeStep(o); })
       .Case([&](TileZeroOp o) -> LogicalResult {
         line() << name(o.getTile()) << ".zero();\n";
@@ -320,6 +321,14 @@ void KernelPrinter::nameRoles(Block &body) {
     size_t r = op.getIndices().size();
     setRole(op.getIndices()[r - 1], "n0");
   });
+  // A block-scaled grouped GEMM's K-block partial sums, before the MMAs
+  // that fill them name them acc.
+  SmallVector<TileBlockScaleOp> promotions;
+  body.walk([&](TileBlockScaleOp op) { promotions.push_back(op); });
+  for (auto [i, op] : llvm::enumerate(promotions))
+    setRole(op.getPart(), promotions.size() == 1 ? "part"
+                          : i == 0               ? "part_gate"
+                                                 : "part_up");
   body.walk([&](Operation *op) {
     if (auto load = dyn_cast<TileLoadOp>(op)) {
       std::string param = names.lookup(load.getSrc());
@@ -434,6 +443,7 @@ FailureOr<GroupedGemmOperands> groupedOperandsOf(KernelOp kernel) {
     o.gated = true;
     o.outElem = cast<MemRefType>(op.getDst().getType()).getElementType();
   });
+  kernel.walk([&](TileBlockScaleOp) { o.blockScaled = true; });
   if (!o.outElem)
     return failure();
   return o;

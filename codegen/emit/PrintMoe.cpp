@@ -5,7 +5,9 @@
 // the grouped GEMM's tile scheduler is a GroupTile whose fields name the
 // block's expert and rows, and its gated epilogue one call on the gate
 // accumulator. The grouped GEMM's main loop is the gemm family's
-// (PrintCpAsyncPipeline.cpp).
+// (PrintCpAsyncPipeline.cpp); block-scaled, each 128-wide K block's sums
+// are scaled into the accumulator where the block ends (an `if` on the K
+// tile), and a quantisation kernel is one act_quant call.
 //
 //===----------------------------------------------------------------------===//
 
@@ -122,6 +124,35 @@ LogicalResult KernelPrinter::printMoeStep(Operation *op) {
                << t.getShape().back() << ", " << name(at[r - 2]) << ", "
                << name(at[r - 1]) << ", " << name(o.getRows()) << ", "
                << name(o.getCols()) << ");\n";
+        return success();
+      })
+      .Case([&](TileActQuantOp o) -> LogicalResult {
+        Value a = o.getA();
+        line() << "kgen::block::act_quant<" << threads << ", " << o.getRows()
+               << ">(" << name(a) << ", " << dimOf(a, 0) << ", "
+               << dimOf(a, 1) << ", " << name(o.getR0()) << ", "
+               << name(o.getQ()) << ", " << name(o.getScale()) << ");\n";
+        return success();
+      })
+      .Case([&](TileBlockScaleOp o) -> LogicalResult {
+        // The K tiles of one 128-wide scale block, and the scales' strides.
+        int64_t perBlock = kScaleBlock / o.getBlockK();
+        int64_t blocks = dimOf(o.getAScale(), 1);
+        int64_t colBlocks = dimOf(o.getBScale(), 2);
+        std::string kt = name(o.getKt());
+        line() << "if ((" << kt << " + 1) % " << perBlock << " == 0 || " << kt
+               << " + 1 == " << o.getKTiles()
+               << ") { // a 128-wide K block ends: scale its sums in\n";
+        ++depth;
+        line() << "const long kb = " << kt << " / " << perBlock << ";\n";
+        line() << name(o.getAcc()) << ".add_block_scaled(" << name(o.getPart())
+               << ", " << name(o.getAScale()) << " + kb, " << blocks << ", "
+               << name(o.getRow0()) << ", " << name(o.getRows()) << ", "
+               << name(o.getBScale()) << "[(" << name(o.getExpert()) << " * "
+               << blocks << " + kb) * " << colBlocks << " + "
+               << name(o.getCol0()) << " / " << kScaleBlock << "]);\n";
+        --depth;
+        line() << "}\n";
         return success();
       })
       .Default([](Operation *o) -> LogicalResult {

@@ -51,7 +51,7 @@ func.func @f(%a: tensor<40x256xbf16>, %b: tensor<4x256x512xbf16>, %off: tensor<5
 
 // f32 operands
 func.func @f(%a: tensor<40x256xf32>, %b: tensor<4x256x512xf32>, %off: tensor<5xi32>) -> tensor<40x512xf32> {
-  // expected-error @+1 {{grouped_gemm_config 'instruction': the grouped GEMM kernels take bf16 or f16 operands (mma_sync, f32 accumulation); got f32}}
+  // expected-error @+1 {{grouped_gemm_config 'instruction': the grouped GEMM kernels take bf16 or f16 operands (mma_sync, f32 accumulation), or f8E4M3FN weights with block scales; got f32}}
   %d = kgen.grouped_gemm %a, %b, %off {config = #kgen.grouped_gemm_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 2, source = user>} : tensor<40x256xf32>, tensor<4x256x512xf32>, tensor<5xi32> -> tensor<40x512xf32>
   return %d : tensor<40x512xf32>
 }
@@ -84,4 +84,51 @@ func.func @f(%a: tensor<40x256xbf16>, %b: tensor<4x256x512xbf16>, %off: tensor<5
   // expected-error @+1 {{grouped_gemm_config 'stages': the gated form holds two B tiles and two accumulators, checked as the gemm tile of block_n = 2 x 128}}
   %d = kgen.grouped_gemm %a, %b, %off gated(%b : tensor<4x256x512xbf16>) {activation = #kgen.activation<silu>, config = #kgen.grouped_gemm_config<target = sm_80, instruction = mma_sync, block_m = 128, block_n = 128, block_k = 32, warps_m = 2, warps_n = 4, stages = 7, source = user>} : tensor<40x256xbf16>, tensor<4x256x512xbf16>, tensor<5xi32> -> tensor<40x512xbf16>
   return %d : tensor<40x512xbf16>
+}
+
+// -----
+
+// Block-scaled e4m3 weights: the widened main loop needs sm_89+
+func.func @f(%a: tensor<40x256xbf16>, %b: tensor<4x256x128xf8E4M3FN>, %s: tensor<4x2x1xf32>, %off: tensor<5xi32>) -> tensor<40x128xbf16> {
+  // expected-error @+1 {{grouped_gemm_config 'target': the block-scaled e4m3 main loop (1 B tile, a partial and a scaled accumulator each): e4m3 tiles are widened by cvt.rn.f16x2.e4m3x2, which needs sm_89+: expected target sm_90a}}
+  %d = kgen.grouped_gemm %a, %b, %off scales(%s : tensor<4x2x1xf32>) {config = #kgen.grouped_gemm_config<target = sm_80, instruction = mma_sync, block_m = 32, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 2, source = user>} : tensor<40x256xbf16>, tensor<4x256x128xf8E4M3FN>, tensor<5xi32> -> tensor<40x128xbf16>
+  return %d : tensor<40x128xbf16>
+}
+
+// -----
+
+// Block-scaled: a K tile must lie inside one 128-wide scale block
+func.func @f(%a: tensor<40x256xbf16>, %b: tensor<4x256x128xf8E4M3FN>, %s: tensor<4x2x1xf32>, %off: tensor<5xi32>) -> tensor<40x128xbf16> {
+  // expected-error @+1 {{grouped_gemm_config 'block_k': 48; block-scaled weights need block_k dividing 128}}
+  %d = kgen.grouped_gemm %a, %b, %off scales(%s : tensor<4x2x1xf32>) {config = #kgen.grouped_gemm_config<target = sm_90a, instruction = mma_sync, block_m = 32, block_n = 64, block_k = 48, warps_m = 2, warps_n = 2, stages = 2, source = user>} : tensor<40x256xbf16>, tensor<4x256x128xf8E4M3FN>, tensor<5xi32> -> tensor<40x128xbf16>
+  return %d : tensor<40x128xbf16>
+}
+
+// -----
+
+// Block-scaled: an N tile must lie inside one 128-column scale block
+func.func @f(%a: tensor<40x256xbf16>, %b: tensor<4x256x256xf8E4M3FN>, %s: tensor<4x2x2xf32>, %off: tensor<5xi32>) -> tensor<40x256xbf16> {
+  // expected-error @+1 {{grouped_gemm_config 'block_n': 96; block-scaled weights need block_n dividing 128}}
+  %d = kgen.grouped_gemm %a, %b, %off scales(%s : tensor<4x2x2xf32>) {config = #kgen.grouped_gemm_config<target = sm_90a, instruction = mma_sync, block_m = 32, block_n = 96, block_k = 32, warps_m = 2, warps_n = 2, stages = 2, source = user>} : tensor<40x256xbf16>, tensor<4x256x256xf8E4M3FN>, tensor<5xi32> -> tensor<40x256xbf16>
+  return %d : tensor<40x256xbf16>
+}
+
+// -----
+
+// Block-scaled and gated: four accumulators (a partial and a scaled one per
+// product) of a 32 x 64 warp tile are 256 registers a thread (the ungated
+// gemm rule's 64 would pass)
+func.func @f(%a: tensor<40x256xbf16>, %b: tensor<4x256x128xf8E4M3FN>, %s: tensor<4x2x1xf32>, %off: tensor<5xi32>) -> tensor<40x128xbf16> {
+  // expected-error @+1 {{grouped_gemm_config 'block_n': the block-scaled e4m3 main loop (2 B tiles, a partial and a scaled accumulator each): 4 f32 tiles of 64x128 over 2x2 warps give 256 accumulators per thread; at most 128}}
+  %d = kgen.grouped_gemm %a, %b, %off gated(%b : tensor<4x256x128xf8E4M3FN>) scales(%s, %s : tensor<4x2x1xf32>, tensor<4x2x1xf32>) {activation = #kgen.activation<silu>, config = #kgen.grouped_gemm_config<target = sm_90a, instruction = mma_sync, block_m = 64, block_n = 128, block_k = 32, warps_m = 2, warps_n = 2, stages = 2, source = user>} : tensor<40x256xbf16>, tensor<4x256x128xf8E4M3FN>, tensor<5xi32> -> tensor<40x128xbf16>
+  return %d : tensor<40x128xbf16>
+}
+
+// -----
+
+// Block-scaled: the quantisation kernel reads bf16 or f16 activations
+func.func @f(%a: tensor<40x256xf32>, %b: tensor<4x256x128xf8E4M3FN>, %s: tensor<4x2x1xf32>, %off: tensor<5xi32>) -> tensor<40x128xbf16> {
+  // expected-error @+1 {{grouped_gemm_config 'instruction': block-scaled grouped GEMMs quantise bf16 or f16 activations; got f32}}
+  %d = kgen.grouped_gemm %a, %b, %off scales(%s : tensor<4x2x1xf32>) {config = #kgen.grouped_gemm_config<target = sm_90a, instruction = mma_sync, block_m = 32, block_n = 64, block_k = 32, warps_m = 2, warps_n = 2, stages = 2, source = user>} : tensor<40x256xf32>, tensor<4x256x128xf8E4M3FN>, tensor<5xi32> -> tensor<40x128xbf16>
+  return %d : tensor<40x128xbf16>
 }

@@ -1,13 +1,13 @@
 // kgen-lower-moe-to-tiles refuses, with an error naming why, what it cannot
-// lower: a kgen.moe with configs whose extensions have no kernels yet (e4m3
-// weights), and
+// lower: a kgen.moe with configs whose extensions have no kernels (the
+// DeepSeek routing over more than 256 experts), and
 // a kgen.moe with only one of its two expert GEMM configs.
 // RUN: kgen-opt %s --split-input-file --kgen-lower-moe-to-tiles --verify-diagnostics
 
-func.func @e4m3_weights(%x: tensor<8x32xbf16>, %l: tensor<8x4xf32>, %wg: tensor<4x32x32xf8E4M3FN>, %wu: tensor<4x32x32xf8E4M3FN>, %wd: tensor<4x32x32xf8E4M3FN>, %sg: tensor<4x1x1xf32>, %su: tensor<4x1x1xf32>, %sd: tensor<4x1x1xf32>) -> tensor<8x32xbf16> {
-  // expected-error @+1 {{has configs, but the kernels of e4m3 block-scaled expert weights (scales(...)) are not lowered yet: drop the configs to run it on the reference path}}
-  %y = kgen.moe %x, %l, %wg, %wu, %wd scales(%sg, %su, %sd : tensor<4x1x1xf32>, tensor<4x1x1xf32>, tensor<4x1x1xf32>) {top_k = 2, gate_up_config = #kgen.grouped_gemm_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 32, block_k = 32, warps_m = 1, warps_n = 2, stages = 2, source = user>, down_config = #kgen.grouped_gemm_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 32, block_k = 32, warps_m = 1, warps_n = 2, stages = 2, source = user>}
-      : tensor<8x32xbf16>, tensor<8x4xf32>, tensor<4x32x32xf8E4M3FN>, tensor<4x32x32xf8E4M3FN>, tensor<4x32x32xf8E4M3FN> -> tensor<8x32xbf16>
+func.func @deepseek_routing_512_experts(%x: tensor<8x32xbf16>, %l: tensor<8x512xf32>, %wg: tensor<512x32x32xbf16>, %wu: tensor<512x32x32xbf16>, %wd: tensor<512x32x32xbf16>) -> tensor<8x32xbf16> {
+  // expected-error @+1 {{has configs, but the DeepSeek routing kernel (sigmoid, correction bias, expert groups or scaling) takes at most 256 experts; got 512: drop the configs to run it on the reference path}}
+  %y = kgen.moe %x, %l, %wg, %wu, %wd {top_k = 2, scoring = #kgen.scoring<sigmoid>, gate_up_config = #kgen.grouped_gemm_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 32, block_k = 32, warps_m = 1, warps_n = 2, stages = 2, source = user>, down_config = #kgen.grouped_gemm_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 32, block_k = 32, warps_m = 1, warps_n = 2, stages = 2, source = user>}
+      : tensor<8x32xbf16>, tensor<8x512xf32>, tensor<512x32x32xbf16>, tensor<512x32x32xbf16>, tensor<512x32x32xbf16> -> tensor<8x32xbf16>
   return %y : tensor<8x32xbf16>
 }
 

@@ -2,9 +2,10 @@
 // #kgen.grouped_gemm_config. The heuristic sizes block_m to the rows an
 // expert gets with uniform routing (T * k / min(E, T * k)): a decode step
 // takes 16-row tiles, not 128; the cost model (model=) ranks the legal
-// space and records its prediction; a layer no kernel lowers (f32, e4m3
-// weights, DeepSeek routing over more than 256 experts) keeps no config,
-// with a remark. Every choice lowers (kgen-lower-moe-to-tiles).
+// space and records its prediction; a layer no kernel lowers (f32,
+// DeepSeek routing over more than 256 experts) keeps no config, with a
+// remark. Every choice lowers (kgen-lower-moe-to-tiles). Block-scaled e4m3
+// layers: select-strategy-moe-e4m3.mlir.
 // RUN: kgen-opt %s --split-input-file --verify-diagnostics --kgen-select-strategy=target=sm_90a | FileCheck %s --check-prefixes=CHECK,DEFAULT
 // RUN: kgen-opt %s --split-input-file --verify-diagnostics --kgen-select-strategy="target=sm_80 model=%S/Inputs/synthetic-cost-model.json" | FileCheck %s --check-prefixes=CHECK,MODEL
 // RUN: kgen-opt %s --split-input-file --verify-diagnostics --kgen-select-strategy=target=sm_90a --kgen-lower-moe-to-tiles -o /dev/null
@@ -80,17 +81,5 @@ func.func @too_many_experts_for_groups(%x: tensor<8x32xbf16>, %l: tensor<8x512xf
   // expected-remark @+1 {{the DeepSeek routing kernel (sigmoid, correction bias, expert groups or scaling) takes at most 256 experts; got 512}}
   %y = kgen.moe %x, %l, %wg, %wu, %wd {top_k = 2, scoring = #kgen.scoring<sigmoid>}
       : tensor<8x32xbf16>, tensor<8x512xf32>, tensor<512x32x32xbf16>, tensor<512x32x32xbf16>, tensor<512x32x32xbf16> -> tensor<8x32xbf16>
-  return %y : tensor<8x32xbf16>
-}
-
-// -----
-
-// e4m3 weights with block scales: not lowered yet.
-// CHECK-LABEL: func.func @e4m3_layer(
-// CHECK-NOT: config
-func.func @e4m3_layer(%x: tensor<8x32xbf16>, %l: tensor<8x4xf32>, %wg: tensor<4x32x32xf8E4M3FN>, %wu: tensor<4x32x32xf8E4M3FN>, %wd: tensor<4x32x32xf8E4M3FN>, %sg: tensor<4x1x1xf32>, %su: tensor<4x1x1xf32>, %sd: tensor<4x1x1xf32>) -> tensor<8x32xbf16> {
-  // expected-remark @+1 {{the kernels of e4m3 block-scaled expert weights (scales(...)) are not lowered yet}}
-  %y = kgen.moe %x, %l, %wg, %wu, %wd scales(%sg, %su, %sd : tensor<4x1x1xf32>, tensor<4x1x1xf32>, tensor<4x1x1xf32>) {top_k = 2}
-      : tensor<8x32xbf16>, tensor<8x4xf32>, tensor<4x32x32xf8E4M3FN>, tensor<4x32x32xf8E4M3FN>, tensor<4x32x32xf8E4M3FN> -> tensor<8x32xbf16>
   return %y : tensor<8x32xbf16>
 }

@@ -23,6 +23,7 @@
 //       zero(); mma<BK, TransA, TransB>(a, b) for kgen.tile.mma;
 //       epilogue<Act, HasBias, HasC>(...) for kgen.tile.epilogue;
 //       gated_epilogue<Act>(up, ...) for kgen.tile.gated_epilogue;
+//       add_block_scaled(part, ...) for kgen.tile.block_scale;
 //       store_f32 / accumulate_f32 for split-K (kgen.tile.store/accumulate).
 //
 // Shapes: stage tiles are row-major (A: (BM, BK), or (BK, BM) with TransA;
@@ -166,6 +167,29 @@ template <class Map, class Derived> struct AccumulatorBase {
           d, ld, row0, col0, rows, cols, bias, c, alpha, beta);
   }
 
+  /// The block-scaled promotion of one 128-wide K block (kgen.tile.
+  /// block_scale): v += part * (a_scale[row * ld] * b_scale) per element, in
+  /// f32 with one rounding per operation, then part = 0. a_scale points at
+  /// the block's column of the activations' scales [rows, ceil(K / 128)]
+  /// (ld = ceil(K / 128)); (row0, col0) is the block tile's origin; rows at
+  /// or past `rows` (not loaded: their part is 0) take scale 0. b_scale is
+  /// the weights' scale of the tile's (K block, 128 columns), one value as
+  /// the tile lies in one 128-column block.
+  KGEN_DEVICE void add_block_scaled(Derived &part, const float *a_scale,
+                                    long ld, long row0, long rows,
+                                    float b_scale) {
+    const int thread = Derived::mapThread();
+    const kgen::cuda::RowCol origin = Derived::mapOrigin();
+#pragma unroll
+    for (int i = 0; i < Map::kAccPerThread; ++i) {
+      const long row = row0 + origin.row + Map::acc(thread, i).row;
+      const float sa = row < rows ? a_scale[row * ld] : 0.f;
+      v[i] = kgen::cuda::fadd_rn(
+          v[i], kgen::cuda::fmul_rn(part.v[i], kgen::cuda::fmul_rn(sa, b_scale)));
+      part.v[i] = 0.f;
+    }
+  }
+
   /// D = act(acc) * up inside (rows, cols), in f32 and rounded once: the
   /// gated linear unit of an MoE expert (kgen.tile.gated_epilogue). `up`
   /// is the accumulator of the same tile against the up projection; this
@@ -275,9 +299,30 @@ struct MmaSyncAccumulator
   }
 
   /// acc += A x B over one (BK) stage with ldmatrix + mma.sync; a transposed
-  /// operand is read MN-major (ldmatrix .trans).
+  /// operand is read MN-major (ldmatrix .trans). e4m3 with B MN-major (a
+  /// block-scaled grouped GEMM's [E, K, N] weights) is widened to f16
+  /// fragments (kgen::cuda::WarpMmaE4m3F16): e4m3 mma.sync reads K-major
+  /// operands only.
   template <int BK, bool TransA, bool TransB, class T>
   KGEN_DEVICE void mma(const T *a, const T *b) {
+    if constexpr (kgen::cuda::kIsSame<T, __nv_fp8_e4m3> && !TransB) {
+      static_assert(!TransA, "widened e4m3: A (BM, BK) K-major");
+      using Warp = kgen::cuda::WarpMmaE4m3F16<
+          kWM, kWN, kgen::cuda::RowMajorPadded<T, BM, BK>,
+          kgen::cuda::RowMajorPadded<T, BK, BN>>;
+      const kgen::cuda::RowCol origin = mapOrigin();
+      Warp::template run<BK>(this->v,
+                             reinterpret_cast<const unsigned char *>(a),
+                             reinterpret_cast<const unsigned char *>(b),
+                             origin.row, origin.col, mapThread());
+    } else {
+      mma_ldmatrix<BK, TransA, TransB>(a, b);
+    }
+  }
+
+private:
+  template <int BK, bool TransA, bool TransB, class T>
+  KGEN_DEVICE void mma_ldmatrix(const T *a, const T *b) {
     using Op = typename MmaOpFor<T>::type;
     using kgen::cuda::Major;
     using LayoutA = kgen::cuda::RowMajorPadded<T, TransA ? BK : BM,

@@ -88,8 +88,7 @@
 
 namespace kgen::block {
 
-template <class A, class B> inline constexpr bool kIsSame = false;
-template <class A> inline constexpr bool kIsSame<A, A> = true;
+using kgen::cuda::kIsSame;
 
 template <class T, int BM, int BN, int Stages, bool TransA, bool TransB,
           int ClusterM = 1, bool BatchedA = false, bool BatchedB = false>

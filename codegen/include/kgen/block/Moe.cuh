@@ -34,6 +34,13 @@
 //              T *permuted)
 //       kgen.moe_permute's rows: copies [c0, min(c0 + Copies, tokens *
 //       top_k)) of x into their expert-sorted rows, zeros past the last.
+//   template <int Threads, int Rows, class T>
+//   act_quant(const T *a, long rows, long k, long r0, __nv_fp8_e4m3 *q,
+//             float *scale)
+//       kgen.tile.act_quant: rows [r0, min(r0 + Rows, rows)) of a [rows, k]
+//       quantised to e4m3 per (row, 128 columns) as DeepSeek-V3's
+//       act_quant, q [rows, k] and scale [rows, ceil(k / 128)] (sm_89+:
+//       cvt.rn.satfinite.e4m3x2).
 //   template <int BlockM>
 //   GroupTile group_tile(const int *offsets, long experts, long rows,
 //                        long tile)
@@ -634,6 +641,53 @@ KGEN_DEVICE void moe_gather(const T *x, const int *positions,
       else
         for (long h = lane; h < hidden; h += 32)
           dst[h] = T{};
+    }
+  }
+}
+
+/// kgen.tile.act_quant: for rows r in [r0, min(r0 + Rows, rows)) of a
+/// [rows, k] and each 128-column block b of the row (the last may be
+/// partial): s = max(amax, 1e-4) / 448 with amax the largest |a[r, c]| of
+/// the block (a NaN wins, as arith.maximumf), scale[r, b] = s, and
+/// q[r, c] = e4m3(a[r, c] / s) (div.rn, then round to nearest even,
+/// saturating at +-448: cvt.rn.satfinite), exactly the reference's
+/// emitQuantiseRow. A warp per (row, block), 4 columns a lane, the amax a
+/// butterfly over the warp.
+template <int Threads, int Rows, class T>
+KGEN_DEVICE void act_quant(const T *a, long rows, long k, long r0,
+                           __nv_fp8_e4m3 *q, float *scale) {
+  static_assert(moe_threads_ok(Threads), "act_quant: whole warps");
+  static_assert(Rows > 0, "act_quant: Rows positive");
+  constexpr int kWarps = Threads / 32;
+  constexpr long kBlock = 128, kPerLane = kBlock / 32;
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  const long blocks = (k + kBlock - 1) / kBlock;
+  const long pairs = (lmin(r0 + Rows, rows) - r0) * blocks;
+  unsigned char *qb = reinterpret_cast<unsigned char *>(q);
+  for (long p = warp; p < pairs; p += kWarps) {
+    const long r = r0 + p / blocks, blk = p % blocks;
+    const long c0 = blk * kBlock, n = lmin(kBlock, k - c0);
+    float v[kPerLane];
+    float amax = 0.f;
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) {
+      const long c = lane * kPerLane + j;
+      v[j] = c < n ? to_f32(a[r * k + c0 + c]) : 0.f;
+      amax = moe_detail::max_nan(amax, fabsf(v[j]));
+    }
+#pragma unroll
+    for (int m = 16; m >= 1; m /= 2)
+      amax = moe_detail::max_nan(amax, kgen::cuda::shfl_xor(amax, m));
+    const float s =
+        kgen::cuda::fdiv_rn(moe_detail::max_nan(amax, 1e-4f), 448.f);
+    if (lane == 0)
+      scale[r * blocks + blk] = s;
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) {
+      const long c = lane * kPerLane + j;
+      if (c < n)
+        qb[r * k + c0 + c] = (unsigned char)(
+            kgen::cuda::cvt_e4m3x2(0.f, kgen::cuda::fdiv_rn(v[j], s)) & 0xffu);
     }
   }
 }

@@ -61,6 +61,11 @@
 
 namespace kgen::cuda {
 
+/// std::is_same_v without <type_traits> (NVRTC compiles without the host's
+/// standard headers).
+template <class A, class B> inline constexpr bool kIsSame = false;
+template <class A> inline constexpr bool kIsSame<A, A> = true;
+
 /// False, but only once instantiated: `static_assert(kFalse<N>, "...")` in
 /// a template body fires when that template is used, not when the header is
 /// included. Every arch check in these headers uses it, so one translation

@@ -352,6 +352,100 @@ struct WarpMma {
 #endif // KGEN_CUDA_COMPILER
 };
 
+//===----------------------------------------------------------------------===//
+// e4m3 tiles widened to f16 fragments
+//===----------------------------------------------------------------------===//
+
+/// The warp tile of WarpMma for e4m3 stage tiles that mma.sync's e4m3 form
+/// cannot read: A K-major (M rows, K cols) and B MN-major (K rows, N cols),
+/// as kgen.grouped_gemm's block-scaled weights [E, K, N] are stored. Each
+/// lane reads the bytes of its m16n8k16 f16 fragments (MmaF16's maps) from
+/// shared memory and widens them with cvt.rn.f16x2.e4m3x2, which is exact,
+/// so the f16 mma.sync computes the e4m3 products exactly and sums them in
+/// f32 (the block-scaled main loop of kgen/block/Moe.cuh). A's pairs are
+/// adjacent bytes of a row (one 16-bit load); B's pairs are one byte from
+/// each of two K rows. Targets: sm_89+ (the widening).
+template <int WM, int WN, class LayoutA, class LayoutB> struct WarpMmaE4m3F16 {
+  static_assert(WM % 16 == 0 && WN % 8 == 0,
+                "warp tile must be whole m16 x n8 tiles");
+  static_assert(sizeof(typename LayoutA::Element) == 1 &&
+                    sizeof(typename LayoutB::Element) == 1,
+                "the widened path reads e4m3 (1-byte) tiles");
+  using Op = MmaF16;
+  using AccMap = WarpTileAccMap<WM, WN>;
+  static constexpr int kMTiles = WM / 16;
+  static constexpr int kNTiles = WN / 8;
+  static constexpr int kAccPerThread = AccMap::kAccPerThread;
+
+  struct Frags {
+    unsigned a[kMTiles][4];
+    unsigned b[kNTiles][2];
+  };
+
+  /// Byte offset of register i (elements 2i and 2i + 1, adjacent in K) of
+  /// A's m16 tile mt: a row of the K-major tile.
+  KGEN_HD static constexpr int a_pair_offset(int lane, int mt, int i, int m0,
+                                             int k0) {
+    return LayoutA::byte_offset(m0 + 16 * mt + Op::a_elem(lane, 2 * i).row,
+                                k0 + Op::a_elem(lane, 2 * i).col);
+  }
+  /// Byte offset of element e of B's n8 tile nt (K row, N column).
+  KGEN_HD static constexpr int b_elem_offset(int lane, int nt, int e, int n0,
+                                             int k0) {
+    return LayoutB::byte_offset(k0 + Op::b_elem(lane, e).row,
+                                n0 + 8 * nt + Op::b_elem(lane, e).col);
+  }
+
+#if KGEN_CUDA_COMPILER
+  /// The fragments of k-step [k0, k0 + 16) of the warp tile at (m0, n0);
+  /// a and b: the stage tiles in shared memory.
+  KGEN_DEVICE static void load(Frags &f, const unsigned char *a,
+                               const unsigned char *b, int m0, int n0, int k0,
+                               int lane) {
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        f.a[mt][i] = cvt_f16x2_e4m3x2(ld_shared(
+            reinterpret_cast<const unsigned short *>(
+                a + a_pair_offset(lane, mt, i, m0, k0))));
+#pragma unroll
+    for (int nt = 0; nt < kNTiles; ++nt)
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const unsigned lo = ld_shared(b + b_elem_offset(lane, nt, 2 * i, n0, k0));
+        const unsigned hi =
+            ld_shared(b + b_elem_offset(lane, nt, 2 * i + 1, n0, k0));
+        f.b[nt][i] = cvt_f16x2_e4m3x2((unsigned short)(lo | (hi << 8)));
+      }
+  }
+
+  /// acc += A[m0:m0+WM, 0:BK] * B[0:BK, n0:n0+WN], k-steps in order, the
+  /// next step's fragments loaded while the current one multiplies.
+  template <int BK>
+  KGEN_DEVICE static void run(float (&acc)[kAccPerThread],
+                              const unsigned char *a, const unsigned char *b,
+                              int m0, int n0, int lane) {
+    static_assert(BK % Op::kK == 0, "BK must be a multiple of 16");
+    constexpr int kSteps = BK / Op::kK;
+    Frags f[2];
+    load(f[0], a, b, m0, n0, 0, lane);
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) {
+      if (s + 1 < kSteps)
+        load(f[(s + 1) % 2], a, b, m0, n0, (s + 1) * Op::kK, lane);
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < kNTiles; ++nt) {
+          float *d = &acc[(mt * kNTiles + nt) * 4];
+          Op::mma(d[0], d[1], d[2], d[3], f[s % 2].a[mt], f[s % 2].b[nt]);
+        }
+    }
+  }
+#endif // KGEN_CUDA_COMPILER
+};
+
 } // namespace kgen::cuda
 
 #endif // KGEN_CUDA_MMA_CUH

@@ -23,6 +23,9 @@
 //                                   .e4m3.e4m3.f32 (sm_89+) [9.7.14.5.10]
 //   f32_to_tf32(bits)                cvt.rna.tf32.f32 [9.7.9.21]
 //   cvt_e4m3x2(hi, lo)               cvt.rn.satfinite.e4m3x2.f32 [9.7.9.21]
+//   cvt_f16x2_e4m3x2(pair)           cvt.rn.f16x2.e4m3x2: two e4m3 bytes
+//                                   widened (exactly) to two f16, the
+//                                   upper byte to the upper half [9.7.9.21]
 //   cvt_bf16x2(hi, lo), cvt_f16x2(hi, lo)   cvt.rn.{bf16x2,f16x2}.f32: two
 //                                   f32 rounded to nearest even into one
 //                                   .b32, hi in the upper half [9.7.9.21]
@@ -260,6 +263,21 @@ KGEN_DEVICE unsigned short cvt_e4m3x2(float hi, float lo) {
   unsigned short r = 0;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
   asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;\n" : "=h"(r) : "f"(hi), "f"(lo));
+#endif
+  return r;
+}
+
+/// cvt.rn.f16x2.e4m3x2 d, a: the e4m3 in a[15:8] to d[31:16], the one in
+/// a[7:0] (the lower address) to d[15:0]. Exact: every e4m3 value,
+/// subnormals and NaN included, is an f16 value.
+template <int kDummy = 0>
+KGEN_DEVICE unsigned cvt_f16x2_e4m3x2(unsigned short pair) {
+  KGEN_PTX_ARCH_CHECK(890, kDummy,
+                      "e4m3 widening (cvt.rn.f16x2.e4m3x2) needs sm_89+ "
+                      "(sm_90a on Hopper)");
+  unsigned r = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;\n" : "=r"(r) : "h"(pair));
 #endif
   return r;
 }

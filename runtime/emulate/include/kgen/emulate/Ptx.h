@@ -350,6 +350,14 @@ template <int kDummy = 0> inline unsigned short cvt_e4m3x2(float hi, float lo) {
                           emu::f32ToE4m3(lo));
 }
 
+/// cvt.rn.f16x2.e4m3x2 d, a: a[15:8] -> d[31:16], a[7:0] -> d[15:0], each
+/// widened exactly (e4m3 -> f32 is exact, and so is f32 -> f16 for every
+/// e4m3 value).
+template <int kDummy = 0> inline unsigned cvt_f16x2_e4m3x2(unsigned short a) {
+  return (unsigned(emu::f32ToF16(emu::e4m3ToF32(uint8_t(a >> 8)))) << 16) |
+         emu::f32ToF16(emu::e4m3ToF32(uint8_t(a & 0xff)));
+}
+
 /// cvt.rn.bf16x2.f32 d, hi, lo: hi -> d[31:16], lo -> d[15:0].
 template <int kDummy = 0> inline unsigned cvt_bf16x2(float hi, float lo) {
   return (unsigned(emu::f32ToBf16(hi)) << 16) | emu::f32ToBf16(lo);
