@@ -164,10 +164,11 @@ printf '%s' "$packages"
 echo
 echo "Emulated device: one kernel of each family, its emitted CUDA run on the CPU against the host reference"
 printf '%-9s %-44s %-7s %-10s %-8s %9s %9s\n' family kernel result "rel error" tolerance seconds "MFLOP/s"
-for fam in simt mma_sync wgmma attention moe; do
+for fam in simt mma_sync wgmma attention moe moe-e4m3; do
   while read -r name family _ verdict rel tol secs mflops; do
     [[ $name == kgen_attention_* ]] && family=attention
     [[ $name == kgen_moe_* ]] && family=moe
+    [[ $name == kgen_moe_*_e4m3_* ]] && family=moe-e4m3
     [ "$family" = "$fam" ] || continue
     printf '%-9s %-44s %-7s %-10s %-8s %9s %9s\n' "$family" "$name" "$verdict" "${rel#rel_err=}" \
       "${tol#tol=}" "${secs#seconds=}" "${mflops#mflops=}"
