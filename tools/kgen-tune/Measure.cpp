@@ -615,9 +615,11 @@ rankFields(ArrayRef<Fields> space, const std::optional<Fields> &def,
 std::string moeShape(mlir::kgen::MoeOp moe) {
   auto x = cast<RankedTensorType>(moe.getX().getType());
   auto wg = cast<RankedTensorType>(moe.getWGate().getType());
-  return llvm::formatv("T{0} H{1} I{2} E{3} top{4} {5}", x.getDimSize(0),
+  return llvm::formatv("T{0} H{1} I{2} E{3} top{4} {5}{6}", x.getDimSize(0),
                        x.getDimSize(1), wg.getDimSize(2), wg.getDimSize(0),
-                       moe.getTopK(), x.getElementType())
+                       moe.getTopK(), x.getElementType(),
+                       moe.getScales().empty() ? ""
+                                               : ", e4m3 block-scaled weights")
       .str();
 }
 
