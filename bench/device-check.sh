@@ -355,8 +355,9 @@ fi
 
 # The MoE suite (bench/README.md, "The device check"): kgen's packages, each
 # verified against the host reference and timed (a DeepSeek-V3 package makes
-# 21 GiB of weights on the host: 120 s without a report), then the cuBLAS
-# loop and torch's grouped mm at their ops; without packages (the compiler
+# 10.5 GiB of e4m3 weights on the host: 120 s without a report), then the
+# cuBLAS loop and torch's grouped mm at their ops, and for block-scaled ops
+# (DeepSeek-V3) the fp8 row-wise loop; without packages (the compiler
 # cannot make them yet) the baselines alone, at the suite's device_check
 # entries.
 if want moe; then
@@ -371,7 +372,7 @@ if want moe; then
     step "moe: no packages under $MOE; the baselines alone"
     TORCH_MOE=(--moe-device-check)
   fi
-  step "moe baselines: the cuBLAS loop and torch's grouped mm"
+  step "moe baselines: the cuBLAS loop, torch's grouped mm (block-scaled ops: the fp8 row-wise loop too)"
   if dry; then
     echo "would run: python3 bench/torch_baselines.py --moe-only --moe-suite" \
          "$ROOT/bench/suites/moe.json ${TORCH_MOE[*]} --out $OUT_DIR/baseline-torch-moe.json"

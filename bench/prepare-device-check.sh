@@ -94,7 +94,8 @@ for pkg in "${FAULTY[@]}"; do
 done
 
 # The MoE suite's packages: one kgen.moe per entry (suite-to-mlir.py), each
-# a package of six kernels, once kgen-lower-moe-to-tiles is in kgen-opt.
+# a package of six kernels (eleven for DeepSeek-V3's block-scaled layer),
+# once kgen-lower-moe-to-tiles is in kgen-opt.
 KGEN_OPT=${BUILD_DIR:-$ROOT/build}/bin/kgen-opt
 MOE_DEST=$DEST/moe-packages
 rm -rf "$MOE_DEST" "$MOE_DEST.mlir"

@@ -27,14 +27,25 @@ MoE suite: one function per entry, named after it as above, holding one
 kgen.moe of the entry's op object: x [T, H], the router logits [T, E] (an
 input, of the op's logits_dtype), w_gate and w_up [E, H, I], w_down
 [E, I, H], the result [T, H] of dtype_out; top_k, renormalize, and the
-activation when it is not silu. --entries as above; --device-check keeps
-the entries the suite's "device_check" list names (the device check's cut).
+activation when it is not silu. The DeepSeek fields (docs/kernel-package.md)
+add what they name: "correction_bias" the bias [E] f32 (after the logits),
+"shared_inter" Is a shared expert [H, Is], [H, Is], [Is, H], "weight_dtype"
+"f8E4M3FN" with "block_scales" e4m3 weights and their f32 scales
+(scales(...): [E, ceil(H/128), ceil(I/128)] twice, [E, ceil(I/128),
+ceil(H/128)]; shared_scales(...): [ceil(H/128), ceil(Is/128)] twice,
+[ceil(Is/128), ceil(H/128)]), "scoring", "n_group" / "topk_group" and
+"routed_scaling_factor" the attributes, each only when not its default. An
+op object with a field it does not know, or values kgen.moe cannot take
+(e4m3 weights without block scales, another weight type), is refused.
+--entries as above; --device-check keeps the entries the suite's
+"device_check" list names (the device check's cut).
 
 Pipe the output to `kgen-opt --kgen-pipeline="target=... output-dir=..."` to
 get packages.
 """
 import argparse
 import json
+import math
 import re
 import sys
 
@@ -147,22 +158,120 @@ def attention_module(suite, path, args):
                         "--entries and --max-kv-gib")
 
 
-def moe_function(name, op):
-    """The function of one moe suite entry (its op object)."""
-    t_count, h, i, e = op["tokens"], op["hidden"], op["inter"], op["experts"]
-    t, tl = MOE_TYPES[op["dtype"]], MOE_TYPES[op.get("logits_dtype") or "f32"]
-    to = MOE_TYPES[op.get("dtype_out") or op["dtype"]]
-    x, logits = f"tensor<{t_count}x{h}x{t}>", f"tensor<{t_count}x{e}x{tl}>"
-    w_in, w_down, y = f"tensor<{e}x{h}x{i}x{t}>", f"tensor<{e}x{i}x{h}x{t}>", \
-        f"tensor<{t_count}x{h}x{to}>"
-    attrs = [f"top_k = {int(op['top_k'])}"]
-    if op.get("renormalize"):
+# The fields of a moe op object (docs/kernel-package.md, the runtime's
+# parseMoeOp) that moe_function writes.
+MOE_FIELDS = {"kind", "tokens", "hidden", "inter", "experts", "top_k", "renormalize",
+              "activation", "dtype", "logits_dtype", "dtype_out", "scoring",
+              "correction_bias", "n_group", "topk_group", "routed_scaling_factor",
+              "shared_inter", "weight_dtype", "block_scales"}
+SCALE_BLOCK = 128   # block scales: one f32 per 128 x 128 weights
+
+
+def scale_blocks(n):
+    """ceil(n / 128): the blocks of a dimension of block-scaled weights."""
+    return -(-n // SCALE_BLOCK)
+
+
+class Refused(Exception):
+    """An op object suite-to-mlir cannot write as a kgen.moe."""
+
+
+def moe_parts(op):
+    """The checked parts of a moe op object: (T, H, I, E, k, x type, logits
+    type, y type, scaled, Is, attributes). Raises Refused."""
+    def need(cond, why):
+        if not cond:
+            raise Refused(why)
+
+    unknown = sorted(set(op) - MOE_FIELDS)
+    need(not unknown, f"unknown field(s) {', '.join(unknown)}")
+    need(op.get("kind") == "moe", f"kind {op.get('kind')!r} is not \"moe\"")
+
+    def size(field, default=None, lo=1):
+        v = op.get(field, default)
+        need(isinstance(v, int) and not isinstance(v, bool) and v >= lo,
+             f"{field} {v!r} is not an integer >= {lo}")
+        return v
+
+    def flag(field):
+        v = op.get(field, False)
+        need(isinstance(v, bool), f"{field} {v!r} is not true or false")
+        return v
+
+    def elem(field, default):
+        v = op.get(field, default)
+        need(v in MOE_TYPES, f"{field} {v!r} is not one of {', '.join(MOE_TYPES)}")
+        return MOE_TYPES[v]
+
+    t_count, h, i, e, k = (size(f) for f in ("tokens", "hidden", "inter", "experts", "top_k"))
+    t = elem("dtype", None)
+    tl, to = elem("logits_dtype", "f32"), elem("dtype_out", op.get("dtype"))
+    weights, scaled = op.get("weight_dtype", op["dtype"]), flag("block_scales")
+    need(weights in (op["dtype"], "f8E4M3FN"),
+         f"weight_dtype {weights!r} is neither dtype nor \"f8E4M3FN\"")
+    need(scaled == (weights == "f8E4M3FN"),
+         "e4m3 weights and block_scales go together (kgen.moe's scales(...))")
+    shared = size("shared_inter", 0, lo=0)
+    attrs = [f"top_k = {k}"]
+    if flag("renormalize"):
         attrs.append("renormalize")
-    if op.get("activation", "silu") != "silu":
-        attrs.append(f"activation = #kgen.activation<{op['activation']}>")
-    return (f"func.func @{function_name(name)}(%x: {x}, %logits: {logits}, "
-            f"%wg: {w_in}, %wu: {w_in}, %wd: {w_down}) -> {y} {{\n"
-            f"  %y = kgen.moe %x, %logits, %wg, %wu, %wd {{{', '.join(attrs)}}}\n"
+    activation = op.get("activation", "silu")
+    need(activation in ("silu", "gelu", "relu"), f"activation {activation!r} is not "
+         "silu, gelu or relu")
+    if activation != "silu":
+        attrs.append(f"activation = #kgen.activation<{activation}>")
+    scoring = op.get("scoring", "softmax")
+    need(scoring in ("softmax", "sigmoid"), f"scoring {scoring!r} is not softmax or sigmoid")
+    if scoring != "softmax":
+        attrs.append(f"scoring = #kgen.scoring<{scoring}>")
+    groups = size("n_group", 1), size("topk_group", 1)
+    if groups != (1, 1):
+        attrs += [f"n_group = {groups[0]}", f"topk_group = {groups[1]}"]
+    factor = op.get("routed_scaling_factor", 1.0)
+    need(isinstance(factor, (int, float)) and not isinstance(factor, bool)
+         and math.isfinite(factor), f"routed_scaling_factor {factor!r} is not a number")
+    if factor != 1.0:
+        attrs.append(f"routed_scaling_factor = {float(factor)!r} : f32")
+    return (t_count, h, i, e, k, t, tl, to, scaled, shared, flag("correction_bias"), attrs)
+
+
+def moe_function(name, op):
+    """The function of one moe suite entry (its op object); raises Refused."""
+    t_count, h, i, e, _, t, tl, to, scaled, shared, bias, attrs = moe_parts(op)
+    w = "f8E4M3FN" if scaled else t
+    x, logits = f"tensor<{t_count}x{h}x{t}>", f"tensor<{t_count}x{e}x{tl}>"
+    w_in, w_down, y = f"tensor<{e}x{h}x{i}x{w}>", f"tensor<{e}x{i}x{h}x{w}>", \
+        f"tensor<{t_count}x{h}x{to}>"
+    args = [("x", x), ("logits", logits)]
+    clauses = []
+
+    def clause(keyword, names, types):
+        args.extend(zip(names, types))
+        values = ", ".join(f"%{n}" for n in names)
+        clauses.append(f"\n      {keyword}({values} : {', '.join(types)})")
+
+    if bias:
+        args.append(("bias", f"tensor<{e}xf32>"))
+    args += [("wg", w_in), ("wu", w_in), ("wd", w_down)]
+    hb, ib, sb = scale_blocks(h), scale_blocks(i), scale_blocks(shared)
+    if scaled:
+        s_in, s_down = f"tensor<{e}x{hb}x{ib}xf32>", f"tensor<{e}x{ib}x{hb}xf32>"
+        clause("scales", ["sg", "su", "sd"], [s_in, s_in, s_down])
+    if bias:
+        clauses.append(f"\n      correction_bias(%bias : tensor<{e}xf32>)")
+    if shared:
+        ws_in, ws_down = f"tensor<{h}x{shared}x{w}>", f"tensor<{shared}x{h}x{w}>"
+        clause("shared", ["wsg", "wsu", "wsd"], [ws_in, ws_in, ws_down])
+        if scaled:
+            ss_in, ss_down = f"tensor<{hb}x{sb}xf32>", f"tensor<{sb}x{hb}xf32>"
+            clause("shared_scales", ["ssg", "ssu", "ssd"], [ss_in, ss_in, ss_down])
+    # The attributes after the operands' clauses, on a line of their own
+    # when there are clauses.
+    attr_sep = "\n      " if clauses else " "
+    params = ", ".join(f"%{n}: {ty}" for n, ty in args)
+    return (f"func.func @{function_name(name)}({params}) -> {y} {{\n"
+            f"  %y = kgen.moe %x, %logits, %wg, %wu, %wd{''.join(clauses)}"
+            f"{attr_sep}{{{', '.join(attrs)}}}\n"
             f"      : {x}, {logits}, {w_in}, {w_in}, {w_down} -> {y}\n"
             f"  return %y : {y}\n}}")
 
@@ -172,8 +281,14 @@ def moe_module(suite, path, args):
 
     def keep(name, _):
         return not args.device_check or name in listed
+
+    def function(name, op):
+        try:
+            return moe_function(name, op)
+        except Refused as e:
+            sys.exit(f"suite-to-mlir: entry {name!r}: cannot write its op as a kgen.moe: {e}")
     return [f"// MoE layers of {suite['name']} ({path}): one function per entry."] + \
-        entry_functions(suite, args, keep, moe_function, "moe", "--entries and --device-check")
+        entry_functions(suite, args, keep, function, "moe", "--entries and --device-check")
 
 
 def main():

@@ -29,21 +29,34 @@ is torch's (its warnings), not a failure.
 
 For every entry of a MoE suite (--moe-suite, schema kgen.moe-suite, e.g.
 bench/suites/moe.json): the whole layer from the router logits to y, as
-kgen's package times it, in two forms: "torch-moe-cublas-loop" (softmax,
-top-k and renormalisation, the tokens grouped by expert, then per expert
-that has tokens torch.matmul (cuBLAS) of its rows by its gate|up weights,
-act(gate) * up, torch.matmul by its down weights, and the weighted combine;
-the group sizes come to the host once per call, as any loop needs them)
-and "torch-moe-grouped-mm" (the same routing, grouping and combine around
-two torch._grouped_mm calls, gate|up and down, no host sync; "skipped" with
-"not available" where torch lacks it). Gate and up are one [E, H, 2I]
-weight, as serving frameworks store them (one GEMM of 2I columns instead of
-two of I). Both are checked against an f32 computation of the layer at up
-to 64 tokens spread over the batch (same routing) before they are timed.
---moe-packages DIR takes the ops of kgen's moe packages there (only
-entries some package has, carrying its op object); --moe-device-check the
-entries of the suite's device_check list. `--moe-cpu-check` runs both forms
-and the reference at small sizes on the CPU (torch without a GPU).
+kgen's package times it, in two forms: "torch-moe-cublas-loop" (the
+routing of kgen.moe_route in f32: softmax or sigmoid scores, a correction
+bias that only chooses, the group limit, top-k, renormalisation, the
+scaling factor; the tokens grouped by expert, then per expert that has
+tokens torch.matmul (cuBLAS) of its rows by its gate|up weights, act(gate)
+* up, torch.matmul by its down weights; the shared expert, when the op has
+one, as two torch.matmul over every token; and the weighted combine; the
+group sizes come to the host once per call, as any loop needs them) and
+"torch-moe-grouped-mm" (the same routing, grouping, shared expert and
+combine around two torch._grouped_mm calls, gate|up and down, no host
+sync; "skipped" with "not available" where torch lacks it). Gate and up
+are one [E, H, 2I] weight, as serving frameworks store them (one GEMM of
+2I columns instead of two of I). For an op with e4m3 weights and 128x128
+block scales (DeepSeek-V3) both run on the weights dequantised to bf16
+(exactly: an upper-bandwidth bf16 baseline, two bytes a weight where kgen
+reads one), and a third form, "torch-moe-fp8-rowwise-loop", runs the loop
+with torch._scaled_mm on e4m3 operands with row-wise scales (the
+activations quantised per row, the weights requantised to one scale per
+output column: not the 1x128 / 128x128 blocks kgen computes). Each result
+carries a "comment" saying what its baseline computes. All are checked
+against an f32 computation of the layer at up to 64 tokens spread over
+the batch (same routing) before they are timed, the fp8 form at a looser
+tolerance. --moe-packages DIR takes the ops of kgen's moe packages there
+(only entries some package has, carrying its op object);
+--moe-device-check the entries of the suite's device_check list.
+`--moe-cpu-check` runs every form and the reference at small sizes on the
+CPU (torch without a GPU), DeepSeek-style layers among them, and the
+routing against a plain reading of kgen.moe_route.
 
 Timing matches kgen-bench's method: warm-up, then per sample a 256 MiB
 buffer is overwritten (evicting the 60 MB L2), then CUDA events around one
@@ -69,6 +82,7 @@ import json
 import math
 import os
 import socket
+import struct
 import sys
 
 RESULTS_SCHEMA = "kgen.results"
@@ -85,13 +99,23 @@ CHECK_SEQUENCES = 4         # sequences checked (first, last, and between), L > 
 KGEN_GROUP_PACKAGES = 16    # kgen-bench run: packages of one op per child (kGroupPackages)
 MOE_CHECK_TOKENS = 64       # tokens of a MoE layer checked against f32 (spread)
 MOE_TOLERANCE = 2e-2        # bf16 operands, f32 accumulation, four bf16 roundings
+# e4m3 with row-wise scales: x, the weights (requantised per column) and a
+# each rounded to e4m3, about 2.5% relative each (u(e4m3) = 2^-4): ~6% on y
+MOE_FP8_TOLERANCE = 1e-1
 MOE_BASELINES = ("torch-moe-cublas-loop", "torch-moe-grouped-mm")
+MOE_FP8_BASELINE = "torch-moe-fp8-rowwise-loop"   # block-scaled ops only
 # The fields of a moe op object (kernel package manifests) that say what
 # is computed; a package's manifest may hold more (its strategy).
 MOE_FIELDS = ("tokens", "hidden", "inter", "experts", "top_k", "renormalize",
-              "activation", "dtype", "logits_dtype", "dtype_out")
-MOE_DEFAULTS = {"renormalize": False, "activation": "silu", "logits_dtype": "f32"}
-ELEM_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
+              "activation", "dtype", "logits_dtype", "dtype_out", "scoring",
+              "correction_bias", "n_group", "topk_group", "routed_scaling_factor",
+              "shared_inter", "weight_dtype", "block_scales")
+MOE_DEFAULTS = {"renormalize": False, "activation": "silu", "logits_dtype": "f32",
+                "scoring": "softmax", "correction_bias": False, "n_group": 1,
+                "topk_group": 1, "routed_scaling_factor": 1.0, "shared_inter": 0,
+                "block_scales": False}
+MOE_SCALE_BLOCK = 128       # block scales: one f32 per 128 x 128 weights
+ELEM_BYTES = {"bf16": 2, "f16": 2, "f32": 4, "f8E4M3FN": 1}
 
 
 # ----------------------------------------------------------------- pure parts
@@ -320,9 +344,13 @@ def load_moe_suite(path):
 
 
 def moe_key(op):
-    """What a moe op computes: MOE_FIELDS with their defaults (dtype_out the
-    dtype), so that an entry and a package's fuller op object compare."""
-    full = {**MOE_DEFAULTS, "dtype_out": op.get("dtype"), **op}
+    """What a moe op computes: MOE_FIELDS with their defaults (dtype_out and
+    weight_dtype the dtype), so that an entry and a package's fuller op
+    object compare; routed_scaling_factor as the f32 the package holds."""
+    full = {**MOE_DEFAULTS, "dtype_out": op.get("dtype"), "weight_dtype": op.get("dtype"),
+            **op}
+    full["routed_scaling_factor"] = struct.unpack(
+        "f", struct.pack("f", float(full["routed_scaling_factor"])))[0]
     return tuple(full.get(f) for f in MOE_FIELDS)
 
 
@@ -333,20 +361,43 @@ def moe_experts_hit(op):
     return e * (1.0 - (1.0 - k / e) ** t)
 
 
-def moe_weight_bytes(op):
-    """Bytes of w_gate, w_up and w_down of the experts hit (expected, for
-    uniform routing): what a layer must read at least."""
-    return moe_experts_hit(op) * 3 * op["hidden"] * op["inter"] * ELEM_BYTES[op["dtype"]]
+def moe_scale_blocks(n):
+    """ceil(n / 128): the scale blocks along a dimension of n weights."""
+    return -(-n // MOE_SCALE_BLOCK)
 
 
-def moe_work(op):
-    """(flops, fewest bytes) of a moe layer: the three expert GEMMs of
-    every routed copy (2 T k 3 H I); x, the logits and y once, and the
-    weights of the experts hit (moe_weight_bytes)."""
+def moe_ffn_bytes(op, inter):
+    """Bytes of one gated FFN's three weights of inner size `inter` (w_gate,
+    w_up [H, inter], w_down [inter, H]) in the op's weight_dtype (e4m3: one
+    byte), with their f32 scales per 128 x 128 block when block_scales."""
+    h = op["hidden"]
+    scales = 3 * 4 * moe_scale_blocks(h) * moe_scale_blocks(inter) \
+        if op.get("block_scales") else 0
+    return 3 * h * inter * ELEM_BYTES[op.get("weight_dtype") or op["dtype"]] + scales
+
+
+def moe_weight_bytes(op, hit=None):
+    """Bytes of the weights a layer must read at least: w_gate, w_up and
+    w_down (with their block scales) of the experts hit, `hit` of them or
+    the expected number for uniform routing (moe_experts_hit), and the
+    shared expert's (every token goes through it)."""
+    shared = op.get("shared_inter", 0)
+    hit = moe_experts_hit(op) if hit is None else hit
+    return hit * moe_ffn_bytes(op, op["inter"]) + (moe_ffn_bytes(op, shared) if shared else 0)
+
+
+def moe_work(op, hit=None):
+    """(flops, fewest bytes) of a moe layer, as the runtime's moeFlops and
+    moeBytes count them: the three expert GEMMs of every routed copy and of
+    the shared expert (2 T 3 H (k I + Is)); x, the logits and y once, the
+    correction bias, and the weights (moe_weight_bytes: the experts hit,
+    the expected number unless `hit` says; the runtime's moeBytes takes
+    min(E, T k), a package's manifest all E)."""
     t, h, e = op["tokens"], op["hidden"], op["experts"]
-    flops = 2.0 * t * op["top_k"] * 3 * h * op["inter"]
+    flops = 2.0 * t * 3 * h * (op["top_k"] * op["inter"] + op.get("shared_inter", 0))
     nbytes = (t * h * (ELEM_BYTES[op["dtype"]] + ELEM_BYTES[op.get("dtype_out") or op["dtype"]])
-              + t * e * ELEM_BYTES[op.get("logits_dtype") or "f32"] + moe_weight_bytes(op))
+              + t * e * ELEM_BYTES[op.get("logits_dtype") or "f32"]
+              + moe_weight_bytes(op, hit) + (4 * e if op.get("correction_bias") else 0))
     return flops, float(nbytes)
 
 
@@ -851,6 +902,8 @@ def run_attention_suite(torch, timer, cases, ceilings, gen, log):
 
 
 MOE_TORCH_DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
+E4M3_MAX = 448.0            # the largest finite f8E4M3FN
+E4M3_MIN_AMAX = 1e-4        # act_quant's floor on a block's amax (kgen.moe)
 
 
 def moe_activation(torch, name):
@@ -860,15 +913,59 @@ def moe_activation(torch, name):
             "gelu": lambda v: F.gelu(v, approximate="tanh")}[name]
 
 
-def moe_route(torch, logits, op):
-    """kgen.moe_route in f32: softmax, the top_k experts, their
-    probabilities renormalised when the op says so. -> (weights [T, k] f32,
-    expert ids [T, k])."""
-    p = torch.softmax(logits.float(), dim=-1)
-    weights, ids = torch.topk(p, op["top_k"], dim=-1)
+def moe_route(torch, logits, op, bias=None):
+    """kgen.moe_route in f32 (dialect/KgenOps.td): scores s, the softmax
+    of the logits or (scoring sigmoid) each logit's sigmoid; choice scores
+    c = s + bias (correction_bias) or s; with n_group groups of experts,
+    only those of the topk_group best groups (a group scored by the sum of
+    its two best c with a bias, its best c without); the top_k experts by
+    c, their weights s, divided by their sum with renormalize, times
+    routed_scaling_factor. -> (weights [T, k] f32, expert ids [T, k])."""
+    logits = logits.float()
+    if op.get("scoring", "softmax") == "sigmoid":
+        s = torch.sigmoid(logits)
+    else:
+        s = torch.softmax(logits, dim=-1)
+    c = s if bias is None else s + bias
+    groups, kept = op.get("n_group", 1), op.get("topk_group", 1)
+    if kept < groups:
+        t, e = c.shape
+        grouped = c.view(t, groups, e // groups)
+        score = grouped.topk(2, dim=-1).values.sum(-1) if bias is not None \
+            else grouped.amax(dim=-1)
+        best = score.topk(kept, dim=-1).indices
+        keep = torch.zeros_like(score, dtype=torch.bool).scatter_(1, best, True)
+        c = c.masked_fill(~keep.repeat_interleave(e // groups, dim=1), float("-inf"))
+    ids = torch.topk(c, op["top_k"], dim=-1).indices
+    weights = s.gather(1, ids)
     if op.get("renormalize"):
         weights = weights / weights.sum(dim=-1, keepdim=True)
-    return weights, ids
+    return weights * float(op.get("routed_scaling_factor", 1.0)), ids
+
+
+def moe_route_plain(op, logits, bias=None):
+    """kgen.moe_route for one token in Python floats, straight from its
+    definition (the CPU check's second opinion on moe_route): (ids, weights)."""
+    if op.get("scoring", "softmax") == "sigmoid":
+        s = [1 / (1 + math.exp(-v)) for v in logits]
+    else:
+        top = max(logits)
+        s = [math.exp(v - top) for v in logits]
+        s = [v / sum(s) for v in s]
+    c = [v + (bias[e] if bias is not None else 0.0) for e, v in enumerate(s)]
+    groups, kept = op.get("n_group", 1), op.get("topk_group", 1)
+    size = len(c) // groups
+
+    def group_score(g):
+        best = sorted(c[g * size:(g + 1) * size], reverse=True)
+        return best[0] + best[1] if bias is not None else best[0]
+    chosen = sorted(range(groups), key=lambda g: (-group_score(g), g))[:kept]
+    eligible = [e for e in range(len(c)) if e // size in chosen]
+    ids = sorted(eligible, key=lambda e: (-c[e], e))[:op["top_k"]]
+    w = [s[e] for e in ids]
+    if op.get("renormalize"):
+        w = [v / sum(w) for v in w]
+    return ids, [v * op.get("routed_scaling_factor", 1.0) for v in w]
 
 
 def moe_permute(torch, x, ids, experts):
@@ -886,149 +983,347 @@ def moe_permute(torch, x, ids, experts):
         torch.cumsum(counts, 0).to(torch.int32)
 
 
-def moe_combine(torch, expert_out, positions, weights, dtype_out):
+def moe_combine(torch, expert_out, positions, weights, dtype_out, shared_out=None):
     """kgen.moe_combine: y[t] = sum_s weights[t, s] expert_out[positions[t, s]]
-    in f32, rounded to dtype_out."""
+    in f32, plus the shared expert's row when there is one, rounded to
+    dtype_out."""
     t, k = positions.shape
     rows = expert_out[positions.reshape(-1)].view(t, k, -1).float()
-    return (rows * weights.unsqueeze(-1)).sum(dim=1).to(dtype_out)
+    y = (rows * weights.unsqueeze(-1)).sum(dim=1)
+    if shared_out is not None:
+        y = y + shared_out.float()
+    return y.to(dtype_out)
 
 
-def moe_loop(torch, x, logits, w13, wd, op, dtype_out):
+def moe_gated(torch, op, gu):
+    """act(gate) * up of a [rows, 2n] gate|up product."""
+    n = gu.shape[-1] // 2
+    return moe_activation(torch, op.get("activation", "silu"))(gu[:, :n]) * gu[:, n:]
+
+
+def moe_shared(torch, inp, op):
+    """The shared expert's output [T, H] (x's dtype; None without one): a
+    dense gated FFN over every token (torch.matmul)."""
+    if inp["ws13"] is None:
+        return None
+    return torch.matmul(moe_gated(torch, op, torch.matmul(inp["x"], inp["ws13"])), inp["wsd"])
+
+
+def moe_loop(torch, inp, op, dtype_out):
     """The layer as a loop of per-expert torch.matmul (cuBLAS) calls over
     the experts with tokens; the group sizes are read on the host."""
-    inter, act = op["inter"], moe_activation(torch, op.get("activation", "silu"))
-    weights, ids = moe_route(torch, logits, op)
-    xp, positions, counts, _ = moe_permute(torch, x, ids, op["experts"])
-    out = torch.empty((xp.shape[0], op["hidden"]), dtype=x.dtype, device=x.device)
+    weights, ids = moe_route(torch, inp["logits"], op, inp["bias"])
+    xp, positions, counts, _ = moe_permute(torch, inp["x"], ids, op["experts"])
+    w13, wd = inp["w13"], inp["wd"]
+    out = torch.empty((xp.shape[0], op["hidden"]), dtype=xp.dtype, device=xp.device)
     begin = 0
     for e, n in enumerate(counts.tolist()):
         if n == 0:
             continue
-        gu = torch.matmul(xp[begin:begin + n], w13[e])
-        torch.matmul(act(gu[:, :inter]) * gu[:, inter:], wd[e], out=out[begin:begin + n])
+        h = moe_gated(torch, op, torch.matmul(xp[begin:begin + n], w13[e]))
+        torch.matmul(h, wd[e], out=out[begin:begin + n])
         begin += n
-    return moe_combine(torch, out, positions, weights, dtype_out)
+    return moe_combine(torch, out, positions, weights, dtype_out, moe_shared(torch, inp, op))
 
 
-def moe_grouped(torch, x, logits, w13, wd, op, dtype_out):
+def moe_grouped(torch, inp, op, dtype_out):
     """The layer with torch._grouped_mm for the expert GEMMs (no host sync)."""
-    inter, act = op["inter"], moe_activation(torch, op.get("activation", "silu"))
-    weights, ids = moe_route(torch, logits, op)
-    xp, positions, _, ends = moe_permute(torch, x, ids, op["experts"])
-    gu = torch._grouped_mm(xp, w13, offs=ends)
-    out = torch._grouped_mm(act(gu[:, :inter]) * gu[:, inter:], wd, offs=ends)
-    return moe_combine(torch, out, positions, weights, dtype_out)
+    weights, ids = moe_route(torch, inp["logits"], op, inp["bias"])
+    xp, positions, _, ends = moe_permute(torch, inp["x"], ids, op["experts"])
+    h = moe_gated(torch, op, torch._grouped_mm(xp, inp["w13"], offs=ends))
+    out = torch._grouped_mm(h, inp["wd"], offs=ends)
+    return moe_combine(torch, out, positions, weights, dtype_out, moe_shared(torch, inp, op))
 
 
-def moe_reference(torch, x, logits, w13, wd, op, tokens):
+def moe_quantise_rows(torch, a):
+    """a [M, K] as e4m3 with one f32 scale per row, amax / 448 (floored as
+    act_quant floors a block's): (codes [M, K], scales [M, 1])."""
+    amax = a.abs().amax(dim=-1, keepdim=True).float()
+    scale = torch.clamp(amax, min=E4M3_MIN_AMAX) / E4M3_MAX
+    return (a.float() / scale).to(torch.float8_e4m3fn), scale
+
+
+def moe_scaled_mm(torch, q, scale, w_q, w_scale, dtype):
+    """torch._scaled_mm with row-wise scales: the e4m3 rows q [M, K] (scales
+    [M, 1]) times the e4m3 weight w_q [N, K] (scales [1, N] per output
+    column) -> [M, N] of dtype."""
+    return torch._scaled_mm(q, w_q.t(), scale_a=scale, scale_b=w_scale, out_dtype=dtype)
+
+
+def moe_fp8_rowwise(torch, inp, op, dtype_out):
+    """The layer as a loop of per-expert torch._scaled_mm calls on e4m3
+    operands with row-wise scales: the token copies quantised per row once,
+    each expert's a per row; the weights as moe_inputs requantised them
+    (one scale per output column); the shared expert the same way."""
+    weights, ids = moe_route(torch, inp["logits"], op, inp["bias"])
+    xp, positions, counts, _ = moe_permute(torch, inp["x"], ids, op["experts"])
+    dtype = xp.dtype
+    xq, xs = moe_quantise_rows(torch, xp)
+    out = torch.empty((xp.shape[0], op["hidden"]), dtype=dtype, device=xp.device)
+    begin = 0
+    for e, n in enumerate(counts.tolist()):
+        if n == 0:
+            continue
+        rows = slice(begin, begin + n)
+        gu = moe_scaled_mm(torch, xq[rows], xs[rows], inp["w13_q"][e], inp["w13_s"][e], dtype)
+        hq, hs = moe_quantise_rows(torch, moe_gated(torch, op, gu))
+        out[rows] = moe_scaled_mm(torch, hq, hs, inp["wd_q"][e], inp["wd_s"][e], dtype)
+        begin += n
+    shared = None
+    if inp["ws13_q"] is not None:
+        sq, ss = moe_quantise_rows(torch, inp["x"])
+        gu = moe_scaled_mm(torch, sq, ss, inp["ws13_q"], inp["ws13_s"], dtype)
+        hq, hs = moe_quantise_rows(torch, moe_gated(torch, op, gu))
+        shared = moe_scaled_mm(torch, hq, hs, inp["wsd_q"], inp["wsd_s"], dtype)
+    return moe_combine(torch, out, positions, weights, dtype_out, shared)
+
+
+def moe_reference(torch, inp, op, tokens):
     """The layer in f32 at the given token rows (the same routing): per
-    expert hit, its rows' act(x w_gate) * (x w_up), times w_down, weighted."""
-    inter, act = op["inter"], moe_activation(torch, op.get("activation", "silu"))
-    index = torch.tensor(tokens, device=x.device)
-    weights, ids = moe_route(torch, logits[index], op)
-    xs = x[index].float()
-    y = torch.zeros((len(tokens), op["hidden"]), dtype=torch.float32, device=x.device)
+    expert hit, its rows' act(x w_gate) * (x w_up), times w_down, weighted;
+    plus the shared expert's. On the weights as they stand for (block-scaled
+    ones dequantised exactly), activations not quantised."""
+    index = torch.tensor(tokens, device=inp["x"].device)
+    weights, ids = moe_route(torch, inp["logits"][index], op, inp["bias"])
+    xs = inp["x"][index].float()
+    y = torch.zeros((len(tokens), op["hidden"]), dtype=torch.float32, device=xs.device)
     for e in torch.unique(ids).tolist():
         rows, slots = (ids == e).nonzero(as_tuple=True)
-        gu = xs[rows] @ w13[e].float()
-        h = act(gu[:, :inter]) * gu[:, inter:]
-        y.index_add_(0, rows, weights[rows, slots].unsqueeze(-1) * (h @ wd[e].float()))
+        h = moe_gated(torch, op, xs[rows] @ inp["w13"][e].float())
+        y.index_add_(0, rows, weights[rows, slots].unsqueeze(-1) * (h @ inp["wd"][e].float()))
+    if inp["ws13"] is not None:
+        y += moe_gated(torch, op, xs @ inp["ws13"].float()) @ inp["wsd"].float()
     return y
 
 
+def moe_block_scaled(torch, k, n, gen, device, dtype):
+    """A [k, n] weight of fan-in k as DeepSeek-V3's checkpoint holds one: e4m3
+    codes (uniform in [-448, 448) rounded) times an f32 scale per 128 x 128
+    block, 2^b (8 + m) / 8 2^j with 2^b about 1 / (448 sqrt(k)), m in [0, 8)
+    and j in {-1, 0, 1} drawn per block (the runtime's blockScales varies
+    them the same way). Returns the weight dequantised, [k, n] of dtype
+    (exact in bf16: a code's 4 significant bits times the scale's 4), and
+    requantised for torch._scaled_mm: codes [n, k] with one scale per
+    output column [1, n], the largest of the column's block scales (the
+    blocks of smaller scale rounded to e4m3 again)."""
+    codes = ((torch.rand((k, n), generator=gen, device=device) * 2 - 1) * E4M3_MAX) \
+        .to(torch.float8_e4m3fn)
+    base = 2.0 ** round(math.log2(1 / (E4M3_MAX * math.sqrt(k))))
+    blocks = (moe_scale_blocks(k), moe_scale_blocks(n))
+    m = torch.randint(0, 8, blocks, generator=gen, device=device).float()
+    j = torch.randint(-1, 2, blocks, generator=gen, device=device).float()
+    scale = base * (8 + m) / 8 * torch.exp2(j)
+    full = scale.repeat_interleave(MOE_SCALE_BLOCK, 0)[:k] \
+        .repeat_interleave(MOE_SCALE_BLOCK, 1)[:, :n]
+    w = codes.float() * full
+    column = full.amax(dim=0, keepdim=True)
+    return w.to(dtype), (w / column).to(torch.float8_e4m3fn).t().contiguous(), column
+
+
+def moe_ffn_inputs(torch, op, gen, device, dtype, count, inter):
+    """`count` gated FFNs (count 0: one, without the expert dimension):
+    w13 [.., H, 2 inter] (gate | up) and wd [.., inter, H] of dtype, and
+    with block_scales their row-wise e4m3 forms (moe_block_scaled): w13_q
+    [.., 2 inter, H], w13_s [.., 1, 2 inter], wd_q [.., H, inter], wd_s
+    [.., 1, H]; else those four None. Plain weights are uniform scaled by
+    1/sqrt(fan-in), so that the gate's activation is not saturated."""
+    h = op["hidden"]
+    lead = (count,) if count else ()
+    if not op.get("block_scales"):
+        def uniform_(shape, fan_in):
+            bound = 1 / math.sqrt(fan_in)
+            return torch.empty(lead + shape, dtype=dtype, device=device) \
+                .uniform_(-bound, bound, generator=gen)
+        return uniform_((h, 2 * inter), h), uniform_((inter, h), inter), None, None, None, None
+    e4m3 = torch.float8_e4m3fn
+    w13 = torch.empty(lead + (h, 2 * inter), dtype=dtype, device=device)
+    wd = torch.empty(lead + (inter, h), dtype=dtype, device=device)
+    w13_q = torch.empty(lead + (2 * inter, h), dtype=e4m3, device=device)
+    w13_s = torch.empty(lead + (1, 2 * inter), dtype=torch.float32, device=device)
+    wd_q = torch.empty(lead + (h, inter), dtype=e4m3, device=device)
+    wd_s = torch.empty(lead + (1, h), dtype=torch.float32, device=device)
+    for i in range(max(count, 1)):
+        at = (i,) if count else ()
+        for half in (slice(0, inter), slice(inter, 2 * inter)):   # gate, up
+            w, q, column = moe_block_scaled(torch, h, inter, gen, device, dtype)
+            w13[at][:, half], w13_q[at][half], w13_s[at][:, half] = w, q, column
+        wd[at], wd_q[at], wd_s[at] = moe_block_scaled(torch, inter, h, gen, device, dtype)
+    return w13, wd, w13_q, w13_s, wd_q, wd_s
+
+
 def moe_inputs(torch, op, gen, device):
-    """x [T, H] and weights uniform (the weights scaled by 1/sqrt(fan-in),
-    so that the gate's activation is not saturated), logits [T, E] uniform in
-    [-4, 4): w13 [E, H, 2I] (gate | up), wd [E, I, H]."""
+    """The layer's inputs on `device`: x [T, H] uniform in [-1, 1), logits
+    [T, E] uniform in [-4, 4), the correction bias [E] f32 in [-1/8, 1/8)
+    (None without), the routed experts' w13 [E, H, 2I] (gate | up) and wd
+    [E, I, H] and the shared expert's ws13 [H, 2Is] and wsd [Is, H] (None
+    without), of x's dtype (moe_ffn_inputs: e4m3 block-scaled weights
+    dequantised), and with block_scales their row-wise e4m3 forms (w13_q,
+    w13_s, wd_q, wd_s, ws13_q, ws13_s, wsd_q, wsd_s; else None)."""
     dtype = getattr(torch, MOE_TORCH_DTYPES[op["dtype"]])
     logits_dtype = getattr(torch, MOE_TORCH_DTYPES[op.get("logits_dtype") or "f32"])
-    t, h, i, e = op["tokens"], op["hidden"], op["inter"], op["experts"]
+    t, h, e = op["tokens"], op["hidden"], op["experts"]
 
     def uniform_(shape, dt, bound):
         return torch.empty(shape, dtype=dt, device=device).uniform_(-bound, bound, generator=gen)
-    return (uniform_((t, h), dtype, 1.0), uniform_((t, e), logits_dtype, 4.0),
-            uniform_((e, h, 2 * i), dtype, 1 / math.sqrt(h)),
-            uniform_((e, i, h), dtype, 1 / math.sqrt(i)))
+    inp = {"x": uniform_((t, h), dtype, 1.0), "logits": uniform_((t, e), logits_dtype, 4.0),
+           "bias": uniform_((e,), torch.float32, 1 / 8) if op.get("correction_bias") else None}
+    names = ("w13", "wd", "w13_q", "w13_s", "wd_q", "wd_s")
+    inp.update(zip(names, moe_ffn_inputs(torch, op, gen, device, dtype, e, op["inter"])))
+    shared = op.get("shared_inter", 0)
+    parts = moe_ffn_inputs(torch, op, gen, device, dtype, 0, shared) if shared else (None,) * 6
+    inp.update(zip(("ws13", "wsd", "ws13_q", "ws13_s", "wsd_q", "wsd_s"), parts))
+    return inp
 
 
-def moe_implementations(torch):
-    """(implementation name, function or None, why not) of MOE_BASELINES."""
+def moe_routing_comment(op):
+    """What the baselines' routing does, in words."""
+    scoring = op.get("scoring", "softmax")
+    parts = [f"{scoring} scores"]
+    if op.get("correction_bias"):
+        parts.append("chosen by score + correction bias")
+    if op.get("topk_group", 1) < op.get("n_group", 1):
+        parts.append(f"within the best {op['topk_group']} of {op['n_group']} expert groups")
+    parts.append(f"top {op['top_k']}")
+    if op.get("renormalize"):
+        parts.append("renormalised")
+    if op.get("routed_scaling_factor", 1.0) != 1.0:
+        parts.append(f"times {op['routed_scaling_factor']:g}")
+    return ", ".join(parts)
+
+
+def moe_implementations(torch, op):
+    """(implementation, function or None, why not, tolerance, comment) of
+    MOE_BASELINES and, for block-scaled ops, MOE_FP8_BASELINE. The comment
+    (each result's "comment") says what the baseline computes."""
+    layer = (f"the whole layer from the router logits to y: routing in f32 "
+             f"({moe_routing_comment(op)}), the token copies grouped by expert, the "
+             f"expert GEMMs, the weighted combine in f32"
+             + (", and the shared expert (a dense gated FFN over every token)"
+                if op.get("shared_inter") else ""))
+    scaled = bool(op.get("block_scales"))
+    bf16 = ("; an upper-bandwidth bf16 baseline: kgen's e4m3 weights with 128x128 block "
+            "scales, dequantised ahead of time (exactly) and read as bf16, twice kgen's "
+            "weight bytes; activations not quantised") if scaled else ""
     grouped, why = moe_grouped, ""
     if not hasattr(torch, "_grouped_mm"):
         grouped = None
         why = (f"not available: torch {torch.__version__} has no torch._grouped_mm "
                "(torch 2.8 and later have it)")
-    return [(MOE_BASELINES[0], moe_loop, ""), (MOE_BASELINES[1], grouped, why)]
+    impls = [(MOE_BASELINES[0], moe_loop, "", MOE_TOLERANCE,
+              f"per-expert torch.matmul (cuBLAS) loop; {layer}{bf16}"),
+             (MOE_BASELINES[1], grouped, why, MOE_TOLERANCE,
+              f"two torch._grouped_mm calls (gate|up, down); {layer}{bf16}")]
+    if scaled:
+        fp8, why = moe_fp8_rowwise, ""
+        if not hasattr(torch, "_scaled_mm") or not hasattr(torch, "float8_e4m3fn"):
+            fp8, why = None, f"not available: torch {torch.__version__} has no torch._scaled_mm"
+        impls.append((MOE_FP8_BASELINE, fp8, why, MOE_FP8_TOLERANCE,
+                      "per-expert torch._scaled_mm loop on e4m3 with row-wise scales: "
+                      "each activation row quantised with one scale (amax / 448), the "
+                      "weights requantised ahead of time to one scale per output column "
+                      "(the largest of its 128x128 block scales); not DeepSeek-V3's 1x128 "
+                      "activation and 128x128 weight blocks that kgen computes, so checked "
+                      f"against the f32 layer at {MOE_FP8_TOLERANCE:g}; {layer}"))
+    return impls
 
 
-def moe_check(torch, fn, x, logits, w13, wd, op, tokens, ref, dtype_out):
+def moe_check(torch, fn, inp, op, tokens, ref, dtype_out):
     """The relative Frobenius error of fn's layer at `tokens` against `ref`."""
-    got = fn(torch, x, logits, w13, wd, op, dtype_out)[tokens]
+    got = fn(torch, inp, op, dtype_out)[tokens]
     return rel_error(torch, got, ref)
 
 
 def run_moe_suite(torch, timer, cases, ceilings, gen, log, device="cuda"):
-    """Every case under each of MOE_BASELINES (module docstring), with
-    inputs on `device`."""
+    """Every case under each of moe_implementations (module docstring),
+    with inputs on `device`."""
     results = []
-    impls = moe_implementations(torch)
     for case in cases:
         op = case["op"]
+        impls = moe_implementations(torch, op)
         dtype_out = getattr(torch, MOE_TORCH_DTYPES[op.get("dtype_out") or op["dtype"]])
         tokens = spread(op["tokens"], MOE_CHECK_TOKENS)
         try:
-            x, logits, w13, wd = moe_inputs(torch, op, gen, device)
-            ref = moe_reference(torch, x, logits, w13, wd, op, tokens)
+            inp = moe_inputs(torch, op, gen, device)
+            ref = moe_reference(torch, inp, op, tokens)
         except Exception as e:  # noqa: BLE001 - out of memory: reported
-            for impl, _, _ in impls:
-                results.append(make_result(case["name"], impl, op, "launch_failed",
-                                           f"inputs: {type(e).__name__}: {e}"[:2000]))
-            x = logits = w13 = wd = ref = None
+            for impl, _, _, _, comment in impls:
+                results.append(dict(make_result(case["name"], impl, op, "launch_failed",
+                                                f"inputs: {type(e).__name__}: {e}"[:2000]),
+                                    comment=comment))
+            inp = ref = None
             torch.cuda.empty_cache()
             continue
-        for impl, fn, why in impls:
+        for impl, fn, why, tolerance, comment in impls:
             if fn is None:
-                results.append(make_result(case["name"], impl, op, "skipped", why))
+                result = make_result(case["name"], impl, op, "skipped", why)
             else:
                 def call(fn=fn):
-                    return fn(torch, x, logits, w13, wd, op, dtype_out)
+                    return fn(torch, inp, op, dtype_out)
 
                 def check(fn=fn):
-                    return moe_check(torch, fn, x, logits, w13, wd, op, tokens, ref,
-                                     dtype_out)
-                results.append(judge_and_time(timer, make_result(case["name"], impl, op),
-                                              call, check, MOE_TOLERANCE, case["work"],
-                                              ceilings))
-            log(f'{impl} {case["name"]}: {results[-1]["status"]} {results[-1]["reason"][:200]}')
-        del x, logits, w13, wd, ref
+                    return moe_check(torch, fn, inp, op, tokens, ref, dtype_out)
+                result = judge_and_time(timer, make_result(case["name"], impl, op),
+                                        call, check, tolerance, case["work"], ceilings)
+            results.append(dict(result, comment=comment))
+            log(f'{impl} {case["name"]}: {result["status"]} {result["reason"][:200]}')
+        del inp, ref
         torch.cuda.empty_cache()
     return results
 
 
+# The CPU check's layers: (T, H, I, E, k, renormalize, activation, DeepSeek
+# fields). The DeepSeek ones with partial 128-blocks (H 192, Is 80) and
+# dimensions that torch._scaled_mm takes (multiples of 16).
+MOE_CPU_CASES = [
+    (13, 64, 32, 6, 2, True, "silu", {}),
+    (5, 32, 48, 16, 4, False, "gelu", {}),
+    (1, 64, 16, 8, 8, True, "relu", {}),
+    (21, 256, 128, 16, 4, True, "silu",
+     {"scoring": "sigmoid", "correction_bias": True, "n_group": 4, "topk_group": 2,
+      "routed_scaling_factor": 2.5, "shared_inter": 128, "weight_dtype": "f8E4M3FN",
+      "block_scales": True}),
+    (7, 192, 96, 32, 8, True, "silu",
+     {"scoring": "sigmoid", "correction_bias": True, "n_group": 8, "topk_group": 4,
+      "routed_scaling_factor": 2.5, "shared_inter": 80, "weight_dtype": "f8E4M3FN",
+      "block_scales": True}),
+    (9, 64, 32, 12, 3, False, "silu", {"n_group": 3, "topk_group": 2, "shared_inter": 48}),
+]
+
+
 def moe_cpu_check(log):
-    """Both forms and the reference at small sizes on the CPU (no GPU):
-    0 when every relative error is within MOE_TOLERANCE, else 1."""
+    """Every baseline and the reference at small sizes on the CPU (no GPU),
+    the routing also against moe_route_plain at every token: 0 when every
+    relative error is within its tolerance and the routing agrees, else 1."""
     import torch
     gen = torch.Generator()
     gen.manual_seed(1)
     failed = 0
-    for t, h, i, e, k, renorm, act in [(13, 64, 32, 6, 2, True, "silu"),
-                                       (5, 32, 48, 16, 4, False, "gelu"),
-                                       (1, 64, 16, 8, 8, True, "relu")]:
+    for t, h, i, e, k, renorm, act, extra in MOE_CPU_CASES:
         op = {"kind": "moe", "tokens": t, "hidden": h, "inter": i, "experts": e,
               "top_k": k, "renormalize": renorm, "activation": act, "dtype": "bf16",
-              "logits_dtype": "f32", "dtype_out": "bf16"}
-        x, logits, w13, wd = moe_inputs(torch, op, gen, "cpu")
+              "logits_dtype": "f32", "dtype_out": "bf16", **extra}
+        inp = moe_inputs(torch, op, gen, "cpu")
         tokens = spread(t, MOE_CHECK_TOKENS)
-        ref = moe_reference(torch, x, logits, w13, wd, op, tokens)
-        line = f"T={t} H={h} I={i} E={e} k={k} {act}{' renormalize' if renorm else ''}:"
-        for impl, fn, why in moe_implementations(torch):
+        ref = moe_reference(torch, inp, op, tokens)
+        weights, ids = moe_route(torch, inp["logits"], op, inp["bias"])
+        bias = inp["bias"].tolist() if inp["bias"] is not None else None
+        routed = 0
+        for row in range(t):
+            want_ids, want_w = moe_route_plain(op, inp["logits"][row].tolist(), bias)
+            routed += ids[row].tolist() == want_ids and all(
+                abs(a - b) <= 1e-5 * abs(b) for a, b in zip(weights[row].tolist(), want_w))
+        failed += routed != t
+        line = (f"T={t} H={h} I={i} E={e} k={k} {act}{' renormalize' if renorm else ''}"
+                f"{' ' + moe_routing_comment(op) if extra else ''}"
+                f"{' shared ' + str(op['shared_inter']) if op.get('shared_inter') else ''}"
+                f"{' e4m3 block-scaled' if op.get('block_scales') else ''}: "
+                f"routing {routed}/{t}")
+        for impl, fn, why, tolerance, _ in moe_implementations(torch, op):
             if fn is None:
                 line += f" {impl} {why}"
                 continue
-            err = moe_check(torch, fn, x, logits, w13, wd, op, tokens, ref, torch.bfloat16)
-            failed += not err <= MOE_TOLERANCE
+            err = moe_check(torch, fn, inp, op, tokens, ref, torch.bfloat16)
+            failed += not err <= tolerance
             line += f" {impl} {err:.1e}"
         log(line)
     return 1 if failed else 0
@@ -1063,7 +1358,7 @@ def main():
                         help="with --attention-suite: no GEMMs, no --suite")
     parser.add_argument("--moe-suite", metavar="F",
                         help="a kgen.moe-suite file: the cuBLAS loop and torch._grouped_mm "
-                        "per entry")
+                        "per entry (block-scaled ones: also the fp8 row-wise loop)")
     parser.add_argument("--moe-packages", metavar="DIR",
                         help="the kgen moe packages kgen-bench run measured: only their ops")
     parser.add_argument("--moe-device-check", action="store_true",
