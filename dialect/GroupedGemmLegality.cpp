@@ -33,6 +33,8 @@ GemmConfigFields GroupedGemmConfigFields::asGemm(bool gated) const {
   g.warpsM = warpsM;
   g.warpsN = warpsN;
   g.stages = stages;
+  // wgmma: the warp-specialised TMA pipeline (a producer warpgroup).
+  g.tma = g.warpSpecialized = instruction == InstructionFamily::wgmma;
   return g;
 }
 
@@ -42,6 +44,8 @@ std::string GroupedGemmLegalityError::str() const {
 
 int64_t mlir::kgen::groupedGemmSharedMemoryBytes(
     const GroupedGemmConfigFields &c, int64_t elemBytes, bool gated) {
+  if (c.instruction == InstructionFamily::wgmma)
+    return gemmSharedMemoryBytes(c.asGemm(false), elemBytes);
   return stageBufferBytes(c.stages, c.blockM, c.blockK, elemBytes) +
          (gated ? 2 : 1) *
              stageBufferBytes(c.stages, c.blockK, c.blockN, elemBytes);
@@ -105,14 +109,9 @@ Error checkBlockScaled(const GroupedGemmConfigFields &c,
 std::optional<GroupedGemmLegalityError>
 mlir::kgen::checkGroupedGemmLegality(const GroupedGemmConfigFields &c,
                                      const GroupedGemmOperands *o) {
-  if (c.instruction == InstructionFamily::wgmma)
-    return fail("instruction", "wgmma grouped GEMMs are not lowered yet: "
-                               "use mma_sync (it runs on sm_90a too)");
-  if (c.instruction != InstructionFamily::mma_sync)
-    return fail("instruction",
-                llvm::formatv("{0}; grouped GEMMs run on tensor cores: "
-                              "expected mma_sync",
-                              stringifyInstructionFamily(c.instruction)));
+  if (c.instruction == InstructionFamily::simt)
+    return fail("instruction", "simt; grouped GEMMs run on tensor cores: "
+                               "expected mma_sync or wgmma");
   // Light loads (decode: a few rows per expert) take 16-row tiles; the
   // mma_sync warp tiles stop at 128 rows a block.
   if (c.blockM < 16 || c.blockM > 128)
@@ -124,6 +123,11 @@ mlir::kgen::checkGroupedGemmLegality(const GroupedGemmConfigFields &c,
     return e;
   if (!o)
     return std::nullopt;
+  if (c.instruction == InstructionFamily::wgmma && (o->gated || o->blockScaled))
+    return fail("instruction",
+                llvm::formatv("the wgmma pipeline holds one B operand and one "
+                              "accumulator: the {0} form runs mma_sync",
+                              o->blockScaled ? "block-scaled" : "gated"));
   if (o->blockScaled)
     return checkBlockScaled(c, *o);
   if (!o->elem.isBF16() && !o->elem.isF16())

@@ -10,7 +10,9 @@
 // emitter, which trusts it.
 //
 // A grouped GEMM block runs the gemm main loop of its family on one
-// expert's rows, so the tile rules are the gemm family's
+// expert's rows (mma_sync; or wgmma's warp-specialised TMA pipeline, whose
+// A box may run into the next expert's rows: they are computed and not
+// stored), so the tile rules are the gemm family's
 // (dialect/GemmLegality.h), asked for the equivalent gemm: A [rows, K] and
 // a batched B [E, K, N], both row-major. The gated form (act(a Wg) * (a Wu))
 // holds two B stage tiles and two accumulators: its registers and shared
@@ -40,7 +42,12 @@ struct GroupedGemmConfigFields {
   int64_t stages = 0;
 
   static GroupedGemmConfigFields of(GroupedGemmConfigAttr config);
-  int64_t threads() const { return 32 * warpsM * warpsN; }
+  /// Threads per block: the warps, plus the TMA producer warpgroup of the
+  /// wgmma pipeline.
+  int64_t threads() const {
+    return 32 * warpsM * warpsN +
+           (instruction == InstructionFamily::wgmma ? 128 : 0);
+  }
   /// The gemm config whose main loop a block runs (`gated`: the tile twice
   /// as wide that has the gated form's resources).
   GemmConfigFields asGemm(bool gated) const;
@@ -79,7 +86,8 @@ checkGroupedGemmLegality(const GroupedGemmConfigFields &config,
                          const GroupedGemmOperands *operands = nullptr);
 
 /// Dynamic shared memory of the grouped GEMM kernel: the A stage buffer and
-/// one B stage buffer (two when gated), each rounded up to 128 bytes.
+/// one B stage buffer (two when gated), each rounded up to 128 bytes; for
+/// wgmma, the pipeline's (gemmSharedMemoryBytes).
 int64_t groupedGemmSharedMemoryBytes(const GroupedGemmConfigFields &config,
                                      int64_t elemBytes, bool gated);
 } // namespace mlir::kgen

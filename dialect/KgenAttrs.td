@@ -197,7 +197,10 @@ def Kgen_GroupedGemmConfigAttr : AttrDef<Kgen_Dialect, "GroupedGemmConfig"> {
 
     - `target`: `sm_80` or `sm_90a`;
     - `instruction`: `mma_sync` (cp.async + ldmatrix + mma.sync; sm_80 and
-      later); `wgmma` is refused until it is lowered;
+      later), or `wgmma` (sm_90a: the gemm family's warp-specialised TMA
+      pipeline, one warpgroup of 4 warps_m per 64 rows, warps_n = 1,
+      block_k = 64; ungated, not block-scaled: it holds one B operand and
+      one accumulator);
     - `block_m` (16 to 128: light loads do not pad every expert to 128
       rows), `block_n`, `block_k`: the block tile;
     - `warps_m`, `warps_n`: the warp grid; `stages`: K tiles in flight;

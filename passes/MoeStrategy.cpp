@@ -153,6 +153,18 @@ mlir::kgen::enumerateGroupedGemmConfigs(const GroupedGemmProblem &problem,
               if (!checkGroupedGemmLegality(f, &operands))
                 out.push_back(f);
             }
+  // wgmma (sm_90a, ungated, not block-scaled): a warpgroup per 64 rows,
+  // 128-byte K rows; the legality keeps what fits.
+  for (int64_t bm : {64, 128})
+    for (int64_t bn : {64, 128, 192, 256})
+      for (int64_t stages : {2, 3, 4, 5}) {
+        GroupedGemmConfigFields f =
+            fieldsOf(target, bm, bn, 128 / (problem.elem.getIntOrFloatBitWidth() / 8),
+                     bm / 16, 1, stages);
+        f.instruction = InstructionFamily::wgmma;
+        if (!checkGroupedGemmLegality(f, &operands))
+          out.push_back(f);
+      }
   return out;
 }
 

@@ -59,7 +59,8 @@ defaultGroupedGemmFields(const GroupedGemmProblem &problem, Target target,
 
 /// Every config of the grouped GEMM search space the legality accepts:
 /// mma_sync, block_m 16 to 128, block_n 32 to 256, block_k 16 to 64 (to
-/// 128 block-scaled),
+/// 128 block-scaled), and on sm_90a wgmma for the ungated forms (block_m
+/// 64 or 128, block_n 64 to 256, 2 to 5 stages),
 /// warps 1 to 4 each way, 2 to 4 stages.
 SmallVector<GroupedGemmConfigFields>
 enumerateGroupedGemmConfigs(const GroupedGemmProblem &problem, Target target);

@@ -91,14 +91,16 @@ KernelPrinter::KernelPrinter(KernelOp kernel, llvm::raw_ostream &os,
   // A grouped GEMM block runs the main loop of the equivalent gemm
   // (dialect/GroupedGemmLegality.h): its accumulators and pipeline print
   // from that config.
-  if (grouped)
+  if (grouped) {
+    bool wgmma = grouped.getInstruction() == InstructionFamily::wgmma;
     config = GemmConfigAttr::get(
         kernel.getContext(), grouped.getTarget(), grouped.getInstruction(),
         grouped.getBlockM(), grouped.getBlockN(), grouped.getBlockK(),
         grouped.getWarpsM(), grouped.getWarpsN(), grouped.getStages(),
-        /*tma=*/false, /*warp_specialized=*/false, /*cluster_m=*/1,
+        /*tma=*/wgmma, /*warp_specialized=*/wgmma, /*cluster_m=*/1,
         /*cluster_n=*/1, /*split_k=*/1, /*raster_group=*/1,
         /*epilogue_vector=*/1, grouped.getSource(), grouped.getEntry());
+  }
 }
 
 std::string KernelPrinter::matrixBase(Value mem, ValueRange indices) {
@@ -379,6 +381,22 @@ LogicalResult KernelPrinter::printBlock(Block &block) {
 }
 
 namespace {
+/// The names of the parameters whose tiles the pipeline's MMA reads, A's
+/// then B's (the wgmma pipeline's tensor maps, tma_<name>); empty when the
+/// kernel has no such pipeline.
+SmallVector<std::string> wgmmaOperandNames(Block &body,
+                                           const llvm::DenseMap<Value, std::string> &names) {
+  SmallVector<std::string> out;
+  body.walk([&](TilePipelineOp pipe) {
+    for (TileMmaOp mma : pipe.getCompute().getOps<TileMmaOp>())
+      for (Value tile : {mma.getA(), mma.getB()})
+        for (TileLoadOp load : pipe.getLoad().getOps<TileLoadOp>())
+          if (load.getDst() == tile)
+            out.push_back(names.lookup(load.getSrc()));
+  });
+  return out;
+}
+
 /// What the legality reads of a main kernel's operands, from its tile ops:
 /// the MMA's element type, transposes and accumulator, the loads' global
 /// operands (batched when 3-D; their stored rows) and the epilogue's
@@ -545,6 +563,9 @@ LogicalResult KernelPrinter::print() {
      << kernel.getThreads() << " threads, " << kernel.getSmemBytes()
      << " bytes of dynamic shared memory.\n";
   os << (attention    ? "#include \"kgen/block/Attention.cuh\"\n\n"
+         : grouped && usesWgmma()
+             ? "#include \"kgen/block/GemmSm90.cuh\"\n"
+               "#include \"kgen/block/Moe.cuh\"\n\n"
          : grouped     ? "#include \"kgen/block/Gemm.cuh\"\n"
                          "#include \"kgen/block/Moe.cuh\"\n\n"
          : usesWgmma() ? "#include \"kgen/block/GemmSm90.cuh\"\n\n"
@@ -569,9 +590,14 @@ LogicalResult KernelPrinter::print() {
        << " *__restrict__ " << pname << " /* " << shapeComment(t.getShape())
        << " " << typeName(t.getElementType()) << " */";
   }
-  if (usesWgmma()) // tensor maps of the operands, built by the runtime
-    for (StringRef operand : {"A", "B"})
+  if (usesWgmma()) { // tensor maps of the operands, built by the runtime
+    SmallVector<std::string> mapped = wgmmaOperandNames(body, names);
+    if (mapped.size() != 2)
+      return kernel.emitOpError("the wgmma pipeline expects its MMA's A and "
+                                "B tiles loaded from two parameters");
+    for (const std::string &operand : mapped)
       os << ",\n    const __grid_constant__ CUtensorMap tma_" << operand;
+  }
   os << ") {\n";
   nameRoles(body);
   if (!usesWgmma()) // the wgmma pipeline lays out its own shared memory

@@ -4,10 +4,29 @@
 // type, the gated form's second B tile and accumulator).
 // RUN: kgen-opt %s --split-input-file --verify-diagnostics
 
-// wgmma is not lowered yet
+// wgmma: the pipeline holds one B operand and one accumulator, so the gated
+// form runs mma_sync
 func.func @f(%a: tensor<40x256xbf16>, %b: tensor<4x256x512xbf16>, %off: tensor<5xi32>) -> tensor<40x512xbf16> {
-  // expected-error @+1 {{grouped_gemm_config 'instruction': wgmma grouped GEMMs are not lowered yet: use mma_sync (it runs on sm_90a too)}}
-  %d = kgen.grouped_gemm %a, %b, %off {config = #kgen.grouped_gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 3, source = user>} : tensor<40x256xbf16>, tensor<4x256x512xbf16>, tensor<5xi32> -> tensor<40x512xbf16>
+  // expected-error @+1 {{grouped_gemm_config 'instruction': the wgmma pipeline holds one B operand and one accumulator: the gated form runs mma_sync}}
+  %d = kgen.grouped_gemm %a, %b, %off gated(%b : tensor<4x256x512xbf16>) {activation = #kgen.activation<silu>, config = #kgen.grouped_gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 3, source = user>} : tensor<40x256xbf16>, tensor<4x256x512xbf16>, tensor<5xi32> -> tensor<40x512xbf16>
+  return %d : tensor<40x512xbf16>
+}
+
+// -----
+
+// wgmma, block-scaled e4m3: likewise mma_sync
+func.func @f(%a: tensor<40x256xbf16>, %b: tensor<4x256x128xf8E4M3FN>, %s: tensor<4x2x1xf32>, %off: tensor<5xi32>) -> tensor<40x128xbf16> {
+  // expected-error @+1 {{grouped_gemm_config 'instruction': the wgmma pipeline holds one B operand and one accumulator: the block-scaled form runs mma_sync}}
+  %d = kgen.grouped_gemm %a, %b, %off scales(%s : tensor<4x2x1xf32>) {config = #kgen.grouped_gemm_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 3, source = user>} : tensor<40x256xbf16>, tensor<4x256x128xf8E4M3FN>, tensor<5xi32> -> tensor<40x128xbf16>
+  return %d : tensor<40x128xbf16>
+}
+
+// -----
+
+// wgmma answers to the gemm family's wgmma rules (here: on sm_80)
+func.func @f(%a: tensor<40x256xbf16>, %b: tensor<4x256x512xbf16>, %off: tensor<5xi32>) -> tensor<40x512xbf16> {
+  // expected-error @+1 {{grouped_gemm_config 'instruction': wgmma needs target sm_90a; got sm_80}}
+  %d = kgen.grouped_gemm %a, %b, %off {config = #kgen.grouped_gemm_config<target = sm_80, instruction = wgmma, block_m = 64, block_n = 128, block_k = 64, warps_m = 4, warps_n = 1, stages = 3, source = user>} : tensor<40x256xbf16>, tensor<4x256x512xbf16>, tensor<5xi32> -> tensor<40x512xbf16>
   return %d : tensor<40x512xbf16>
 }
 
@@ -15,7 +34,7 @@ func.func @f(%a: tensor<40x256xbf16>, %b: tensor<4x256x512xbf16>, %off: tensor<5
 
 // simt is refused
 func.func @f(%a: tensor<40x256xbf16>, %b: tensor<4x256x512xbf16>, %off: tensor<5xi32>) -> tensor<40x512xbf16> {
-  // expected-error @+1 {{grouped_gemm_config 'instruction': simt; grouped GEMMs run on tensor cores: expected mma_sync}}
+  // expected-error @+1 {{grouped_gemm_config 'instruction': simt; grouped GEMMs run on tensor cores: expected mma_sync or wgmma}}
   %d = kgen.grouped_gemm %a, %b, %off {config = #kgen.grouped_gemm_config<target = sm_80, instruction = simt, block_m = 64, block_n = 64, block_k = 16, warps_m = 2, warps_n = 2, stages = 2, source = user>} : tensor<40x256xbf16>, tensor<4x256x512xbf16>, tensor<5xi32> -> tensor<40x512xbf16>
   return %d : tensor<40x512xbf16>
 }
