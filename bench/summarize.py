@@ -203,7 +203,9 @@ def moe_table(kgen_results, torch_results, copy_gbps):
     one row per op: medians, kgen's speed-up over each, kgen's TFLOP/s, and
     at <= MOE_DECODE_TOKENS tokens the weights' share of the copy ceiling:
     the bytes of w_gate, w_up and w_down of the experts hit (the expected
-    number for uniform routing, E (1 - (1 - k/E)^T)) over kgen's median,
+    number for uniform routing, E (1 - (1 - k/E)^T)), with their block
+    scales and the shared expert's weights where the layer has them
+    (torch_baselines.moe_weight_bytes), over kgen's median,
     over the measured copy bandwidth."""
     rows_by_op, names = {}, {}
     for r in kgen_results + torch_results:
@@ -237,7 +239,8 @@ def moe_table(kgen_results, torch_results, copy_gbps):
                      moe_target(op, kgen_ms, loop_ms, grouped_ms, weights_bw)])
     return table(rows) + (
         "\n(the whole layer, logits to y; weights GB: w_gate, w_up and w_down of the "
-        "experts hit, the expected number for uniform routing; kgen %bw: those bytes "
+        "experts hit, the expected number for uniform routing, with their block scales "
+        "and the shared expert's weights where the layer has them; kgen %bw: those bytes "
         f"over kgen's median, of the copy ceiling, at <= {MOE_DECODE_TOKENS} tokens)")
 
 
