@@ -13,18 +13,23 @@ report in each package's manifest is the measurement.
      element type, is asked of the verifier twice: as a kgen.moe's
      gate_up_config (the gated form) and as its down_config, the other
      config fixed at a small legal one. One kgen-opt run over all of them
-     (--split-input-file; an error's line names its op).
+     (--split-input-file; an error's line names its op). The element type
+     e4m3 is DeepSeek-V3's block-scaled layer: bf16 x and y, f8E4M3FN
+     weights with `scales(...)` (f32, one per 128 x 128 block), its space
+     block_k 128 too (kgen-tune's), its target sm_90a only (sm_80 has no
+     e4m3 conversion and is refused by design); --dtypes e4m3 asks it.
   2. The accepted configs are sampled: all of them for the --full
      target:dtype pairs, the edges for the others (a config is an edge when
      doubling block_m, block_n or block_k, or adding a stage, is refused in
      every one of those directions, or when it has one warp row at
      block_m 16: the decode tiles).
   3. Accepted gated and down configs are paired into kgen.moe layers (one
-     package of six kernels each), lowered and emitted with
-     --kgen-emit-packages (NVRTC compiles each package, ptxas's report goes
-     to manifest.json's "resources"), --jobs kgen-opt processes at a time.
+     package of six kernels each, e4m3 eight: two quantise activations),
+     lowered and emitted with --kgen-emit-packages (NVRTC compiles each
+     package, ptxas's report goes to manifest.json's "resources"), --jobs
+     kgen-opt processes at a time.
   4. Every kernel's registers, stack and spill bytes are collected; a
-     config is clean when its kernel (and the package's four others) has
+     config is clean when its kernel (and the package's other kernels) has
      no stack and no spills.
 
 --stages widens the stage counts swept (the legality accepts more than 4;
@@ -38,6 +43,10 @@ config spills or uses stack.
 Example (about 4 minutes of NVRTC on 2 cores for the default sample):
   bench/moe-legality-sweep.py --kgen-opt build/bin/kgen-opt \\
       --work /tmp/moe-sweep --json /tmp/moe-sweep.json
+Every accepted block-scaled e4m3 config (480 packages, 10 to 17 minutes
+on 2 cores):
+  bench/moe-legality-sweep.py --targets sm_90a --dtypes e4m3 \
+      --full sm_90a:e4m3 --work /tmp/moe-sweep-e4m3 --markdown
 
 Run again with the same arguments and --work, a sweep compiles only the
 batches that did not succeed before.
@@ -61,10 +70,34 @@ WARPS = [1, 2, 4]
 STAGES = [2, 3, 4]  # --stages
 TARGETS = ["sm_80", "sm_90a"]
 DTYPES = ["bf16", "f16"]
+# A --dtypes name: (x's and y's element type, the weights'); f8E4M3FN
+# weights come with block scales.
+ELEMENTS = {"bf16": ("bf16", "bf16"), "f16": ("f16", "f16"),
+            "e4m3": ("bf16", "f8E4M3FN")}
+SCALE_BLOCK = 128
 # The config the other expert GEMM of a verified or compiled layer takes
 # (legal gated and not: tiled-moe.mlir's decode tile).
 FIXED = (16, 32, 32, 1, 2, 2)
 FIELDS = ("block_m", "block_n", "block_k", "warps_m", "warps_n", "stages")
+
+
+def block_scaled(dtype):
+    return ELEMENTS[dtype][1] == "f8E4M3FN"
+
+
+def space(target, dtype, stages):
+    """The configs swept for `target`/`dtype` (none for block-scaled
+    weights on sm_80)."""
+    if block_scaled(dtype) and target == "sm_80":
+        return []
+    block_k = BLOCK_K + [SCALE_BLOCK] if block_scaled(dtype) else BLOCK_K
+    return itertools.product(BLOCK_M, BLOCK_N, block_k, WARPS, WARPS, stages)
+
+
+def manifest_dtype(op):
+    """The --dtypes name of a package's manifest "op"."""
+    elements = (op["dtype"], op.get("weight_dtype", op["dtype"]))
+    return next(d for d, e in ELEMENTS.items() if e == elements)
 
 
 def config_attr(target, c):
@@ -89,13 +122,20 @@ class Layer:
         self.e, self.k, self.act = experts, top_k, activation
 
     def func(self, name, dtype, gate_up, down):
-        t, h, i, e, dt = self.t, self.h, self.i, self.e, dtype
+        t, h, i, e = self.t, self.h, self.i, self.e
+        dt, wt = ELEMENTS[dtype]
         x, l, y = f"tensor<{t}x{h}x{dt}>", f"tensor<{t}x{e}xf32>", f"tensor<{t}x{h}x{dt}>"
-        wgu, wd = f"tensor<{e}x{h}x{i}x{dt}>", f"tensor<{e}x{i}x{h}x{dt}>"
+        wgu, wd = f"tensor<{e}x{h}x{i}x{wt}>", f"tensor<{e}x{i}x{h}x{wt}>"
         act = f"activation = #kgen.activation<{self.act}>, " if self.act != "silu" else ""
+        args, scales = "", ""
+        if block_scaled(dtype):
+            hb, ib = -(-h // SCALE_BLOCK), -(-i // SCALE_BLOCK)
+            sgu, sd = f"tensor<{e}x{hb}x{ib}xf32>", f"tensor<{e}x{ib}x{hb}xf32>"
+            args = f", %sg: {sgu}, %su: {sgu}, %sd: {sd}"
+            scales = f" scales(%sg, %su, %sd : {sgu}, {sgu}, {sd})"
         return (
-            f"func.func @{name}(%x: {x}, %l: {l}, %wg: {wgu}, %wu: {wgu}, %wd: {wd}) -> {y} {{\n"
-            f"  %y = kgen.moe %x, %l, %wg, %wu, %wd {{{act}top_k = {self.k}, "
+            f"func.func @{name}(%x: {x}, %l: {l}, %wg: {wgu}, %wu: {wgu}, %wd: {wd}{args}) -> {y} {{\n"
+            f"  %y = kgen.moe %x, %l, %wg, %wu, %wd{scales} {{{act}top_k = {self.k}, "
             f"gate_up_config = {gate_up}, down_config = {down}}}\n"
             f"      : {x}, {l}, {wgu}, {wgu}, {wd} -> {y}\n"
             f"  return %y : {y}\n}}\n")
@@ -104,15 +144,14 @@ class Layer:
 def verify_all(kgen_opt, layer, work, targets, dtypes, stages):
     """{(target, dtype, form, config): None if accepted, else the error}."""
     keys, chunks = [], []
-    for target, dtype, c in itertools.product(
-            targets, dtypes,
-            itertools.product(BLOCK_M, BLOCK_N, BLOCK_K, WARPS, WARPS, stages)):
+    for target, dtype in itertools.product(targets, dtypes):
         fixed = config_attr(target, FIXED)
-        cfg = config_attr(target, c)
-        keys.append((target, dtype, "gate_up", c))
-        chunks.append(layer.func("f", dtype, cfg, fixed))
-        keys.append((target, dtype, "down", c))
-        chunks.append(layer.func("f", dtype, fixed, cfg))
+        for c in space(target, dtype, stages):
+            cfg = config_attr(target, c)
+            keys.append((target, dtype, "gate_up", c))
+            chunks.append(layer.func("f", dtype, cfg, fixed))
+            keys.append((target, dtype, "down", c))
+            chunks.append(layer.func("f", dtype, fixed, cfg))
     starts, line, text = [], 1, []
     for ch in chunks:
         starts.append(line)
@@ -195,7 +234,7 @@ def main():
     verdict = verify_all(args.kgen_opt, layer, args.work, targets, dtypes,
                          stages)
     refusals = collections.Counter(
-        (k[2], re.sub(r"\d+", "N", v.split("grouped_gemm_config ", 1)[-1]))
+        (k[1], k[2], re.sub(r"\d+", "N", v.split("grouped_gemm_config ", 1)[-1]))
         for k, v in verdict.items() if v)
 
     # Sample and pair.
@@ -216,7 +255,7 @@ def main():
                           config_attr(target, dc)))
     for (target, dtype, form), (n, total) in sorted(sampled.items()):
         print(f"{target} {dtype} {form}: {total} accepted, {n} compiled")
-    print(f"{len(funcs)} packages of six kernels")
+    print(f"{len(funcs)} packages")
     sys.stdout.flush()
 
     jobs = []
@@ -243,7 +282,7 @@ def main():
         for pkg in sorted(os.listdir(outdir)):
             with open(os.path.join(outdir, pkg, "manifest.json")) as f:
                 m = json.load(f)
-            dt = m["op"]["dtype"]
+            dt = manifest_dtype(m["op"])
             for kern in m["kernels"]:
                 entry, res = kern["entry"], kern["resources"]
                 # Symbol names are uniqued with a "_N" suffix.
@@ -268,13 +307,15 @@ def main():
         r["target"], r["dtype"], r["form"], *(r[f] for f in FIELDS)))
     dirty = [r for r in recs if r["stack_bytes"] or r["spill_store_bytes"]]
     print(f"{len(recs)} accepted expert GEMM kernels measured, {len(dirty)} "
-          f"with stack or spills; routing/rank/gather/combine kernels: "
+          f"with stack or spills; route/rank/gather/quantise/combine kernels: "
           f"{dict(others)}")
     for r in dirty:
         print("  DIRTY " + " ".join(f"{k}={r[k]}" for k in r))
-    for form in ("gate_up", "down"):
+    # Block-scaled kernels (another main loop) have maxima of their own.
+    for scaled, form in itertools.product((False, True), ("gate_up", "down")):
         for threads in (32, 64, 128, 256, 512):
-            rs = [r for r in recs if r["form"] == form and r["threads"] == threads]
+            rs = [r for r in recs if r["form"] == form and r["threads"] == threads
+                  and block_scaled(r["dtype"]) == scaled]
             if rs:
                 top = max(rs, key=lambda r: r["registers"])
                 print(f"  {form} {threads} threads: max {top['registers']} "
@@ -283,7 +324,8 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"layer": vars(layer), "records": recs,
-                       "refusals": [{"form": k[0], "reason": k[1], "count": n}
+                       "refusals": [{"dtype": k[0], "form": k[1],
+                                     "reason": k[2], "count": n}
                                     for k, n in refusals.most_common()]},
                       f, indent=1)
     if args.markdown:

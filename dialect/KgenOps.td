@@ -231,7 +231,9 @@ def Kgen_MoeOp : Kgen_Op<"moe", [Pure, AttrSizedOperandSegments]> {
 
     The activation (and the gate-up product) then apply to `acc` as
     before. A partial last block (K not a multiple of 128) is a block of
-    its own. With a shared expert, `shared_scales(%ssg, %ssu, %ssd)`
+    its own. (The kernels, kgen-lower-moe-to-tiles, take `bf16` or `f16`
+    activations with block scales; an `f32` layer runs on the reference
+    path.) With a shared expert, `shared_scales(%ssg, %ssu, %ssd)`
     (`[ceil(H/128), ceil(Is/128)]`, `[ceil(H/128), ceil(Is/128)]`,
     `[ceil(Is/128), ceil(H/128)]`) scale its e4m3 weights the same way.
 

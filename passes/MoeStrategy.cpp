@@ -100,20 +100,25 @@ mlir::kgen::defaultGroupedGemmFields(const GroupedGemmProblem &problem,
   // Block-scaled e4m3 weights: N and K tiles inside one 128-wide scale
   // block, and two accumulators a product (gated: four), so the tiles a
   // warp holds are half as large.
+  // At most 64 accumulators a thread (GemmLegality.h,
+  // checkWidenedE4m3MainLoop): the gated form's four take warp tiles half
+  // as wide as the down GEMM's two, which the first tile of each list
+  // holds.
   if (problem.blockScaled) {
     switch (bm) {
     case 16:
-      tiles = {{1, 4, 64, 64, 4}, {1, 4, 64, 32, 4}, {1, 2, 64, 64, 3},
+      tiles = {{1, 4, 64, 64, 4}, {1, 4, 64, 32, 4}, {1, 2, 32, 64, 3},
                {1, 2, 32, 32, 2}};
       break;
     case 32:
-    case 64:
-      tiles = {{2, 4, 128, 32, 3}, {2, 2, 64, 64, 3}, {2, 2, 64, 32, 3},
+      tiles = {{2, 4, 128, 32, 3}, {2, 4, 64, 64, 3}, {2, 2, 64, 32, 3},
                {1, 2, 32, 32, 2}};
       break;
+    case 64:
+      tiles = {{2, 4, 128, 32, 3}, {2, 4, 64, 32, 3}, {2, 2, 32, 32, 3}};
+      break;
     default:
-      tiles = {{2, 4, 128, 32, 3}, {4, 2, 64, 32, 3}, {2, 4, 64, 32, 3},
-               {2, 2, 64, 32, 3}};
+      tiles = {{4, 2, 64, 32, 3}, {4, 2, 32, 32, 3}, {4, 4, 64, 16, 3}};
       break;
     }
   }

@@ -140,19 +140,34 @@ LogicalResult KernelPrinter::printMoeStep(Operation *op) {
         int64_t blocks = dimOf(o.getAScale(), 1);
         int64_t colBlocks = dimOf(o.getBScale(), 2);
         std::string kt = name(o.getKt());
-        line() << "if ((" << kt << " + 1) % " << perBlock << " == 0 || " << kt
-               << " + 1 == " << o.getKTiles()
-               << ") { // a 128-wide K block ends: scale its sums in\n";
-        ++depth;
-        line() << "const long kb = " << kt << " / " << perBlock << ";\n";
+        // A gated kernel's two promotions (same K tile) share one block.
+        auto sameStep = [&](Operation *other) {
+          auto p = dyn_cast_or_null<TileBlockScaleOp>(other);
+          return p && p.getKt() == o.getKt() &&
+                 p.getBlockK() == o.getBlockK() &&
+                 p.getKTiles() == o.getKTiles();
+        };
+        if (!sameStep(o->getPrevNode())) {
+          if (perBlock == 1)
+            line() << "{ // every K tile is a 128-wide K block: scale its "
+                      "sums in\n";
+          else
+            line() << "if ((" << kt << " + 1) % " << perBlock << " == 0 || "
+                   << kt << " + 1 == " << o.getKTiles()
+                   << ") { // a 128-wide K block ends: scale its sums in\n";
+          ++depth;
+          line() << "const long kb = " << kt << " / " << perBlock << ";\n";
+        }
         line() << name(o.getAcc()) << ".add_block_scaled(" << name(o.getPart())
                << ", " << name(o.getAScale()) << " + kb, " << blocks << ", "
                << name(o.getRow0()) << ", " << name(o.getRows()) << ", "
                << name(o.getBScale()) << "[(" << name(o.getExpert()) << " * "
                << blocks << " + kb) * " << colBlocks << " + "
                << name(o.getCol0()) << " / " << kScaleBlock << "]);\n";
-        --depth;
-        line() << "}\n";
+        if (!sameStep(o->getNextNode())) {
+          --depth;
+          line() << "}\n";
+        }
         return success();
       })
       .Default([](Operation *o) -> LogicalResult {

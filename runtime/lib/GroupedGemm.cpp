@@ -6,7 +6,8 @@
 #include "kgen/runtime/Moe.h"
 
 #include <algorithm>
-#include <cassert>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -437,7 +438,15 @@ std::vector<double> groupedGemmRow(const GroupedGemmSpec &spec,
   const int64_t e = groupedGemmRowExpert(spec, offsets, r);
   if (e < 0)
     return std::vector<double>(static_cast<size_t>(spec.n), 0.0);
-  assert(!spec.blockScales || (scales.b && (!spec.gated || scales.bUp)));
+  // A block-scaled op's reference without its scales would be the product
+  // of raw e4m3 codes: a silently wrong reference. Callers pass what
+  // checkGroupedGemmParams required; fail loudly when one did not.
+  if (spec.blockScales && (!scales.b || (spec.gated && !scales.bUp))) {
+    std::fprintf(stderr, "kgen: groupedGemmRow: a block-scaled grouped GEMM's "
+                         "reference needs B_scale%s\n",
+                 spec.gated ? " and B_up_scale" : "");
+    std::abort();
+  }
   std::vector<double> aRow(static_cast<size_t>(spec.k));
   readRow(a, r * spec.k, spec.k, aRow.data());
   std::vector<double> d = expertRowProduct(

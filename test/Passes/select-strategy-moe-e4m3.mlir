@@ -21,12 +21,12 @@ func.func @decode(%x: tensor<2x256xbf16>, %l: tensor<2x8xf32>, %wg: tensor<8x256
   return %y : tensor<2x256xbf16>
 }
 
-// A prefill: 128-row tiles; the gated GEMM's four accumulators fit
-// 64-column warp tiles of 32 x 32 (4 x 2 warps), the down GEMM's two
-// 128 x 128 tiles over 2 x 4 warps.
+// A prefill: 128-row tiles over 4 x 2 warps; at most 64 accumulators a
+// thread, the gated GEMM's four fit 32 x 16 warp tiles (block_n 32), the
+// down GEMM's two 32 x 32 (block_n 64).
 // CHECK-LABEL: func.func @prefill(
-// CHECK: down_config = #kgen.grouped_gemm_config<target = sm_90a, instruction = mma_sync, block_m = 128, block_n = 128, block_k = 32, warps_m = 2, warps_n = 4, stages = 3, source = default>
-// CHECK-SAME: gate_up_config = #kgen.grouped_gemm_config<target = sm_90a, instruction = mma_sync, block_m = 128, block_n = 64, block_k = 32, warps_m = 4, warps_n = 2, stages = 3, source = default>
+// CHECK: down_config = #kgen.grouped_gemm_config<target = sm_90a, instruction = mma_sync, block_m = 128, block_n = 64, block_k = 32, warps_m = 4, warps_n = 2, stages = 3, source = default>
+// CHECK-SAME: gate_up_config = #kgen.grouped_gemm_config<target = sm_90a, instruction = mma_sync, block_m = 128, block_n = 32, block_k = 32, warps_m = 4, warps_n = 2, stages = 3, source = default>
 func.func @prefill(%x: tensor<512x256xbf16>, %l: tensor<512x8xf32>, %wg: tensor<8x256x512xf8E4M3FN>, %wu: tensor<8x256x512xf8E4M3FN>, %wd: tensor<8x512x256xf8E4M3FN>, %sg: tensor<8x2x4xf32>, %su: tensor<8x2x4xf32>, %sd: tensor<8x4x2xf32>) -> tensor<512x256xbf16> {
   %y = kgen.moe %x, %l, %wg, %wu, %wd scales(%sg, %su, %sd : tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x4x2xf32>) {top_k = 2, renormalize}
       : tensor<512x256xbf16>, tensor<512x8xf32>, tensor<8x256x512xf8E4M3FN>, tensor<8x256x512xf8E4M3FN>, tensor<8x512x256xf8E4M3FN> -> tensor<512x256xbf16>

@@ -171,10 +171,10 @@ template <class Map, class Derived> struct AccumulatorBase {
   /// block_scale): v += part * (a_scale[row * ld] * b_scale) per element, in
   /// f32 with one rounding per operation, then part = 0. a_scale points at
   /// the block's column of the activations' scales [rows, ceil(K / 128)]
-  /// (ld = ceil(K / 128)); (row0, col0) is the block tile's origin; rows at
-  /// or past `rows` (not loaded: their part is 0) take scale 0. b_scale is
-  /// the weights' scale of the tile's (K block, 128 columns), one value as
-  /// the tile lies in one 128-column block.
+  /// (ld = ceil(K / 128)); row0 is the block tile's first row; rows at or
+  /// past `rows` (not loaded: their part is 0) take scale 0. b_scale is the
+  /// weights' scale of the tile's (K block, 128 columns), one value as the
+  /// tile lies in one 128-column block (the caller reads it at col0 / 128).
   KGEN_DEVICE void add_block_scaled(Derived &part, const float *a_scale,
                                     long ld, long row0, long rows,
                                     float b_scale) {
