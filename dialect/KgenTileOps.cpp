@@ -586,7 +586,8 @@ LogicalResult TileBlockScaleOp::verify() {
                          << kScaleBlock
                          << " (a tile inside one 128-column scale block)";
   if (getKTiles() <= 0 ||
-      llvm::divideCeil(getKTiles() * bk, kScaleBlock) != sa.getDimSize(1))
+      int64_t(llvm::divideCeil(getKTiles() * bk, kScaleBlock)) !=
+          sa.getDimSize(1))
     return emitOpError() << "k_tiles " << getKTiles() << " of " << bk
                          << " columns do not cover the scales' "
                          << sa.getDimSize(1) << " K blocks";

@@ -158,9 +158,14 @@ Value buildGroupedGemm(GroupedGemm g, StringRef name, DictionaryAttr signature,
   b.setInsertionPointToStart(body);
   Ix ix{b};
   Value bx = body->getArgument(0);
-  unsigned next = 3;
-  auto param = [&](bool present) {
-    return present ? body->getArgument(next++) : Value();
+  // The parameters in order, those the form has (bx, by, bz first).
+  auto args = body->getArguments().drop_front(3);
+  auto param = [&args](bool present) {
+    if (!present)
+      return Value();
+    Value v = args.front();
+    args = args.drop_front();
+    return v;
   };
   Value aMem = param(true), aScaleMem = param(scaled), bMem = param(true),
         bScaleMem = param(scaled), bUpMem = param(gated),
@@ -256,9 +261,10 @@ Quantised buildQuantise(Value a, StringRef aName, StringRef qName,
   auto qType = RankedTensorType::get({rows, k}, Float8E4M3FNType::get(ctx));
   auto scaleType =
       RankedTensorType::get({rows, scaleBlocks(k)}, Float32Type::get(ctx));
+  int64_t blocks = llvm::divideCeil(rows, kQuantRows);
   auto [kernel, body] = createKernel(
-      top, symbols, loc, name, {llvm::divideCeil(rows, kQuantRows), 1, 1},
-      kQuantThreads, /*smem=*/0, config,
+      top, symbols, loc, name, {blocks, 1, 1}, kQuantThreads, /*smem=*/0,
+      config,
       {memrefFor(aType), memrefFor(qType), memrefFor(scaleType)});
   describe(kernel, {aName, qName, scaleName}, 2, signature);
   auto b = ImplicitLocOpBuilder::atBlockBegin(loc, body);
