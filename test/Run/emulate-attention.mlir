@@ -5,7 +5,7 @@
 // rounded to the operand type change the last bits): every feature at small
 // shapes, both kernels of split-KV packages. Mutations that must be caught
 // follow.
-// RUN: rm -rf %t && %python %S/Inputs/check_emulated.py %s %t --tolerance=1e-2 | FileCheck %s
+// RUN: rm -rf %t && %python %S/Inputs/check_emulated.py %s %t --tolerance=1e-2 --jobs=2 | FileCheck %s
 // CHECK-DAG: prefill_causal: mma_sync emulated ok, reference OK
 // CHECK-DAG: prefill_d128_packed: mma_sync emulated ok, reference OK
 // CHECK-DAG: prefill_8_warps: mma_sync emulated ok, reference OK
@@ -20,14 +20,15 @@
 //
 // Mutations of the emitted kernel (proof that this check can fail):
 // a dropped causal mask gives a wrong result; a missing barrier before a
-// stage is refilled is a race.
-// RUN: rm -rf %t.m && mkdir -p %t.m && kgen-opt %s --kgen-pipeline="target=sm_80 output-dir=%t.m" -o /dev/null
-// RUN: sed 's|__syncthreads(); // the stage may be refilled next||' %t.m/kgen_attention_bf16_h4x2_q37_kv150_d64_causal/kernel.cu > %t.m/nosync.cu
-// RUN: not kgen-emulate %t.m/kgen_attention_bf16_h4x2_q37_kv150_d64_causal --source %t.m/nosync.cu 2>&1 | FileCheck %s --check-prefix=NOSYNC
+// stage is refilled is a race. The package is prefill_causal's, as the
+// check above emitted it.
+// RUN: rm -rf %t.m && mkdir -p %t.m
+// RUN: sed 's|__syncthreads(); // the stage may be refilled next||' %t/prefill_causal/pkg/kgen_attention_bf16_h4x2_q37_kv150_d64_causal/kernel.cu > %t.m/nosync.cu
+// RUN: not kgen-emulate %t/prefill_causal/pkg/kgen_attention_bf16_h4x2_q37_kv150_d64_causal --source %t.m/nosync.cu 2>&1 | FileCheck %s --check-prefix=NOSYNC
 // NOSYNC: race: cp.async.cg.shared.global 16 by thread {{[0-9]+}} writes shared byte {{[0-9]+}} that {{other threads|another thread}} read with no barrier between them
-// RUN: sed 's|online_softmax<true, false, false, false, false>|online_softmax<false, false, false, false, false>|' %t.m/kgen_attention_bf16_h4x2_q37_kv150_d64_causal/kernel.cu > %t.m/nocausal.cu
+// RUN: sed 's|online_softmax<true, false, false, false, false>|online_softmax<false, false, false, false, false>|' %t/prefill_causal/pkg/kgen_attention_bf16_h4x2_q37_kv150_d64_causal/kernel.cu > %t.m/nocausal.cu
 // RUN: grep -q 'online_softmax<false, false, false, false, false>' %t.m/nocausal.cu
-// RUN: not kgen-emulate %t.m/kgen_attention_bf16_h4x2_q37_kv150_d64_causal --source %t.m/nocausal.cu 2>&1 | FileCheck %s --check-prefix=WRONG
+// RUN: not kgen-emulate %t/prefill_causal/pkg/kgen_attention_bf16_h4x2_q37_kv150_d64_causal --source %t.m/nocausal.cu 2>&1 | FileCheck %s --check-prefix=WRONG
 // WRONG: mma_sync emulated WRONG
 
 // Prefill, causal, GQA, Sq != Skv: 4 warps, the 64 x 64 tiles of head dim 64.

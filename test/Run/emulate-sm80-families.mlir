@@ -10,7 +10,8 @@
 // (the kernel's fmaf rounds once where the reference's mulf + addf round
 // twice; products of 16-bit and 8-bit types are exact, so bf16 simt is bit
 // for bit).
-// RUN: rm -rf %t && %python %S/Inputs/check_emulated.py %s %t | FileCheck %s
+// Two functions are checked at once (--jobs=2; the lines keep their order).
+// RUN: rm -rf %t && %python %S/Inputs/check_emulated.py %s %t --jobs=2 | FileCheck %s
 // CHECK-DAG: nn_bf16: mma_sync emulated ok, reference OK rel_frob=0.000e+00
 // CHECK-DAG: tn_f16_f32out: mma_sync emulated ok, reference OK rel_frob=0.000e+00
 // CHECK-DAG: nt_bf16: mma_sync emulated ok, reference OK rel_frob=0.000e+00

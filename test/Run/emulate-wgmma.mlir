@@ -19,23 +19,25 @@
 //   q  bf16 256^3, BN 256, MN-major B, a cluster of 2 (one 128-column half
 //      of B multicast by each block)
 //   p  e4m3, BM 128, BN 256, a cluster of 2, partial N (260)
+// Each package is its own kgen-emulate, two at a time (xargs -P 2), so the
+// lines come in any order. x and w run a second time with --seed 5 (another
+// schedule of the fibers and of the TMA completions, other inputs): two
+// lines each.
 // RUN: rm -rf %t && kgen-opt %s --kgen-pipeline="target=sm_90a output-dir=%t" -o /dev/null
-// RUN: kgen-emulate %t/kgen_gemm_bf16_m150_n300_k320 %t/kgen_gemm_bf16_m3_n200_k296 %t/kgen_gemm_f8E4M3FN_m100_n72_k160 %t/kgen_gemm_f16_m136_n200_k72 %t/kgen_gemm_bf16_b2_m70_n136_k64 %t/kgen_gemm_bf16_m130_n256_k64 %t/kgen_gemm_bf16_m250_n256_k128 %t/kgen_gemm_bf16_b3_m70_n136_k64 %t/kgen_gemm_bf16_m5_n200_k1024 %t/kgen_gemm_bf16_m256_n256_k256 %t/kgen_gemm_f8E4M3FN_m200_n260_k256 | FileCheck %s
-// Another schedule of the fibers and of the TMA completions, other inputs.
-// RUN: kgen-emulate --seed 5 %t/kgen_gemm_bf16_m150_n300_k320 %t/kgen_gemm_f16_m136_n200_k72 | FileCheck %s --check-prefix=SEED
-// CHECK: kgen_gemm_bf16_m150_n300_k320 wgmma emulated ok
-// CHECK: kgen_gemm_bf16_m3_n200_k296 wgmma emulated ok
-// CHECK: kgen_gemm_f8E4M3FN_m100_n72_k160 wgmma emulated ok
-// CHECK: kgen_gemm_f16_m136_n200_k72 wgmma emulated ok
-// CHECK: kgen_gemm_bf16_b2_m70_n136_k64 wgmma emulated ok
-// CHECK: kgen_gemm_bf16_m130_n256_k64 wgmma emulated ok
-// CHECK: kgen_gemm_bf16_m250_n256_k128 wgmma emulated ok
-// CHECK: kgen_gemm_bf16_b3_m70_n136_k64 wgmma emulated ok
-// CHECK: kgen_gemm_bf16_m5_n200_k1024 wgmma emulated ok
-// CHECK: kgen_gemm_bf16_m256_n256_k256 wgmma emulated ok
-// CHECK: kgen_gemm_f8E4M3FN_m200_n260_k256 wgmma emulated ok
-// SEED: kgen_gemm_bf16_m150_n300_k320 wgmma emulated ok
-// SEED: kgen_gemm_f16_m136_n200_k72 wgmma emulated ok
+// RUN: printf '%%s\n' %t/kgen_gemm_bf16_m150_n300_k320 %t/kgen_gemm_bf16_m3_n200_k296 %t/kgen_gemm_f8E4M3FN_m100_n72_k160 %t/kgen_gemm_f16_m136_n200_k72 %t/kgen_gemm_bf16_b2_m70_n136_k64 %t/kgen_gemm_bf16_m130_n256_k64 %t/kgen_gemm_bf16_m250_n256_k128 %t/kgen_gemm_bf16_b3_m70_n136_k64 %t/kgen_gemm_bf16_m5_n200_k1024 %t/kgen_gemm_bf16_m256_n256_k256 %t/kgen_gemm_f8E4M3FN_m200_n260_k256 '--seed 5 %t/kgen_gemm_bf16_m150_n300_k320' '--seed 5 %t/kgen_gemm_f16_m136_n200_k72' | xargs -L 1 -P 2 kgen-emulate | FileCheck %s
+// CHECK-DAG: kgen_gemm_bf16_m150_n300_k320 wgmma emulated ok
+// CHECK-DAG: kgen_gemm_bf16_m3_n200_k296 wgmma emulated ok
+// CHECK-DAG: kgen_gemm_f8E4M3FN_m100_n72_k160 wgmma emulated ok
+// CHECK-DAG: kgen_gemm_f16_m136_n200_k72 wgmma emulated ok
+// CHECK-DAG: kgen_gemm_bf16_b2_m70_n136_k64 wgmma emulated ok
+// CHECK-DAG: kgen_gemm_bf16_m130_n256_k64 wgmma emulated ok
+// CHECK-DAG: kgen_gemm_bf16_m250_n256_k128 wgmma emulated ok
+// CHECK-DAG: kgen_gemm_bf16_b3_m70_n136_k64 wgmma emulated ok
+// CHECK-DAG: kgen_gemm_bf16_m5_n200_k1024 wgmma emulated ok
+// CHECK-DAG: kgen_gemm_bf16_m256_n256_k256 wgmma emulated ok
+// CHECK-DAG: kgen_gemm_f8E4M3FN_m200_n260_k256 wgmma emulated ok
+// CHECK-DAG: kgen_gemm_bf16_m150_n300_k320 wgmma emulated ok
+// CHECK-DAG: kgen_gemm_f16_m136_n200_k72 wgmma emulated ok
 func.func @main(%a: tensor<150x320xbf16>, %b: tensor<300x320xbf16>,
                 %c: tensor<3x296xbf16>, %d: tensor<296x200xbf16>,
                 %e: tensor<100x160xf8E4M3FN>, %f: tensor<72x160xf8E4M3FN>,

@@ -2,7 +2,7 @@
 with the op's reference semantics.
 
 usage: check_emulated.py MODULE.mlir WORKDIR [--seed=N] [--tolerance=T]
-                         [--f32-tolerance=T]
+                         [--f32-tolerance=T] [--jobs=J]
 
 For every public function F of MODULE (one configured kgen.gemm each, its
 arguments in the order A, B, then bias and residual C if it has them; or one
@@ -24,8 +24,11 @@ y):
    attention package holds q, out and lse in the packed-GQA view (the same
    memory): they are reshaped to the function's types first.
 Prints one line per function, "F: FAMILY emulated ok, reference OK ..." or
-what failed, and exits 1 if anything did.
+what failed, in the module's order, and exits 1 if anything did. --jobs
+checks J functions at once (default 1): each is its own processes and
+folder (WORKDIR/F), so only the wall clock changes.
 """
+import concurrent.futures
 import os
 import re
 import subprocess
@@ -68,9 +71,59 @@ def as_declared(tensors, source, inputs, outputs):
         numpy.save(path, numpy.load(path).reshape(shape))
 
 
+def check(module, workdir, seed, name, tolerance, source):
+    """Steps 1-3 for function `name`: (its line, 1 if it failed else 0)."""
+    target = "sm_90a" if "target = sm_90a" in source else "sm_80"
+    work = os.path.join(workdir, name)
+    os.makedirs(work, exist_ok=True)
+    single = os.path.join(work, "f.mlir")
+    with open(single, "w", encoding="utf-8") as f:
+        f.write(source)
+    pkgs = os.path.join(work, "pkg")
+    code, out = run(["kgen-opt", single,
+                     f"--kgen-pipeline=target={target} output-dir={pkgs}",
+                     "-o", os.devnull])
+    if code or len(os.listdir(pkgs)) != 1:
+        return f"{name}: pipeline failed\n{out}", 1
+    pkg = os.path.join(pkgs, os.listdir(pkgs)[0])
+    tensors = os.path.join(work, "tensors")
+    os.makedirs(tensors, exist_ok=True)
+    code, out = run(["kgen-emulate", "--seed", seed, "--save-tensors",
+                     tensors, pkg])
+    line = next((l for l in out.splitlines() if " emulated " in l), "")
+    if code or not line:
+        return f"{name}: emulation failed\n{out}", 1
+    family = line.split()[1]
+    if "kgen.attention" in source:
+        inputs = ["q", "k", "v"] + (["kv_lens"] if "kv_lens(" in source else []) \
+            + (["alibi_slopes"] if "alibi(" in source else [])
+        outputs = ["out"] + (["lse"] if "%lse" in source else [])
+        as_declared(tensors, source, inputs, outputs)
+    elif "kgen.moe" in source:
+        inputs = ["x", "router_logits", "w_gate", "w_up", "w_down"]
+        outputs = ["y"]
+    else:
+        inputs = ["A", "B"]
+        inputs += ["bias"] if "bias(" in source else []
+        inputs += ["C"] if "residual(" in source else []
+        outputs = ["D"]
+    compares = ",".join(f"{i}:{os.path.join(tensors, o + '.npy')}"
+                        for i, o in enumerate(outputs))
+    code, out = run(["kgen-run", module, f"--entry={name}",
+                     *[f"--input={os.path.join(tensors, i + '.npy')}" for i in inputs],
+                     f"--compare-file={compares}",
+                     f"--tolerance={tolerance}"])
+    cmp = [l for l in out.splitlines() if l.startswith("compare")]
+    status = "OK" if code == 0 and len(cmp) == len(outputs) else "MISMATCH"
+    detail = " | ".join(l.split(": ", 1)[1].split(" ", 1)[1] for l in cmp) \
+        if cmp else out.strip()
+    return (f"{name}: {family} emulated ok, reference {status} {detail}",
+            int(status != "OK"))
+
+
 def main():
     module, workdir = sys.argv[1], sys.argv[2]
-    seed, default_tolerance, f32_tolerance = "1", None, None
+    seed, default_tolerance, f32_tolerance, jobs = "1", None, None, 1
     for arg in sys.argv[3:]:
         if arg.startswith("--seed="):
             seed = arg[len("--seed="):]
@@ -78,64 +131,23 @@ def main():
             default_tolerance = arg[len("--tolerance="):]
         elif arg.startswith("--f32-tolerance="):
             f32_tolerance = arg[len("--f32-tolerance="):]
+        elif arg.startswith("--jobs="):
+            jobs = max(1, int(arg[len("--jobs="):]))
     text = open(module, encoding="utf-8").read()
-    failed = 0
+    checks = []
     for name, tolerance, source in functions(text):
         if f32_tolerance is not None and tolerance == "0" and \
                 re.search(r"%a: tensor<[0-9x]*xf32>", source):
             tolerance = f32_tolerance
         if default_tolerance is not None and tolerance == "0":
             tolerance = default_tolerance
-        target = "sm_90a" if "target = sm_90a" in source else "sm_80"
-        work = os.path.join(workdir, name)
-        os.makedirs(work, exist_ok=True)
-        single = os.path.join(work, "f.mlir")
-        with open(single, "w", encoding="utf-8") as f:
-            f.write(source)
-        pkgs = os.path.join(work, "pkg")
-        code, out = run(["kgen-opt", single,
-                         f"--kgen-pipeline=target={target} output-dir={pkgs}",
-                         "-o", os.devnull])
-        if code or len(os.listdir(pkgs)) != 1:
-            print(f"{name}: pipeline failed\n{out}")
-            failed += 1
-            continue
-        pkg = os.path.join(pkgs, os.listdir(pkgs)[0])
-        tensors = os.path.join(work, "tensors")
-        os.makedirs(tensors, exist_ok=True)
-        code, out = run(["kgen-emulate", "--seed", seed, "--save-tensors",
-                         tensors, pkg])
-        line = next((l for l in out.splitlines() if " emulated " in l), "")
-        if code or not line:
-            print(f"{name}: emulation failed\n{out}")
-            failed += 1
-            continue
-        family = line.split()[1]
-        if "kgen.attention" in source:
-            inputs = ["q", "k", "v"] + (["kv_lens"] if "kv_lens(" in source else []) \
-                + (["alibi_slopes"] if "alibi(" in source else [])
-            outputs = ["out"] + (["lse"] if "%lse" in source else [])
-            as_declared(tensors, source, inputs, outputs)
-        elif "kgen.moe" in source:
-            inputs = ["x", "router_logits", "w_gate", "w_up", "w_down"]
-            outputs = ["y"]
-        else:
-            inputs = ["A", "B"]
-            inputs += ["bias"] if "bias(" in source else []
-            inputs += ["C"] if "residual(" in source else []
-            outputs = ["D"]
-        compares = ",".join(f"{i}:{os.path.join(tensors, o + '.npy')}"
-                            for i, o in enumerate(outputs))
-        code, out = run(["kgen-run", module, f"--entry={name}",
-                         *[f"--input={os.path.join(tensors, i + '.npy')}" for i in inputs],
-                         f"--compare-file={compares}",
-                         f"--tolerance={tolerance}"])
-        cmp = [l for l in out.splitlines() if l.startswith("compare")]
-        status = "OK" if code == 0 and len(cmp) == len(outputs) else "MISMATCH"
-        failed += status != "OK"
-        detail = " | ".join(l.split(": ", 1)[1].split(" ", 1)[1] for l in cmp) \
-            if cmp else out.strip()
-        print(f"{name}: {family} emulated ok, reference {status} {detail}")
+        checks.append((module, workdir, seed, name, tolerance, source))
+    failed = 0
+    # Threads only wait for their processes; lines come in the module's order.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for line, bad in pool.map(lambda c: check(*c), checks):
+            print(line, flush=True)
+            failed += bad
     return 1 if failed else 0
 
 
