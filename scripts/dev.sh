@@ -62,10 +62,51 @@ runtime_only() {
 # What only the tests need: a single-node Slurm (test/slurm: the campaign
 # tests start one of their own processes).
 TEST_PACKAGES=(slurmctld slurmd slurm-client munge)
+# The fuzzers' compiler (what fuzz/run-fuzzers.sh installs itself otherwise).
+FUZZ_PACKAGES=(clang-22 libclang-rt-22-dev)
+
+# The fuzzers' build (fuzz/run-fuzzers.sh --build-only, into
+# $BUILD_DIR-fuzz) in the background at the lowest priority from the end of
+# the main build to the start of lit: it takes the CPU time that the
+# runtime-only build's configure, the runtime's tests (one process) and
+# ctest (its last, longest tests) leave idle. lit, which keeps both cores
+# busy, runs after it alone (measured: a niced build beside lit slows lit
+# about as much as it gains). The fuzzers' run builds again (nothing left
+# to do, or the same error, reported there). A process group of its own
+# (set -m for this one job), so that an early exit stops it whole (cmake,
+# ninja, compilers); not a session of its own (setsid): that would be a
+# scheduler autogroup of its own, where nice does not reach, and it would
+# take half the CPU.
+FUZZ_BUILD_PID=""
+start_fuzz_build() {
+  set -m
+  nice -n 19 env FUZZ_BUILD_DIR="$BUILD_DIR-fuzz" "$ROOT/fuzz/run-fuzzers.sh" \
+    --build-only </dev/null >"$BUILD_DIR/fuzz-prebuild.log" 2>&1 &
+  FUZZ_BUILD_PID=$!
+  set +m
+  trap stop_fuzz_build EXIT
+}
+stop_fuzz_build() {
+  [ -z "$FUZZ_BUILD_PID" ] || kill -- "-$FUZZ_BUILD_PID" 2>/dev/null || true
+  FUZZ_BUILD_PID=""
+}
+wait_fuzz_build() {
+  [ -n "$FUZZ_BUILD_PID" ] || return 0
+  echo "== waiting for the fuzzers' build (log: $BUILD_DIR/fuzz-prebuild.log)"
+  wait "$FUZZ_BUILD_PID" || true
+  FUZZ_BUILD_PID=""
+}
 
 run_tests() {
-  deps "${TEST_PACKAGES[@]}"
+  local fuzz_seconds=${KGEN_FUZZ_SECONDS:-30} fp=0 ff=0
+  # One install for everything, the fuzzers' compiler included.
+  if [ "$fuzz_seconds" != 0 ]; then
+    deps "${TEST_PACKAGES[@]}" "${FUZZ_PACKAGES[@]}"
+  else
+    deps "${TEST_PACKAGES[@]}"
+  fi
   build
+  [ "$fuzz_seconds" = 0 ] || start_fuzz_build
   local status=0
   echo "== runtime alone, without MLIR (KGEN_RUNTIME_ONLY)"
   runtime_only
@@ -76,10 +117,10 @@ run_tests() {
   echo "== GoogleTest units (ctest)"
   (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS") | tee "$BUILD_DIR/ctest.log" \
     || status=1
+  wait_fuzz_build
   echo "== lit integration tests"
   $LLVM_DIR/bin/lit -sv "$BUILD_DIR/test" | tee "$BUILD_DIR/lit.log" || status=1
   # Each fuzz target counts as one test: passed when it ran clean.
-  local fuzz_seconds=${KGEN_FUZZ_SECONDS:-30} fp=0 ff=0
   if [ "$fuzz_seconds" != 0 ]; then
     echo "== fuzzers (fuzz/run-fuzzers.sh, $fuzz_seconds s per target)"
     FUZZ_SECONDS=$fuzz_seconds FUZZ_BUILD_DIR="$BUILD_DIR-fuzz" "$ROOT/fuzz/run-fuzzers.sh" \
