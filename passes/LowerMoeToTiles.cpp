@@ -95,10 +95,18 @@ int64_t groupedTileBound(int64_t rows, int64_t experts, int64_t bm) {
   return (rows + groups * (bm - 1)) / bm;
 }
 
+/// The parameter names of a block-scaled operand: the activations `A`
+/// quantised (A_q) and their scales (A_scale), a weight W's scales
+/// (W_scale).
+std::string quantisedName(StringRef a) { return (a + "_q").str(); }
+std::string scaleName(StringRef operand) { return (operand + "_scale").str(); }
+
 /// One grouped GEMM: d [R, N] = act(a [R, K] b[e] [K, N]) (gated: times
 /// a b_up[e]) over the row groups of `offsets`. Block-scaled (aScale set):
-/// `a` is the e4m3 activations kgen.tile.act_quant wrote, aScale their
-/// scales [R, KB], bScale (bUpScale) the e4m3 weights' [E, KB, NB].
+/// `a` is the e4m3 rows kgen.tile.act_quant wrote of the activations named
+/// aName (parameters quantisedName(aName) and scaleName(aName)), aScale
+/// their scales [R, KB], bScale (bUpScale) the e4m3 weights' [E, KB, NB]
+/// (scaleName(bName), scaleName(bUpName)).
 struct GroupedGemm {
   Value a, b, bUp, offsets;     // tensors
   RankedTensorType dType;
@@ -107,7 +115,6 @@ struct GroupedGemm {
   StringRef aName, bName, bUpName, dName;
   StringRef offsetsName = "expert_offsets";
   Value aScale, bScale, bUpScale;
-  StringRef aScaleName, bScaleName, bUpScaleName;
 };
 
 /// Builds the grouped GEMM kernel and its launch at `launchAt`; returns the
@@ -129,6 +136,9 @@ Value buildGroupedGemm(GroupedGemm g, StringRef name, DictionaryAttr signature,
       c, elem.getIntOrFloatBitWidth() / 8, gated);
 
   // Parameters: a, (a_scale), b, (b_scale), (b_up, (b_up_scale)), offsets, d.
+  std::string aParam = scaled ? quantisedName(g.aName) : g.aName.str(),
+              aScaleParam = scaleName(g.aName), bScaleParam = scaleName(g.bName),
+              bUpScaleParam = scaleName(g.bUpName);
   SmallVector<Value> inputs;
   SmallVector<StringRef> names;
   auto add = [&](Value v, StringRef paramName) {
@@ -137,12 +147,12 @@ Value buildGroupedGemm(GroupedGemm g, StringRef name, DictionaryAttr signature,
     inputs.push_back(v);
     names.push_back(paramName);
   };
-  add(g.a, g.aName);
-  add(g.aScale, g.aScaleName);
+  add(g.a, aParam);
+  add(g.aScale, aScaleParam);
   add(g.b, g.bName);
-  add(g.bScale, g.bScaleName);
+  add(g.bScale, bScaleParam);
   add(g.bUp, g.bUpName);
-  add(gated ? g.bUpScale : Value(), g.bUpScaleName);
+  add(gated ? g.bUpScale : Value(), bUpScaleParam);
   add(g.offsets, g.offsetsName);
   names.push_back(g.dName);
   SmallVector<Type> params;
@@ -247,11 +257,11 @@ struct Quantised {
   Value q, scale;
 };
 
-/// A kernel quantising `a` [R, K] per (row, 128 columns)
-/// (kgen.tile.act_quant, kQuantRows rows a block) into `qName` [R, K] e4m3
-/// and `scaleName` [R, ceil(K / 128)] f32, launched at `launchAt`.
-Quantised buildQuantise(Value a, StringRef aName, StringRef qName,
-                        StringRef scaleName, StringRef name,
+/// A kernel quantising `a` [R, K] (parameter `aName`) per (row, 128
+/// columns) (kgen.tile.act_quant, kQuantRows rows a block) into
+/// quantisedName(aName) [R, K] e4m3 and scaleName(aName) [R, ceil(K / 128)]
+/// f32, launched at `launchAt`.
+Quantised buildQuantise(Value a, StringRef aName, StringRef name,
                         GroupedGemmConfigAttr config, DictionaryAttr signature,
                         SymbolTable &symbols, OpBuilder &top,
                         OpBuilder &launchAt, Location loc) {
@@ -266,7 +276,8 @@ Quantised buildQuantise(Value a, StringRef aName, StringRef qName,
       top, symbols, loc, name, {blocks, 1, 1}, kQuantThreads, /*smem=*/0,
       config,
       {memrefFor(aType), memrefFor(qType), memrefFor(scaleType)});
-  describe(kernel, {aName, qName, scaleName}, 2, signature);
+  std::string qParam = quantisedName(aName), scaleParam = scaleName(aName);
+  describe(kernel, {aName, qParam, scaleParam}, 2, signature);
   auto b = ImplicitLocOpBuilder::atBlockBegin(loc, body);
   Ix ix{b};
   TileActQuantOp::create(b, body->getArgument(3),
@@ -340,6 +351,7 @@ void lowerMoe(MoeOp op, SymbolTable &symbols, OpBuilder &top) {
   // package, as a kernel reading only x would not be).
   Value sg = op.getSharedGate();
   bool quantiseX = sg && scaled;
+  std::string xQParam = quantisedName("x"), xScaleParam = scaleName("x");
   if (quantiseX) {
     routeInputs.push_back(op.getX());
     routeNames.push_back("x");
@@ -356,7 +368,7 @@ void lowerMoe(MoeOp op, SymbolTable &symbols, OpBuilder &top) {
         RankedTensorType::get({tokens, hidden}, Float8E4M3FNType::get(ctx)));
     routeOutputs.push_back(
         RankedTensorType::get({tokens, scaleBlocks(hidden)}, f32));
-    routeNames.append({"x_q", "x_scale"});
+    routeNames.append({xQParam, xScaleParam});
   }
   auto [route, routeBody] =
       kernelOf("", llvm::divideCeil(tokens, kRouteRows), kRouteThreads,
@@ -422,24 +434,16 @@ void lowerMoe(MoeOp op, SymbolTable &symbols, OpBuilder &top) {
   // (`W_scale` of weights `W`) beside them.
   auto expertGemm = [&](GroupedGemm g, Value bScale, Value bUpScale,
                         StringRef suffix, Quantised given = {}) {
-    std::string qName = (g.aName + "_q").str(),
-                scaleName = (g.aName + "_scale").str(),
-                bScaleName = (g.bName + "_scale").str(),
-                bUpScaleName = (g.bUpName + "_scale").str();
     if (scaled) {
       Quantised q = given.q ? given
-                            : buildQuantise(g.a, g.aName, qName, scaleName,
+                            : buildQuantise(g.a, g.aName,
                                             name + "_quant_" + g.aName.str(),
                                             g.config, {}, symbols, top, at,
                                             loc);
       g.a = q.q;
-      g.aName = qName;
       g.aScale = q.scale;
-      g.aScaleName = scaleName;
       g.bScale = bScale;
-      g.bScaleName = bScaleName;
       g.bUpScale = bUpScale;
-      g.bUpScaleName = bUpScaleName;
     }
     return buildGroupedGemm(g, name + suffix.str(), {}, symbols, top, at,
                             loc);
@@ -538,18 +542,13 @@ void lowerGroupedGemmOp(GroupedGemmOp op, SymbolTable &symbols,
   // GEMM.
   if (!op.getScales().empty()) {
     name += "_e4m3";
-    Quantised q = buildQuantise(op.getA(), "A", "A_q", "A_scale", name,
-                                op.getConfigAttr(), signature, symbols, top,
-                                at, op.getLoc());
+    Quantised q = buildQuantise(op.getA(), "A", name, op.getConfigAttr(),
+                                signature, symbols, top, at, op.getLoc());
     signature = {};
     g.a = q.q;
-    g.aName = "A_q";
     g.aScale = q.scale;
-    g.aScaleName = "A_scale";
     g.bScale = op.getBScale();
-    g.bScaleName = "B_scale";
     g.bUpScale = op.getBUpScale();
-    g.bUpScaleName = "B_up_scale";
     name += "_gemm";
   }
   Value d = buildGroupedGemm(g, name, signature, symbols, top, at,

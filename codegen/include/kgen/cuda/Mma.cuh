@@ -201,6 +201,25 @@ struct MmaE4m3 {
 // Warp tile
 //===----------------------------------------------------------------------===//
 
+#if KGEN_CUDA_COMPILER
+/// acc += A B for one k-step of a warp tile of MTiles x NTiles m16n8 tiles,
+/// from fragments already in registers (acc in WarpTileAccMap's order).
+/// Serpentine over n so consecutive mmas share an A or B fragment.
+template <class Op, int MTiles, int NTiles>
+KGEN_DEVICE void mma_warp_tile(float (&acc)[MTiles * NTiles * 4],
+                               const unsigned (&a)[MTiles][4],
+                               const unsigned (&b)[NTiles][2]) {
+#pragma unroll
+  for (int mt = 0; mt < MTiles; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < NTiles; ++nt) {
+      const int n = (mt % 2) ? NTiles - 1 - nt : nt;
+      float *d = &acc[(mt * NTiles + n) * 4];
+      Op::mma(d[0], d[1], d[2], d[3], a[mt], b[n]);
+    }
+}
+#endif // KGEN_CUDA_COMPILER
+
 template <class Op, int WM, int WN, class LayoutA, Major MajorA, class LayoutB,
           Major MajorB>
 struct WarpMma {
@@ -322,15 +341,7 @@ struct WarpMma {
   }
 
   KGEN_DEVICE static void mma(float (&acc)[kAccPerThread], const Frags &f) {
-#pragma unroll
-    for (int mt = 0; mt < kMTiles; ++mt)
-#pragma unroll
-      for (int nt = 0; nt < kNTiles; ++nt) {
-        // Serpentine over n so consecutive mmas share an A or B fragment.
-        const int n = (mt % 2) ? kNTiles - 1 - nt : nt;
-        float *d = &acc[(mt * kNTiles + n) * 4];
-        Op::mma(d[0], d[1], d[2], d[3], f.a[mt], f.b[n]);
-      }
+    mma_warp_tile<Op>(acc, f.a, f.b);
   }
 
   /// acc += A[m0:m0+WM, 0:BK] * B[0:BK, n0:n0+WN] from the shared tiles,
@@ -434,13 +445,7 @@ template <int WM, int WN, class LayoutA, class LayoutB> struct WarpMmaE4m3F16 {
     for (int s = 0; s < kSteps; ++s) {
       if (s + 1 < kSteps)
         load(f[(s + 1) % 2], a, b, m0, n0, (s + 1) * Op::kK, lane);
-#pragma unroll
-      for (int mt = 0; mt < kMTiles; ++mt)
-#pragma unroll
-        for (int nt = 0; nt < kNTiles; ++nt) {
-          float *d = &acc[(mt * kNTiles + nt) * 4];
-          Op::mma(d[0], d[1], d[2], d[3], f[s % 2].a[mt], f[s % 2].b[nt]);
-        }
+      mma_warp_tile<Op>(acc, f[s % 2].a, f[s % 2].b);
     }
   }
 #endif // KGEN_CUDA_COMPILER
