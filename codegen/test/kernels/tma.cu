@@ -1,10 +1,12 @@
 // Compile test: Tma.cuh. A 3-stage TMA -> mbarrier pipeline (one producer
 // thread, consumer warps release stages), a 2-CTA cluster multicast load with
-// remote arrives, and a TMA tile store.
+// remote arrives, a TMA tile store, and a tile of a 4-D tensor map (two
+// 4-D boxes).
 // The multicast kernel is compiled for sm_90a only (see Tma.cuh).
 // TARGETS: sm_90 sm_90a
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [
 // CHECK-SM90A: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
+// CHECK: cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [
 // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // CHECK: cp.async.bulk.commit_group;
 // CHECK: cp.async.bulk.wait_group.read 0;
@@ -70,6 +72,28 @@ tma_pipeline(const __grid_constant__ CUtensorMap map, float *out, int k_tiles) {
       mbar_arrive(&empty[s]);
   }
   out[blockIdx.x * kThreads + tid] = sum;
+}
+
+// One Wide tile of a [batch][head][seq][128] tensor: rows 64 blockIdx.x ..
+// of head blockIdx.y of batch blockIdx.z (two boxes {64, 64, 1, 1}).
+__global__ void __launch_bounds__(kThreads)
+tma_4d_tile(const __grid_constant__ CUtensorMap map, float *out) {
+  __shared__ alignas(1024) char tile[Wide::kBytes];
+  __shared__ alignas(8) unsigned long long full;
+  const int tid = threadIdx.x;
+  if (tid == 0) {
+    mbar_init(&full, 1);
+    fence_barrier_init();
+  }
+  __syncthreads();
+  if (tid == 0) {
+    mbar_arrive_expect_tx(&full, Wide::kBytes);
+    tma_load_tile<Wide>(tile, &map, &full, 0, blockIdx.x * Wide::kRows,
+                        blockIdx.y, blockIdx.z);
+  }
+  mbar_wait(&full, 0);
+  out[tid] = __bfloat162float(reinterpret_cast<const bf16 *>(
+      tile)[Wide::offset(tid % Wide::kRows, tid)]);
 }
 
 #if !defined(__CUDA_ARCH__) || KGEN_SM90A // multicast needs sm_90a

@@ -2,7 +2,10 @@
 // tiles through descriptors: bf16 m64n256k16 and m64n64k16 (K-major), f16
 // m64n128k16 with both operands MN-major (imm-trans 1), e4m3 m64n{128,256}k32;
 // and a producer/consumer split with setmaxnreg; every wrapper at N = 8, 96,
-// 160, 192, 224 and 256 (N / 2 accumulators each, from the shape table).
+// 160, 192, 224 and 256 (N / 2 accumulators each, from the shape table);
+// the register form (A in registers): FlashAttention-3's O = P V with P
+// converted from an S = Q K^T accumulator tile and V MN-major, and
+// wgmma_rs_bf16 / _rs_f16 at every N above.
 // TARGETS: sm_90a
 // CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
@@ -37,6 +40,9 @@
 // CHECK: wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3
 // CHECK: p, 1, 1, 0, 1;
 // CHECK: p, 1, 1, 1, 0;
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%f
+// CHECK: p, 1, 1, 1;
+// CHECK: p, 1, 1, 0;
 #include "kgen/cuda/Epilogue.cuh"
 #include "kgen/cuda/Tma.cuh"
 #include "kgen/cuda/Wgmma.cuh"
@@ -255,3 +261,85 @@ KGEN_TEST_SHAPE(160)
 KGEN_TEST_SHAPE(192)
 KGEN_TEST_SHAPE(224)
 KGEN_TEST_SHAPE(256)
+
+// FlashAttention-3's second GEMM: S (64 x 64) = Q K^T by the descriptor
+// form, P = bf16(S) converted in registers into the A fragment of the
+// register form (accumulators 8s .. 8s + 7 are k-slice s's a[0..3], see
+// WgmmaAFragMap), O (64 x 128) = P V with V a [64 keys][128] MN-major tile
+// (imm-trans-b 1).
+using VTile = RowMajorSwizzled<bf16, 64, 128, Swizzle::B128>;
+__global__ void __launch_bounds__(128, 1)
+wgmma_rs_pv(const uint4 *q, const uint4 *k, const uint4 *v, float *o) {
+  __shared__ alignas(1024) char sq[A64::kBytes];
+  __shared__ alignas(1024) char sk[B64t::kBytes];
+  __shared__ alignas(1024) char sv[VTile::kBytes];
+  const int tid = threadIdx.x;
+  fill<A64>(sq, q, tid, 128);
+  fill<B64t>(sk, k, tid, 128);
+  fill<VTile>(sv, v, tid, 128);
+  using OpQ = WgmmaOperand<A64, Major::K, 16>;
+  using OpK = WgmmaOperand<B64t, Major::K, 16>;
+  using OpV = WgmmaOperand<VTile, Major::MN, 16>;
+  float s[32];
+  fence_operand(s);
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < OpQ::kSlices; ++kk)
+    wgmma_bf16<64>(s, OpQ::desc(smem_u32(sq), kk), OpK::desc(smem_u32(sk), kk),
+                   kk > 0);
+  wgmma_commit();
+  wgmma_wait<0>();
+  fence_operand(s);
+  float acc[64];
+  fence_operand(acc);
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < OpV::kSlices; ++kk) {
+    unsigned a[4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+      a[r] = cvt_bf16x2(s[8 * kk + 2 * r + 1], s[8 * kk + 2 * r]);
+    wgmma_rs_bf16<128, true>(acc, a, OpV::desc(smem_u32(sv), kk), kk > 0);
+  }
+  wgmma_commit();
+  wgmma_wait<0>();
+  fence_operand(acc);
+#pragma unroll
+  for (int i = 0; i < 64; ++i)
+    o[i * 128 + tid] = acc[i];
+}
+
+// The register form at every N of the table's sample: bf16 with B MN-major,
+// f16 with B K-major.
+template <int N>
+__device__ void rs_types(float *out, const unsigned *regs,
+                         unsigned long long db) {
+  float acc[N / 2];
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i)
+    acc[i] = 0.f;
+  unsigned a[4];
+#pragma unroll
+  for (int r = 0; r < 4; ++r)
+    a[r] = regs[r * 128 + threadIdx.x];
+  fence_operand(acc);
+  wgmma_fence();
+  wgmma_rs_bf16<N, true>(acc, a, db, 1);
+  wgmma_rs_f16<N, false>(acc, a, db, 1);
+  wgmma_commit();
+  wgmma_wait<0>();
+  fence_operand(acc);
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i)
+    out[i * 128 + threadIdx.x] = acc[i];
+}
+#define KGEN_TEST_RS_SHAPE(N)                                                  \
+  __global__ void __launch_bounds__(128, 1)                                    \
+      wgmma_rs_n##N(float *out, const unsigned *regs, unsigned long long db) { \
+    rs_types<N>(out, regs, db);                                                \
+  }
+KGEN_TEST_RS_SHAPE(8)
+KGEN_TEST_RS_SHAPE(64)
+KGEN_TEST_RS_SHAPE(96)
+KGEN_TEST_RS_SHAPE(160)
+KGEN_TEST_RS_SHAPE(256)

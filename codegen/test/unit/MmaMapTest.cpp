@@ -86,6 +86,51 @@ TEST(FragmentMaps, WgmmaAccumulatorsCoverOnce) {
   static_assert(WgmmaAccMap<256>::acc(37, 6).col == 10);
 }
 
+/// The RS wgmma's A fragment: warp w of the warpgroup is mma.sync
+/// m16n8k16's A fragment (MmaBf16::a_elem) shifted down 16w rows.
+constexpr bool wgmmaAFragIsMmaA() {
+  for (int t = 0; t < 128; ++t)
+    for (int e = 0; e < WgmmaAFragMap::kElems; ++e) {
+      const RowCol w = WgmmaAFragMap::a_elem(t, e);
+      const RowCol m = MmaBf16::a_elem(t % 32, e);
+      if (w.row != 16 * (t / 32) + m.row || w.col != m.col)
+        return false;
+    }
+  return true;
+}
+static_assert(wgmmaAFragIsMmaA(),
+              "WgmmaAFragMap is MmaBf16's A fragment for each warp");
+
+TEST(FragmentMaps, WgmmaRegisterACoversOnceAndMatchesTheAccumulators) {
+  std::set<std::pair<int, int>> seen;
+  for (int t = 0; t < WgmmaAFragMap::kThreads; ++t)
+    for (int e = 0; e < WgmmaAFragMap::kElems; ++e) {
+      const RowCol rc = WgmmaAFragMap::a_elem(t, e);
+      ASSERT_GE(rc.row, 0);
+      ASSERT_LT(rc.row, 64);
+      ASSERT_GE(rc.col, 0);
+      ASSERT_LT(rc.col, 16);
+      EXPECT_TRUE(seen.insert({rc.row, rc.col}).second);
+      const RowCol m = MmaBf16::a_elem(t % 32, e);
+      EXPECT_EQ(rc.row, 16 * (t / 32) + m.row);
+      EXPECT_EQ(rc.col, m.col);
+      // FA3's P: accumulator 8s + e of an S tile is element e of k-slice
+      // s's A fragment (same row, column 16s + col).
+      for (int s = 0; s < 4; ++s) {
+        const RowCol acc = WgmmaAccMap<64>::acc(t, 8 * s + e);
+        EXPECT_EQ(acc.row, rc.row);
+        EXPECT_EQ(acc.col, 16 * s + rc.col);
+      }
+    }
+  EXPECT_EQ(seen.size(), size_t(64 * 16));
+  // Figure 148: thread 37 (warp 1, lane 5) holds a0 at (17, 2), a7 at
+  // (25, 11).
+  static_assert(WgmmaAFragMap::a_elem(37, 0).row == 17);
+  static_assert(WgmmaAFragMap::a_elem(37, 0).col == 2);
+  static_assert(WgmmaAFragMap::a_elem(37, 7).row == 25);
+  static_assert(WgmmaAFragMap::a_elem(37, 7).col == 11);
+}
+
 /// Each operand map covers its (rows x cols) fragment once.
 template <class F> void expectOperandCoversOnce(F elem, int perLane, int rows,
                                                 int cols) {

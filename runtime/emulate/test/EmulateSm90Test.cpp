@@ -2,20 +2,25 @@
 //
 // Small kernels on the emulated device exercising kgen/emulate/Sm90.h: the
 // mbarrier's phases and parity (PTX ISA 9.7.13.15), a TMA tiled load's box,
-// 128-byte swizzle and zero fill (9.7.9.25.5.2, 5.5.7), wrong transaction
-// counts, and a multicast into both blocks of a cluster. The expected
-// shared layout is spelled out here from the ISA's swizzle description
-// (16-byte chunk index XOR the 128-byte row within the 1024-byte pattern),
-// not taken from Swizzle.h.
+// 128-byte swizzle and zero fill (9.7.9.25.5.2, 5.5.7), a 4-D tile load,
+// wrong transaction counts, a multicast into both blocks of a cluster, and
+// wgmma's asynchrony, in both forms (A in shared memory or in registers).
+// The expected shared layout is spelled out here from the ISA's swizzle
+// description (16-byte chunk index XOR the 128-byte row within the
+// 1024-byte pattern), not taken from Swizzle.h.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kgen/cuda/Tma.cuh"
+#include "kgen/cuda/Wgmma.cuh"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
 
 namespace {
 using namespace kgen;
@@ -188,6 +193,100 @@ TEST(EmulateSm90, WrongTransactionCountsAreCaught) {
   gTx = 512; // more bytes than announced: underflow
   EXPECT_EQ(launch(tmaKernel, 64, 2048), 1);
   gTx = 1024;
+  emu::dev().buffers.clear();
+}
+
+/// A [2][3][kRows][64] bf16 tensor as a 4-D map (dims {64, kRows, 3, 2},
+/// box {64, 8, 1, 1}, 128-byte swizzle), loaded by the Tma.cuh 4-D
+/// tma_load_tile overload as a 128-column tile: block 0 is the box at
+/// columns 0..63, block 1 the box at columns 64..127, wholly outside.
+alignas(256) uint16_t g4d[2][3][kRows][kCols];
+CUtensorMap g4dMap;
+uint16_t g4dOut[8][2 * kCols];
+int g4dPlane[2]; // c2 (head), c3 (batch)
+
+void make4dMap() {
+  for (int b = 0; b < 2; ++b)
+    for (int h = 0; h < 3; ++h)
+      for (int r = 0; r < kRows; ++r)
+        for (int c = 0; c < kCols; ++c)
+          g4d[b][h][r][c] = uint16_t(1 + ((b * 3 + h) * kRows + r) * kCols + c);
+  emu::TensorMapDesc d;
+  d.rank = 4;
+  d.elemBytes = 2;
+  d.swizzle = 3; // CU_TENSOR_MAP_SWIZZLE_128B
+  d.base = reinterpret_cast<uint64_t>(&g4d[0][0][0][0]);
+  const uint64_t dims[4] = {kCols, kRows, 3, 2};
+  const uint32_t box[4] = {kCols, 8, 1, 1};
+  uint64_t stride = 2;
+  for (int i = 0; i < 4; ++i) {
+    d.dims[i] = dims[i];
+    d.strides[i] = stride;
+    d.box[i] = box[i];
+    stride *= dims[i];
+  }
+  emu::encodeTensorMapDesc(d, &g4dMap);
+  emu::dev().buffers = {
+      {"tensor4d", reinterpret_cast<const char *>(g4d), sizeof g4d}};
+}
+
+using Tile8x128 = cuda::RowMajorSwizzled<uint16_t, 8, 2 * kCols,
+                                         cuda::Swizzle::B128>;
+
+/// Rows 16..23 of plane (c2, c3): rows 20..23 are outside (zero).
+void tma4dKernel() {
+  if (threadIdx.x == 0) {
+    cuda::mbar_init(bar0(), 1);
+    cuda::fence_barrier_init();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    cuda::mbar_arrive_expect_tx(bar0(), Tile8x128::kBytes);
+    cuda::tma_load_tile<Tile8x128>(smem + 1024, &g4dMap, bar0(), 0, 16,
+                                   g4dPlane[0], g4dPlane[1]);
+  }
+  cuda::mbar_wait(bar0(), 0);
+  if (threadIdx.x == 0)
+    for (int r = 0; r < 8; ++r)
+      for (int c = 0; c < 2 * kCols; ++c)
+        std::memcpy(&g4dOut[r][c],
+                    smem + swizzled(1024 + 1024 * unsigned(c / kCols), r,
+                                    c % kCols),
+                    2);
+}
+
+TEST(EmulateSm90, Tma4dTileLoadZeroFills) {
+  make4dMap();
+  for (int c3 = 0; c3 < 2; ++c3)
+    for (int c2 = 0; c2 < 3; ++c2) {
+      g4dPlane[0] = c2;
+      g4dPlane[1] = c3;
+      std::memset(g4dOut, 0xab, sizeof g4dOut);
+      ASSERT_EQ(launch(tma4dKernel, 32, 4096), 0);
+      for (int r = 0; r < 8; ++r)
+        for (int c = 0; c < 2 * kCols; ++c) {
+          const int g = 16 + r;
+          EXPECT_EQ(g4dOut[r][c],
+                    g < kRows && c < kCols ? g4d[c3][c2][g][c] : 0)
+              << "plane (" << c2 << ", " << c3 << ") row " << r << " col "
+              << c;
+        }
+    }
+  emu::dev().buffers.clear();
+}
+
+/// A 4-D load from the 2-D map is reported.
+void tma4dRankKernel() {
+  if (threadIdx.x == 0) {
+    cuda::mbar_init(bar0(), 1);
+    cuda::mbar_arrive_expect_tx(bar0(), 1024);
+    cuda::tma_load_4d(smem + 1024, &gMap, bar0(), 0, 0, 0, 0);
+    cuda::mbar_wait(bar0(), 0);
+  }
+}
+TEST(EmulateSm90, Tma4dLoadFromA2dMapIsReported) {
+  makeMap();
+  EXPECT_EQ(launch(tma4dRankKernel, 32, 2048), 1);
   emu::dev().buffers.clear();
 }
 
@@ -376,6 +475,139 @@ TEST(EmulateSm90, AccumulatorsWrittenBeforeTheWaitAreReported) {
 TEST(EmulateSm90, WgmmaWithoutFenceIsReported) {
   gMode = 3;
   EXPECT_EQ(launch(wgmmaKernel, 128, 4096), 1);
+}
+
+//===----------------------------------------------------------------------===//
+// wgmma with A in registers (FlashAttention-3's O += P V)
+//===----------------------------------------------------------------------===//
+
+// P: 64 rows x 64 keys (16-bit bits), V: 64 keys x up to 256 columns, and
+// the result, one row of N / 2 accumulators per warpgroup thread.
+uint16_t gP[64][64], gV[64][256];
+float gPv[128][128], gPvEarly[128];
+int gRsMode; // 0 right, 1 read before the wait, 2 no fence
+
+/// Shared address of V[k][n] in a 128-byte swizzled tile at 0, as the ISA
+/// describes the swizzle: TransB (MN-major, the [keys][Dp] tile of FA3):
+/// 64 K rows of 128 bytes per 64-column block, blocks 8 KiB apart;
+/// K-major: N rows of 64 keys (128 bytes).
+unsigned vAddr(bool transB, int k, int n) {
+  if (transB)
+    return unsigned(n / 64) * 8192 + swizzled(0, k, n % 64);
+  return swizzled(0, n, k);
+}
+
+/// O (64 x N) = P V over four k16 slices: slice s's A registers are packed
+/// from P by the kernels' fragment map (kgen/cuda WgmmaAFragMap) into a
+/// temporary that is scribbled over right after the issue (the instruction
+/// has its values); V's descriptors are Wgmma.cuh's. The first slice has
+/// scale-d 0, so the NaN the accumulators start with is ignored.
+template <bool F16, int N, bool TransB> void pvKernel() {
+  const int t = int(threadIdx.x);
+  if (t == 0)
+    for (int k = 0; k < 64; ++k)
+      for (int n = 0; n < N; ++n)
+        std::memcpy(smem + vAddr(TransB, k, n), &gV[k][n], 2);
+  __syncthreads();
+  constexpr int kVCols = N < 64 ? 64 : N; // whole 128-byte rows
+  using VTile = std::conditional_t<
+      TransB, cuda::RowMajorSwizzled<uint16_t, 64, kVCols, cuda::Swizzle::B128>,
+      cuda::RowMajorSwizzled<uint16_t, N, 64, cuda::Swizzle::B128>>;
+  using OpV = cuda::WgmmaOperand<VTile, TransB ? cuda::Major::MN : cuda::Major::K,
+                                 16>;
+  static_assert(OpV::kSlices == 4, "64 keys");
+  float d[N / 2];
+  for (float &x : d)
+    x = NAN;
+  if (gRsMode != 2)
+    cuda::wgmma_fence();
+  for (int s = 0; s < 4; ++s) {
+    unsigned a[4];
+    for (int r = 0; r < 4; ++r) {
+      const cuda::RowCol lo = cuda::WgmmaAFragMap::a_elem(t, 2 * r);
+      const cuda::RowCol hi = cuda::WgmmaAFragMap::a_elem(t, 2 * r + 1);
+      a[r] = unsigned(gP[lo.row][16 * s + lo.col]) |
+             unsigned(gP[hi.row][16 * s + hi.col]) << 16;
+    }
+    const unsigned long long db = OpV::desc(emu::smem_u32(smem), s);
+    if (F16)
+      cuda::wgmma_rs_f16<N, TransB>(d, a, db, s > 0);
+    else
+      cuda::wgmma_rs_bf16<N, TransB>(d, a, db, s > 0);
+    for (unsigned &x : a)
+      x = 0xdeadbeefu;
+  }
+  cuda::wgmma_commit();
+  if (gRsMode == 1)
+    gPvEarly[t] = d[0];
+  cuda::wgmma_wait<0>();
+  for (int i = 0; i < N / 2; ++i)
+    gPv[t][i] = d[i];
+}
+
+template <bool F16, int N, bool TransB> void runPv(uint32_t seed) {
+  SCOPED_TRACE(std::string(F16 ? "f16" : "bf16") + " N " + std::to_string(N) +
+               (TransB ? " V MN-major" : " V K-major"));
+  uint32_t x = seed;
+  auto next = [&] { // small integers and halves: exact in both types
+    x = x * 1664525u + 1013904223u;
+    return float(int(x >> 27) - 16) / 8.f;
+  };
+  auto bits = [&](float f) {
+    return F16 ? emu::f32ToF16(f) : emu::f32ToBf16(f);
+  };
+  auto value = [&](uint16_t h) {
+    return F16 ? emu::f16ToF32(h) : emu::bf16ToF32(h);
+  };
+  for (auto &row : gP)
+    for (uint16_t &h : row)
+      h = bits(next());
+  for (auto &row : gV)
+    for (uint16_t &h : row)
+      h = bits(next() * 1.5f + 0.03125f);
+  gRsMode = 0;
+  ASSERT_EQ(launch(pvKernel<F16, N, TransB>, 128, 16384), 0);
+  for (int t = 0; t < 128; ++t)
+    for (int i = 0; i < N / 2; ++i) {
+      // The accumulator figure (Figure 149) and O = P V, products added in
+      // k order (the emulator's order: its result is exact here).
+      const int row = 16 * (t / 32) + (t % 32) / 4 + 8 * ((i / 2) % 2);
+      const int col = 8 * (i / 4) + 2 * (t % 4) + i % 2;
+      float want = 0.f;
+      for (int k = 0; k < 64; ++k)
+        want = std::fma(value(gP[row][k]), value(gV[k][col]), want);
+      ASSERT_EQ(gPv[t][i], want)
+          << "thread " << t << " d" << i << " = O[" << row << "][" << col
+          << "]";
+    }
+}
+
+/// N = 64, 128 and 8, V MN-major (FA3's V) and K-major.
+template <bool F16> void runPvShapes(uint32_t seed) {
+  runPv<F16, 64, true>(seed);
+  runPv<F16, 64, false>(seed + 1);
+  runPv<F16, 128, true>(seed + 2);
+  runPv<F16, 128, false>(seed + 3);
+  runPv<F16, 8, true>(seed + 4);
+  runPv<F16, 8, false>(seed + 5);
+}
+
+TEST(EmulateSm90, WgmmaRegisterAPvBf16) { runPvShapes<false>(1); }
+
+TEST(EmulateSm90, WgmmaRegisterAPvF16) { runPvShapes<true>(11); }
+
+TEST(EmulateSm90, WgmmaRegisterAAccumulatorsReadBeforeTheWaitAreNaN) {
+  gRsMode = 1;
+  ASSERT_EQ(launch(pvKernel<false, 64, true>, 128, 16384), 0);
+  for (int t = 0; t < 128; ++t)
+    EXPECT_TRUE(std::isnan(gPvEarly[t])) << t;
+  gRsMode = 0;
+}
+
+TEST(EmulateSm90, WgmmaRegisterAWithoutFenceIsReported) {
+  gRsMode = 2;
+  EXPECT_EQ(launch(pvKernel<true, 8, false>, 128, 16384), 1);
+  gRsMode = 0;
 }
 
 } // namespace

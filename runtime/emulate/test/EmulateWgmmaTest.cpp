@@ -5,6 +5,8 @@
 //   - the swizzle as "16-byte chunk index XOR row group" per swizzle row
 //     (the figures of 9.7.15.5.1.2), not as address bits;
 //   - the accumulator figure (9.7.15.5.1.1, Figure 149) register by register;
+//   - the register form's A fragment (9.7.15.5.1.1.1, Figure 148), register
+//     by register, and runs with A packed into registers by it;
 //   - the worked examples of 9.7.15.5.1.2.1.3 (Figures 166, 168-170), whose
 //     exact layouts the ISA prints with numbers;
 //   - operands placed in a byte image by core matrices and swizzle atoms
@@ -190,13 +192,39 @@ TEST(EmulateWgmma, CanonicalLayoutsMatchTheIsaExamples) {
 // Accumulator fragment
 //===----------------------------------------------------------------------===//
 
+/// One register of a fragment figure: thread's register `reg` holds
+/// element (row, col).
+struct FigureCase {
+  uint32_t thread, reg, row, col;
+};
+
+/// Checks `map` (thread, reg) -> RowCol against the figure's cases, and that
+/// the 128 threads' `regs` registers cover the rows x cols tile once.
+template <class Map>
+void expectFragment(Map map, const std::vector<FigureCase> &cases,
+                    const char *name, uint32_t regs, uint32_t rows,
+                    uint32_t cols) {
+  for (const FigureCase &c : cases) {
+    const RowCol rc = map(c.thread, c.reg);
+    EXPECT_EQ(rc.row, c.row) << "thread " << c.thread << " " << name << c.reg;
+    EXPECT_EQ(rc.col, c.col) << "thread " << c.thread << " " << name << c.reg;
+  }
+  std::vector<int> seen(rows * cols, 0);
+  for (uint32_t t = 0; t < 128; ++t)
+    for (uint32_t i = 0; i < regs; ++i) {
+      const RowCol rc = map(t, i);
+      ASSERT_LT(rc.row, rows);
+      ASSERT_LT(rc.col, cols);
+      ++seen[rc.row * cols + rc.col];
+    }
+  for (int s : seen)
+    ASSERT_EQ(s, 1) << name << ": " << cols << " columns";
+}
+
 TEST(EmulateWgmma, AccumulatorFragmentMatchesFigure149) {
-  struct Case {
-    uint32_t thread, reg, row, col;
-  };
   // Figure 149: warp w's lanes cover rows 16w .. 16w + 15; T0 holds d0, d1
   // at row 0, columns 0, 1; d2, d3 at row 8; d4, d5 at row 0, columns 8, 9.
-  const Case cases[] = {
+  const std::vector<FigureCase> cases = {
       {0, 0, 0, 0},    {0, 1, 0, 1},        {0, 2, 8, 0},       {0, 3, 8, 1},
       {0, 4, 0, 8},    {0, 5, 0, 9},        {0, 6, 8, 8},       {1, 0, 0, 2},
       {3, 1, 0, 7},    {4, 0, 1, 0},        {5, 0, 1, 2},       {5, 3, 9, 3},
@@ -204,24 +232,26 @@ TEST(EmulateWgmma, AccumulatorFragmentMatchesFigure149) {
       {37, 2, 25, 2},  {64, 0, 32, 0},      {96, 1, 48, 1},     {127, 0, 55, 6},
       {127, 2, 63, 6}, {127, 127, 63, 255}, {100, 64, 49, 128},
   };
-  for (const Case &c : cases) {
-    const RowCol rc = accumulatorElement(c.thread, c.reg);
-    EXPECT_EQ(rc.row, c.row) << "thread " << c.thread << " d" << c.reg;
-    EXPECT_EQ(rc.col, c.col) << "thread " << c.thread << " d" << c.reg;
-  }
   // For every N the 128 threads' N / 2 registers cover the 64 x N tile once.
-  for (uint32_t n = 8; n <= 256; n += 8) {
-    std::vector<int> seen(64 * n, 0);
-    for (uint32_t t = 0; t < 128; ++t)
-      for (uint32_t i = 0; i < n / 2; ++i) {
-        const RowCol rc = accumulatorElement(t, i);
-        ASSERT_LT(rc.row, 64u);
-        ASSERT_LT(rc.col, n);
-        ++seen[rc.row * n + rc.col];
-      }
-    for (int s : seen)
-      ASSERT_EQ(s, 1) << "N " << n;
-  }
+  for (uint32_t n = 8; n <= 256; n += 8)
+    expectFragment(accumulatorElement, n == 256 ? cases : std::vector<FigureCase>{},
+                   "d", n / 2, 64, n);
+}
+
+TEST(EmulateWgmma, RegisterAFragmentMatchesFigure148) {
+  // Figure 148: T0 holds a0, a1 at row 0, columns 0, 1; a2, a3 at row 8;
+  // a4, a5 at row 0, columns 8, 9; a6, a7 at row 8, columns 8, 9. Lane l
+  // of warp w: row 16w + l / 4, columns from 2 (l % 4). The 128 threads'
+  // 8 elements cover the 64 x 16 A once.
+  expectFragment(aFragmentElement,
+                 {{0, 0, 0, 0},    {0, 1, 0, 1},     {0, 2, 8, 0},
+                  {0, 3, 8, 1},    {0, 4, 0, 8},     {0, 5, 0, 9},
+                  {0, 6, 8, 8},    {0, 7, 8, 9},     {1, 0, 0, 2},
+                  {3, 1, 0, 7},    {3, 7, 8, 15},    {4, 0, 1, 0},
+                  {31, 0, 7, 6},   {31, 7, 15, 15},  {32, 0, 16, 0},
+                  {37, 2, 25, 2},  {64, 4, 32, 8},   {127, 0, 55, 6},
+                  {127, 7, 63, 15}},
+                 "a", 8, 64, 16);
 }
 
 //===----------------------------------------------------------------------===//
@@ -308,11 +338,14 @@ struct Problem {
   bool transA, transB;
   uint32_t n;
   bool scaleD;
+  bool aRegs = false; ///< the register form: A packed into aRegs, not placed
 };
 
 std::string describe(const Problem &p) {
   return std::string(wgmmaTypeName(p.type)) + " N" + std::to_string(p.n) +
-         " A " + (p.transA ? "MN" : "K") + "-major " + swizzleName(p.swA) +
+         (p.aRegs ? std::string(" A in registers")
+                  : std::string(" A ") + (p.transA ? "MN" : "K") + "-major " +
+                        swizzleName(p.swA)) +
          ", B " + (p.transB ? "MN" : "K") + "-major " + swizzleName(p.swB) +
          (p.scaleD ? ", D += A*B" : ", D = A*B");
 }
@@ -334,8 +367,10 @@ float randomValue(WgmmaType t, std::mt19937 &rng, uint16_t &bits) {
   return f16ToF32(bits);
 }
 
-/// Places random A (64 x K) and B (K x N) in an image by placeK / placeMN,
-/// runs runWgmma, and compares every accumulator with a triple loop.
+/// Places random A (64 x K) and B (K x N) in an image by placeK / placeMN
+/// (A, in the register form, in the registers by Figure 148 written out
+/// again, leaving its image bytes NaN), runs runWgmma, and compares every
+/// accumulator with a triple loop.
 void runAndCompare(const Problem &p, uint32_t seed) {
   SCOPED_TRACE(describe(p));
   std::mt19937 rng(seed);
@@ -352,6 +387,7 @@ void runAndCompare(const Problem &p, uint32_t seed) {
   strides(p.swA, ma, e, 64, kk, seed % 2 == 0, lboA, sboA);
   strides(p.swB, mb, e, n, kk, seed % 2 == 1, lboB, sboB);
   std::vector<float> a(64 * kk), b(kk * n);
+  std::vector<uint16_t> aBits(64 * kk);
   auto store = [&](uint32_t at, uint16_t bits) {
     ASSERT_LE(at + e, kWindow);
     image[at] = uint8_t(bits);
@@ -362,7 +398,9 @@ void runAndCompare(const Problem &p, uint32_t seed) {
     for (uint32_t k = 0; k < kk; ++k) {
       uint16_t bits;
       a[m * kk + k] = randomValue(p.type, rng, bits);
-      store(kBaseA + place(p.swA, ma, lboA, sboA, m, k), bits);
+      aBits[m * kk + k] = bits;
+      if (!p.aRegs)
+        store(kBaseA + place(p.swA, ma, lboA, sboA, m, k), bits);
     }
   for (uint32_t k = 0; k < kk; ++k)
     for (uint32_t j = 0; j < n; ++j) {
@@ -379,6 +417,19 @@ void runAndCompare(const Problem &p, uint32_t seed) {
   in.descA = desc(kBaseA, lboA, sboA, field(p.swA));
   in.descB = desc(kBaseB, lboB, sboB, field(p.swB));
   in.scaleD = p.scaleD;
+  if (p.aRegs) {
+    // Figure 148: register r of lane l in warp w holds row 16w + l / 4
+    // (+ 8 for r = 1, 3), columns 2 (l % 4) and + 1 (+ 8 for r = 2, 3),
+    // the lower column in the low half.
+    in.aInRegisters = true;
+    for (uint32_t t = 0; t < 128; ++t)
+      for (uint32_t r = 0; r < 4; ++r) {
+        const uint32_t row = 16 * (t / 32) + (t % 32) / 4 + (r % 2) * 8;
+        const uint32_t col = 2 * (t % 4) + (r / 2) * 8;
+        in.aRegs[t][r] = uint32_t(aBits[row * kk + col]) |
+                         uint32_t(aBits[row * kk + col + 1]) << 16;
+      }
+  }
   Accumulators acc(n, 0.f);
   std::vector<std::vector<float>> init = acc.v;
   std::uniform_real_distribution<float> u(-1, 1);
@@ -420,6 +471,21 @@ TEST(EmulateWgmma, MixedSwizzlesAndEveryN) {
     runAndCompare({WgmmaType::BF16, kModes[n / 8 % 4], kModes[(n / 8 + 1) % 4],
                    n % 16 == 0, n % 24 == 0, n, true},
                   seed++);
+}
+
+TEST(EmulateWgmma, RegisterABf16AndF16) {
+  // The register form: A in registers (its descriptor points at NaN bytes
+  // and must not be read), B K-major or MN-major (imm-trans-b), every
+  // swizzle, N = 8 .. 256; scale-d both ways (D = A*B ignores the old D,
+  // which runAndCompare sets to NaN then).
+  uint32_t seed = 300;
+  for (WgmmaType type : {WgmmaType::BF16, WgmmaType::F16})
+    for (SwizzleMode sw : kModes)
+      for (bool transB : {false, true})
+        for (uint32_t n : {8u, 64u, 128u, 256u})
+          for (bool scaleD : {false, true})
+            runAndCompare({type, sw, sw, false, transB, n, scaleD, true},
+                          seed++);
 }
 
 TEST(EmulateWgmma, E4m3KMajorEverySwizzle) {
@@ -553,6 +619,16 @@ TEST(EmulateWgmma, ReadsAreTheOperandsBytes) {
   EXPECT_EQ(r8[0].bytes, 64u * 32u);
   EXPECT_EQ(r8[1].addr, kBaseB);
   EXPECT_EQ(r8[1].bytes, 512u);
+
+  // A in registers: B's bytes only, whatever descA says.
+  in.type = WgmmaType::BF16;
+  in.aInRegisters = true;
+  in.descA = desc(kBaseA, 16, 1024, 1);
+  ASSERT_EQ(checkWgmma(in, kWindow), "");
+  const std::vector<SharedRange> rr = wgmmaReads(in);
+  ASSERT_EQ(rr.size(), 1u);
+  EXPECT_EQ(rr[0].addr, kBaseB);
+  EXPECT_EQ(rr[0].bytes, 512u);
 }
 
 //===----------------------------------------------------------------------===//
@@ -631,6 +707,19 @@ TEST(EmulateWgmma, IllegalInstructionsAreReported) {
     expectError(in, "overlap");
     in.descA = desc(kBaseA, 0, 128, 0); // LBO 0: k 8.. on k 0..
     expectError(in, "overlap");
+  }
+  {
+    // The register form: no imm-trans-a; e4m3 A in registers not emulated;
+    // A's descriptor not checked (a garbage one is fine).
+    WgmmaInstr in = legal();
+    in.aInRegisters = true;
+    in.descA = ~0ull;
+    EXPECT_EQ(checkWgmma(in, kWindow), "");
+    in.transA = true;
+    expectError(in, "no imm-trans-a");
+    in.transA = false;
+    in.type = WgmmaType::E4M3;
+    expectError(in, "f16/bf16 only");
   }
   {
     // runWgmma reports and leaves the accumulators alone.

@@ -74,7 +74,8 @@
 //   mbar_arrive_cluster(bar, cta)    mapa.shared::cluster [9.7.9.23] +
 //                                   mbarrier.arrive.release.cluster
 //   mbar_try_wait(bar, parity)       mbarrier.try_wait.parity [9.7.13.15]
-//   tma_load_2d / _3d(dst, map, bar, c..)   cp.async.bulk.tensor.{2d,3d}
+//   tma_load_2d / _3d / _4d(dst, map, bar, c..)   cp.async.bulk.tensor
+//                                   .{2d,3d,4d}
 //                                   .shared::cluster.global.mbarrier::
 //                                   complete_tx::bytes [9.7.9.25.5.2]
 //   tma_load_2d_multicast(.., mask)  the same, .multicast::cluster (sm_90a)
@@ -99,6 +100,9 @@
 //   wgmma_bf16 / _f16<N, TA, TB>(d, da, db, scale_d), wgmma_e4m3<N>(..)
 //                                   wgmma.mma_async.sync.aligned.m64nNk16
 //                                   / k32 .f32 [9.7.15.5.2]
+//   wgmma_rs_bf16 / _rs_f16<N, TB>(d, a[4], db, scale_d)   the same with A
+//                                   in registers (m64nNk16, no imm-trans-a;
+//                                   fragment: 9.7.15.5.1.1.1, Figure 148)
 //
 // Block barriers are CUDA's __syncthreads (bar.sync 0), which the emulated
 // device provides as a builtin.
@@ -598,6 +602,23 @@ KGEN_DEVICE void tma_load_3d(void *smem_dst, const CUtensorMap *map,
 #endif
 }
 
+/// The box at (c0 inner, c1, c2, c3 outer) of a 4-D tensor map: e.g. a
+/// [batch][head][row][col] operand's tile, c2 = head, c3 = batch.
+template <int kDummy = 0>
+KGEN_DEVICE void tma_load_4d(void *smem_dst, const CUtensorMap *map,
+                             unsigned long long *bar, int c0, int c1, int c2,
+                             int c3) {
+  KGEN_REQUIRE_SM90(kDummy, "kgen::cuda::tma_load_4d");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(
+                   smem_u32(smem_dst)),
+               "l"(reinterpret_cast<unsigned long long>(map)),
+               "r"(smem_u32(bar)), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+               : "memory");
+#endif
+}
+
 /// Needs sm_90a: ptxas accepts .multicast::cluster on plain sm_90 only with
 /// an advisory warning (the PTX may run slowly on later architectures).
 template <int kDummy = 0>
@@ -859,54 +880,63 @@ template <int R> KGEN_DEVICE void warpgroup_reg_dealloc() {
 #define KGEN_WGMMA_O124(d) KGEN_WGMMA_O120(d), KGEN_WGMMA_F4(d, 120)
 #define KGEN_WGMMA_O128(d) KGEN_WGMMA_O124(d), KGEN_WGMMA_F4(d, 124)
 
-// X(N, R, A, B, S, TA, TB) for every N the ISA allows: R = N / 2
-// accumulator operands, then the asm operand numbers of desc_a, desc_b,
-// scale_d and the two transpose immediates (what follows the
-// accumulators). The three instruction wrappers expand this one table.
-#define KGEN_WGMMA_SHAPES(X)           \
-  X(  8,   4,   4,   5,   6,   7,   8) \
-  X( 16,   8,   8,   9,  10,  11,  12) \
-  X( 24,  12,  12,  13,  14,  15,  16) \
-  X( 32,  16,  16,  17,  18,  19,  20) \
-  X( 40,  20,  20,  21,  22,  23,  24) \
-  X( 48,  24,  24,  25,  26,  27,  28) \
-  X( 56,  28,  28,  29,  30,  31,  32) \
-  X( 64,  32,  32,  33,  34,  35,  36) \
-  X( 72,  36,  36,  37,  38,  39,  40) \
-  X( 80,  40,  40,  41,  42,  43,  44) \
-  X( 88,  44,  44,  45,  46,  47,  48) \
-  X( 96,  48,  48,  49,  50,  51,  52) \
-  X(104,  52,  52,  53,  54,  55,  56) \
-  X(112,  56,  56,  57,  58,  59,  60) \
-  X(120,  60,  60,  61,  62,  63,  64) \
-  X(128,  64,  64,  65,  66,  67,  68) \
-  X(136,  68,  68,  69,  70,  71,  72) \
-  X(144,  72,  72,  73,  74,  75,  76) \
-  X(152,  76,  76,  77,  78,  79,  80) \
-  X(160,  80,  80,  81,  82,  83,  84) \
-  X(168,  84,  84,  85,  86,  87,  88) \
-  X(176,  88,  88,  89,  90,  91,  92) \
-  X(184,  92,  92,  93,  94,  95,  96) \
-  X(192,  96,  96,  97,  98,  99, 100) \
-  X(200, 100, 100, 101, 102, 103, 104) \
-  X(208, 104, 104, 105, 106, 107, 108) \
-  X(216, 108, 108, 109, 110, 111, 112) \
-  X(224, 112, 112, 113, 114, 115, 116) \
-  X(232, 116, 116, 117, 118, 119, 120) \
-  X(240, 120, 120, 121, 122, 123, 124) \
-  X(248, 124, 124, 125, 126, 127, 128) \
-  X(256, 128, 128, 129, 130, 131, 132)
+// X(N, R, O0, .., O6) for every N the ISA allows: R = N / 2 accumulator
+// operands %0 .. %(R-1), then the asm operand numbers R .. R + 6 of what
+// follows the accumulators. The descriptor form (A in shared memory) uses
+// the first five: desc_a, desc_b, scale_d, imm-trans-a, imm-trans-b; the
+// register form (A in registers) all seven: a0 .. a3, desc_b, scale_d,
+// imm-trans-b. The instruction wrappers all expand this one table.
+#define KGEN_WGMMA_SHAPES(X)                    \
+  X(  8,   4,   4,   5,   6,   7,   8,   9,  10) \
+  X( 16,   8,   8,   9,  10,  11,  12,  13,  14) \
+  X( 24,  12,  12,  13,  14,  15,  16,  17,  18) \
+  X( 32,  16,  16,  17,  18,  19,  20,  21,  22) \
+  X( 40,  20,  20,  21,  22,  23,  24,  25,  26) \
+  X( 48,  24,  24,  25,  26,  27,  28,  29,  30) \
+  X( 56,  28,  28,  29,  30,  31,  32,  33,  34) \
+  X( 64,  32,  32,  33,  34,  35,  36,  37,  38) \
+  X( 72,  36,  36,  37,  38,  39,  40,  41,  42) \
+  X( 80,  40,  40,  41,  42,  43,  44,  45,  46) \
+  X( 88,  44,  44,  45,  46,  47,  48,  49,  50) \
+  X( 96,  48,  48,  49,  50,  51,  52,  53,  54) \
+  X(104,  52,  52,  53,  54,  55,  56,  57,  58) \
+  X(112,  56,  56,  57,  58,  59,  60,  61,  62) \
+  X(120,  60,  60,  61,  62,  63,  64,  65,  66) \
+  X(128,  64,  64,  65,  66,  67,  68,  69,  70) \
+  X(136,  68,  68,  69,  70,  71,  72,  73,  74) \
+  X(144,  72,  72,  73,  74,  75,  76,  77,  78) \
+  X(152,  76,  76,  77,  78,  79,  80,  81,  82) \
+  X(160,  80,  80,  81,  82,  83,  84,  85,  86) \
+  X(168,  84,  84,  85,  86,  87,  88,  89,  90) \
+  X(176,  88,  88,  89,  90,  91,  92,  93,  94) \
+  X(184,  92,  92,  93,  94,  95,  96,  97,  98) \
+  X(192,  96,  96,  97,  98,  99, 100, 101, 102) \
+  X(200, 100, 100, 101, 102, 103, 104, 105, 106) \
+  X(208, 104, 104, 105, 106, 107, 108, 109, 110) \
+  X(216, 108, 108, 109, 110, 111, 112, 113, 114) \
+  X(224, 112, 112, 113, 114, 115, 116, 117, 118) \
+  X(232, 116, 116, 117, 118, 119, 120, 121, 122) \
+  X(240, 120, 120, 121, 122, 123, 124, 125, 126) \
+  X(248, 124, 124, 125, 126, 127, 128, 129, 130) \
+  X(256, 128, 128, 129, 130, 131, 132, 133, 134)
+
+// The start of one m64nNk16 instruction for the 16-bit type TY ("bf16",
+// "f16") up to its accumulators, with the predicate p = (operand kS != 0)
+// for scale-d: what both forms share.
+#define KGEN_WGMMA_K16_HEAD(TY, kN, kR, kS)                                    \
+  "{\n"                                                                        \
+  ".reg .pred p;\n"                                                            \
+  "setp.ne.b32 p, %" #kS ", 0;\n"                                              \
+  "wgmma.mma_async.sync.aligned.m64n" #kN "k16.f32." TY "." TY                 \
+  " {" KGEN_WGMMA_R##kR "}, "
 
 // The asm of one m64nNk16 shape for the 16-bit operand type TY ("bf16",
-// "f16"): what wgmma_bf16 and wgmma_f16 expand for every N of the table.
-#define KGEN_WGMMA_K16(TY, kN, kR, kA, kB, kS, kTA, kTB)                      \
+// "f16"): what wgmma_bf16 and wgmma_f16 expand for every N of the table
+// (the last two operand numbers are the register form's).
+#define KGEN_WGMMA_K16(TY, kN, kR, kA, kB, kS, kTA, kTB, ...)                 \
   if constexpr (N == kN)                                                       \
-    asm volatile("{\n"                                                         \
-                 ".reg .pred p;\n"                                             \
-                 "setp.ne.b32 p, %" #kS ", 0;\n"                               \
-                 "wgmma.mma_async.sync.aligned.m64n" #kN "k16.f32." TY "." TY \
-                 " {" KGEN_WGMMA_R##kR "}, %" #kA ", %" #kB ", p, 1, 1, %" #kTA \
-                 ", %" #kTB ";\n"                                              \
+    asm volatile(KGEN_WGMMA_K16_HEAD(TY, kN, kR, kS)                           \
+                 "%" #kA ", %" #kB ", p, 1, 1, %" #kTA ", %" #kTB ";\n"        \
                  "}\n"                                                         \
                  : KGEN_WGMMA_O##kR(d)                                         \
                  : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(int(TransA)),   \
@@ -944,6 +974,67 @@ KGEN_DEVICE void wgmma_f16(float (&d)[N / 2], unsigned long long desc_a,
 #endif
 }
 
+// The register form of one m64nNk16 shape (A in registers, PTX ISA
+// 9.7.15.5.2: "wgmma.mma_async.sync.aligned.shape.dtype.bf16.bf16 d, a,
+// b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b", no imm-trans-a):
+// a0 .. a3 are operands R .. R + 3, then desc_b, scale_d, imm-trans-b.
+#define KGEN_WGMMA_K16_RS(TY, kN, kR, kA0, kA1, kA2, kA3, kB, kS, kTB)        \
+  if constexpr (N == kN)                                                       \
+    asm volatile(KGEN_WGMMA_K16_HEAD(TY, kN, kR, kS)                           \
+                 "{%" #kA0 ", %" #kA1 ", %" #kA2 ", %" #kA3 "}, %" #kB         \
+                 ", p, 1, 1, %" #kTB ";\n"                                     \
+                 "}\n"                                                         \
+                 : KGEN_WGMMA_O##kR(d)                                         \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b),    \
+                   "r"(scale_d), "n"(int(TransB)));
+
+/// d[0 .. N/2) (+)= A(64 x 16, in registers) * B(16 x N, shared memory),
+/// f32 accumulate, 16-bit A and B (kF16: f16, else bf16): the register
+/// ("RS") form, what wgmma_rs_bf16 / wgmma_rs_f16 below issue.
+/// wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 d, {a0, a1, a2, a3},
+///     b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b
+/// a: warp w of the warpgroup holds rows 16w .. 16w + 15 of A as mma.sync
+/// m16n8k16 holds its A (PTX ISA 9.7.15.5.1.1.1, Figure 148; Wgmma.cuh's
+/// WgmmaAFragMap). The registers are read asynchronously: like the
+/// accumulators they belong to the instruction until the wgmma_wait that
+/// completes it (ptxas keeps them live; wgmma_fence before the first mma
+/// after ordinary code wrote them).
+template <bool kF16, int N, bool TransB>
+KGEN_DEVICE void wgmma_rs_k16(float (&d)[N / 2], const unsigned (&a)[4],
+                              unsigned long long desc_b, int scale_d) {
+  static_assert(N % 8 == 0 && N >= 8 && N <= 256,
+                "wgmma_rs_bf16 / _f16: N is a multiple of 8 in [8, 256] "
+                "(m64nNk16)");
+  KGEN_REQUIRE_SM90A(N, "kgen::cuda::wgmma_rs_bf16 / wgmma_rs_f16");
+#if KGEN_SM90A
+#define KGEN_WGMMA_RS_BF16(...) KGEN_WGMMA_K16_RS("bf16", __VA_ARGS__)
+#define KGEN_WGMMA_RS_F16(...) KGEN_WGMMA_K16_RS("f16", __VA_ARGS__)
+  if constexpr (kF16) {
+    KGEN_WGMMA_SHAPES(KGEN_WGMMA_RS_F16)
+  } else {
+    KGEN_WGMMA_SHAPES(KGEN_WGMMA_RS_BF16)
+  }
+#undef KGEN_WGMMA_RS_BF16
+#undef KGEN_WGMMA_RS_F16
+#endif
+}
+
+/// wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 with A in registers
+/// (wgmma_rs_k16).
+template <int N, bool TransB = false>
+KGEN_DEVICE void wgmma_rs_bf16(float (&d)[N / 2], const unsigned (&a)[4],
+                               unsigned long long desc_b, int scale_d) {
+  wgmma_rs_k16<false, N, TransB>(d, a, desc_b, scale_d);
+}
+
+/// wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 with A in registers
+/// (wgmma_rs_k16).
+template <int N, bool TransB = false>
+KGEN_DEVICE void wgmma_rs_f16(float (&d)[N / 2], const unsigned (&a)[4],
+                              unsigned long long desc_b, int scale_d) {
+  wgmma_rs_k16<true, N, TransB>(d, a, desc_b, scale_d);
+}
+
 /// d[0 .. N/2) (+)= A(64 x 32, e4m3) * B(32 x N, e4m3), f32 accumulate.
 /// Both operands K-major (fp8 wgmma has no transpose immediates).
 /// wgmma.mma_async.sync.aligned.m64nNk32.f32.e4m3.e4m3 d, a-desc, b-desc,
@@ -955,7 +1046,7 @@ KGEN_DEVICE void wgmma_e4m3(float (&d)[N / 2], unsigned long long desc_a,
                 "wgmma_e4m3: N is a multiple of 8 in [8, 256] (m64nNk32)");
   KGEN_REQUIRE_SM90A(N, "kgen::cuda::wgmma_e4m3");
 #if KGEN_SM90A
-#define KGEN_WGMMA_E4M3(kN, kR, kA, kB, kS, kTA, kTB)                          \
+#define KGEN_WGMMA_E4M3(kN, kR, kA, kB, kS, kTA, kTB, ...)                     \
   if constexpr (N == kN)                                                       \
     asm volatile("{\n"                                                         \
                  ".reg .pred p;\n"                                             \
@@ -975,6 +1066,8 @@ KGEN_DEVICE void wgmma_e4m3(float (&d)[N / 2], unsigned long long desc_a,
 // The operand lists and the shape table are this header's alone.
 #undef KGEN_WGMMA_SHAPES
 #undef KGEN_WGMMA_K16
+#undef KGEN_WGMMA_K16_RS
+#undef KGEN_WGMMA_K16_HEAD
 #undef KGEN_WGMMA_F4
 #undef KGEN_WGMMA_R4
 #undef KGEN_WGMMA_R8

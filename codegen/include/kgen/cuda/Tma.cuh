@@ -27,6 +27,10 @@
 //   tma_load_3d(dst, map, bar, c0, c1, c2), tma_load_tile<Layout>(dst, map,
 //       bar, col0, row0, plane)   the same from a 3-D map (boxes {.., .., 1}):
 //       a batched operand, plane = its batch index.
+//   tma_load_4d(dst, map, bar, c0, c1, c2, c3), tma_load_tile<Layout>(dst,
+//       map, bar, col0, row0, c2, c3)   the same from a 4-D map (boxes
+//       {.., .., 1, 1}): e.g. a [batch][head][seq][dim] attention operand,
+//       c2 = head, c3 = batch.
 //   tma_store_2d(map, src, c0, c1), tma_store_commit(),
 //   tma_store_wait_read<N>()             shared -> global tile stores.
 //   prefetch_tensormap(map)
@@ -111,6 +115,20 @@ KGEN_DEVICE void tma_load_tile(void *smem_tile, const CUtensorMap *map,
   for (int b = 0; b < Layout::kBlocks; ++b)
     tma_load_3d(static_cast<char *>(smem_tile) + b * Layout::kBlockBytes, map,
                 bar, col0 + b * Layout::kBlockCols, row0, plane);
+}
+
+/// The same tile at (c2, c3) of the two outer dimensions of a 4-D tensor map
+/// (box {kBlockCols, kRows, 1, 1}).
+template <class Layout>
+KGEN_DEVICE void tma_load_tile(void *smem_tile, const CUtensorMap *map,
+                               unsigned long long *bar, int col0, int row0,
+                               int c2, int c3) {
+  static_assert(IsSwizzledLayout<Layout>::value,
+                "tma_load_tile writes the TMA swizzled layout");
+#pragma unroll
+  for (int b = 0; b < Layout::kBlocks; ++b)
+    tma_load_4d(static_cast<char *>(smem_tile) + b * Layout::kBlockBytes, map,
+                bar, col0 + b * Layout::kBlockCols, row0, c2, c3);
 }
 
 /// The same with multicast to the CTAs in cta_mask.

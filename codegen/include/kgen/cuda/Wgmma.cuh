@@ -1,7 +1,8 @@
 //===- Wgmma.cuh - warpgroup MMA with shared-memory descriptors -*- CUDA -*-===//
 //
 // Hopper warpgroup MMA (wgmma.mma_async), A and B read from shared memory
-// through 64-bit matrix descriptors, f32 accumulators in registers.
+// through 64-bit matrix descriptors (or A from registers: the RS form), f32
+// accumulators in registers.
 //
 //   make_wgmma_desc(addr, lbo, sbo, swizzle, base_offset)   KGEN_HD constexpr
 //       The descriptor of the PTX ISA ("Matrix Descriptor Format"):
@@ -23,6 +24,12 @@
 //   wgmma_bf16<N, TransA, TransB>(d, desc_a, desc_b, scale_d)   m64nNk16
 //   wgmma_f16 <N, TransA, TransB>(d, desc_a, desc_b, scale_d)   m64nNk16
 //   wgmma_e4m3<N>(d, desc_a, desc_b, scale_d)                   m64nNk32
+//   wgmma_rs_bf16<N, TransB>(d, a, desc_b, scale_d)             m64nNk16
+//   wgmma_rs_f16 <N, TransB>(d, a, desc_b, scale_d)             m64nNk16
+//       A (64 x 16) from registers: `a` is the thread's unsigned[4], laid
+//       out by WgmmaAFragMap; B from shared memory as above. No TransA (the
+//       ISA's register form has no imm-trans-a). The registers, like d,
+//       belong to the instruction until the wgmma_wait that completes it.
 //       N any multiple of 8 in [8, 256] (every dense shape the PTX ISA
 //       has for these types); d is float[N / 2], indexed only with
 //       constants; D = A * B + (scale_d ? D : 0). Trans = 1 means that
@@ -31,6 +38,11 @@
 //       shape table (KGEN_WGMMA_SHAPES).
 //   WgmmaAccMap<N>::acc(thread, i)   (row, col) of accumulator i of thread
 //       0..127 of the warpgroup in the 64 x N tile (KGEN_HD constexpr).
+//   WgmmaAFragMap::a_elem(thread, e)   (row m, col k) of element e (0..7:
+//       register e / 2, half e % 2, low half first) of thread 0..127's A
+//       fragment in the 64 x 16 A slice of an RS wgmma (KGEN_HD constexpr):
+//       warp w holds rows 16w .. 16w + 15 exactly as mma.sync m16n8k16
+//       holds its A (Mma.cuh's MmaBf16::a_elem, rows + 16w).
 //   warpgroup_reg_alloc<R>() / warpgroup_reg_dealloc<R>()   setmaxnreg.inc /
 //       .dec for consumer / producer warpgroups (24 <= R <= 256, R % 8 == 0;
 //       effective only with a register cap at entry, e.g.
@@ -144,6 +156,32 @@ template <int N> struct WgmmaAccMap {
   KGEN_HD static constexpr RowCol acc(int t, int i) {
     return {16 * (t / 32) + (t % 32) / 4 + 8 * ((i / 2) % 2),
             8 * (i / 4) + 2 * (t % 4) + i % 2};
+  }
+};
+
+/// A-fragment map of an RS (A in registers) m64nNk16 wgmma, 16-bit A: the
+/// PTX ISA's Figure 148, "WGMMA .m64nNk16 register fragment layout for
+/// matrix A" (section 9.7.15.5.1.1.1, Matrix Fragments for
+/// wgmma.mma_async.m64nNk16: four .f16x2 registers, elements a0 .. a7 low
+/// to high). The figure is an image; read out (and as CUTLASS's
+/// ALayout_64x16 for the SM90 RS atoms has it): thread t (warp w = t / 32,
+/// g = lane / 4, q = lane % 4) holds
+///   a0, a1 = A[16w + g    ][2q, 2q + 1]        register 0
+///   a2, a3 = A[16w + g + 8][2q, 2q + 1]        register 1
+///   a4, a5 = A[16w + g    ][2q + 8, 2q + 9]    register 2
+///   a6, a7 = A[16w + g + 8][2q + 8, 2q + 9]    register 3
+/// the lower column in the low half: per warp, the m16n8k16 A fragment of
+/// mma.sync (9.7.14.5.8) shifted down 16w rows. Since the accumulator map
+/// (WgmmaAccMap) has the same per-warp rows and column pairs, an S = Q K^T
+/// accumulator tile converts to P's A fragment in registers: k-slice s of
+/// P takes accumulators 8s .. 8s + 7, pairs (8s, 8s+1) -> a[0], (8s+2,
+/// 8s+3) -> a[1], (8s+4, 8s+5) -> a[2], (8s+6, 8s+7) -> a[3].
+struct WgmmaAFragMap {
+  static constexpr int kElems = 8; // 4 registers of two 16-bit elements
+  static constexpr int kThreads = 128;
+  KGEN_HD static constexpr RowCol a_elem(int t, int e) {
+    return {16 * (t / 32) + (t % 32) / 4 + 8 * ((e / 2) % 2),
+            2 * (t % 4) + e % 2 + 8 * (e / 4)};
   }
 };
 

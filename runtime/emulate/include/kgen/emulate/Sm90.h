@@ -14,7 +14,7 @@
 //       underflow (more bytes than announced once every arrival is in), a
 //       phase completing while loads that signal it are in flight, and in a
 //       deadlock every waiter's barrier and each barrier's state.
-//   cp.async.bulk.tensor 2-D/3-D (+ multicast) [9.7.9.25.5.2]   the tensor
+//   cp.async.bulk.tensor 2-D/3-D/4-D (+ multicast) [9.7.9.25.5.2]   the tensor
 //       map is the emulator's (TensorMap.h). At issue the destination bytes
 //       are poisoned (0xff) and marked pending; the copy completes only when
 //       no thread can run (one copy at a time, in a seeded order): it reads
@@ -34,6 +34,15 @@
 //       NaN (their value is kept as the input), so code that reads them
 //       before the wait computes NaN and code that writes them is reported;
 //       shared bytes changed between issue and wait are a reported hazard.
+//       The register form (wgmma_rs_bf16 / _f16: A in registers, B through
+//       its descriptor, no imm-trans-a) is the same collective; at issue
+//       it copies the 128 threads' four A registers by VALUE into the
+//       instruction (the hardware's operand is their content at issue; the
+//       caller's array may be a temporary that is gone by the wait, so
+//       neither its address nor later writes to it are looked at: on the
+//       GPU ptxas keeps those registers live until the wait); it reads
+//       and snapshots B's shared bytes only. Accumulator poisoning,
+//       chaining and the hazard checks are the descriptor form's.
 //   wgmma.fence / commit_group / wait_group, setmaxnreg (24..256, step 8)
 //       warpgroup collectives (.sync.aligned: all 128 threads, one site);
 //       an mma_async with no wgmma.fence since the warpgroup's start or its
@@ -386,6 +395,9 @@ struct WgmmaArgs {
   float *acc;
   unsigned long long descA, descB;
   int scaleD;
+  /// The register form: this thread's a0 .. a3 (read at issue, not kept);
+  /// null for the descriptor form.
+  const unsigned *aRegs = nullptr;
 };
 
 template <isa::WgmmaType T, int N, bool TA, bool TB>
@@ -405,8 +417,23 @@ inline void wgmmaIssue(void *(&args)[128]) {
   op->in.descA = a0.descA;
   op->in.descB = a0.descB;
   op->in.scaleD = a0.scaleD != 0;
+  op->in.aInRegisters = a0.aRegs != nullptr;
   for (int t = 0; t < 128; ++t) {
     const WgmmaArgs &a = *static_cast<WgmmaArgs *>(args[t]);
+    if (op->in.aInRegisters) {
+      // All 128 threads reached the same site (groupRendezvous compares
+      // the op names), so every one passes registers.
+      if (a.descB != a0.descB || (a.scaleD != 0) != (a0.scaleD != 0)) {
+        delete op;
+        fail("%s (A in registers): thread %d of the warpgroup gives B "
+             "descriptor 0x%llx scale-d %d, thread 0 0x%llx scale-d %d "
+             "(they must agree)",
+             kOp, t, a.descB, a.scaleD, a0.descB, a0.scaleD);
+      }
+      std::memcpy(op->in.aRegs[t], a.aRegs, sizeof op->in.aRegs[t]);
+      op->acc[t] = a.acc;
+      continue;
+    }
     if (a.descA != a0.descA || a.descB != a0.descB ||
         (a.scaleD != 0) != (a0.scaleD != 0)) {
       delete op;
@@ -461,6 +488,16 @@ inline void wgmmaIssue(void *(&args)[128]) {
       }
   }
   g.open.push_back(op);
+}
+
+/// Issues the register form (wgmma_rs_*): `op` names the site for the
+/// rendezvous, so the two forms and types never meet in one collective.
+template <isa::WgmmaType T, int N, bool TB>
+inline void wgmmaRegisterA(const char *op, float *d, const unsigned *a,
+                           unsigned long long descB, int scaleD) {
+  static_assert(N % 8 == 0 && N >= 8 && N <= 256, "wgmma N");
+  WgmmaArgs args{d, 0, descB, scaleD, a};
+  groupRendezvous(op, &wgmmaIssue<T, N, false, TB>, &args);
 }
 
 inline void runGroupOp(WgmmaOp *op) {
@@ -672,6 +709,15 @@ inline void tma_load_3d(void *smem_dst, const CUtensorMap *map,
 }
 
 template <int kDummy = 0>
+inline void tma_load_4d(void *smem_dst, const CUtensorMap *map,
+                        unsigned long long *bar, int c0, int c1, int c2,
+                        int c3) {
+  const int c[4] = {c0, c1, c2, c3};
+  sm90::tmaLoad("cp.async.bulk.tensor.4d", smem_dst, map, bar, c, 4,
+                1u << emu::blk().rank);
+}
+
+template <int kDummy = 0>
 inline void tma_load_2d_multicast(void *smem_dst, const CUtensorMap *map,
                                   unsigned long long *bar, int c0, int c1,
                                   unsigned short cta_mask) {
@@ -865,6 +911,21 @@ inline void wgmma_e4m3(float (&d)[N / 2], unsigned long long desc_a,
   sm90::groupRendezvous(
       "wgmma.mma_async.e4m3",
       &sm90::wgmmaIssue<emu::isa::WgmmaType::E4M3, N, false, false>, &a);
+}
+
+/// The register form: A from the threads' a[4] (copied at issue).
+template <int N, bool TransB = false>
+inline void wgmma_rs_bf16(float (&d)[N / 2], const unsigned (&a)[4],
+                          unsigned long long desc_b, int scale_d) {
+  sm90::wgmmaRegisterA<emu::isa::WgmmaType::BF16, N, TransB>(
+      "wgmma.mma_async.bf16 (A in registers)", d, a, desc_b, scale_d);
+}
+
+template <int N, bool TransB = false>
+inline void wgmma_rs_f16(float (&d)[N / 2], const unsigned (&a)[4],
+                         unsigned long long desc_b, int scale_d) {
+  sm90::wgmmaRegisterA<emu::isa::WgmmaType::F16, N, TransB>(
+      "wgmma.mma_async.f16 (A in registers)", d, a, desc_b, scale_d);
 }
 
 } // namespace kgen::cuda

@@ -1,11 +1,17 @@
 //===- WgmmaIsa.h - wgmma.mma_async semantics for the emulator -*- C++ -*-===//
 //
-// What one wgmma.mma_async with both operands in shared memory computes,
+// What one wgmma.mma_async with both operands in shared memory, or with A
+// in registers (the register or "RS" form, f16/bf16 here), computes,
 // written from the PTX ISA (v9.x section numbers):
 //   9.7.15.5.2        the instruction: D = A * B (+ D when scale-d), A is
 //                     M x K = 64 x K, B is K x N; imm-trans only for
-//                     f16/bf16; imm-scale-a/b in {1, -1} negate an input
-//   9.7.15.5.1.1      register fragments: Figure 149/153, accumulator D
+//                     f16/bf16; imm-scale-a/b in {1, -1} negate an input;
+//                     the register form "d, a, b-desc, scale-d,
+//                     imm-scale-a, imm-scale-b, imm-trans-b" has no
+//                     imm-trans-a
+//   9.7.15.5.1.1      register fragments: Figure 149/153, accumulator D;
+//                     Figure 148 (9.7.15.5.1.1.1), A of m64nNk16 in four
+//                     .f16x2 registers per thread
 //   9.7.15.5.1.2      shared memory matrix layout: K-major vs MN-major,
 //                     LBO/SBO definitions, the canonical layouts (CuTe
 //                     notation, one row per swizzle mode and major-ness)
@@ -35,6 +41,7 @@
 //   decodeMatrixDesc / encodeMatrixDesc        the descriptor fields
 //   canonicalOffset / operandAddress           where element (mn, k) lives
 //   accumulatorElement                         (row, col) of d[i] of thread t
+//   aFragmentElement                           (row, col) of A element e of t
 //   checkWgmma(instr, windowBytes)             "" or what is illegal
 //   wgmmaReads(instr)                          the shared bytes it reads
 //   runWgmma(instr, window, acc)               check, then execute
@@ -189,12 +196,33 @@ constexpr RowCol accumulatorElement(uint32_t thread, uint32_t i) {
           8 * (i / 4) + 2 * (lane % 4) + i % 2};
 }
 
+/// The element of the 64 x 16 A (16-bit types) that element e (0..7) of
+/// warpgroup thread `thread`'s A registers holds in the register form:
+/// register e / 2, its low half for even e (the lower address, as every
+/// packed pair). Figure 148 is an image; read out (and as CUTLASS's
+/// ALayout_64x16 for its SM90 RS atoms): warp w = thread / 32 holds rows
+/// [16w, 16w + 16) the way mma.sync m16n8k16 holds its A (9.7.14.5.8):
+/// with g = lane / 4, q = lane % 4, register 0 is row g, columns 2q and
+/// 2q + 1; register 1 the same columns of row g + 8; registers 2 and 3 the
+/// same rows at columns 2q + 8 and 2q + 9. Precondition: e < 8.
+constexpr RowCol aFragmentElement(uint32_t thread, uint32_t e) {
+  const uint32_t warp = thread / 32, lane = thread % 32;
+  const uint32_t reg = e / 2, half = e % 2;
+  return {16 * warp + lane / 4 + (reg % 2 ? 8 : 0),
+          2 * (lane % 4) + half + (reg / 2 ? 8 : 0)};
+}
+
 //===----------------------------------------------------------------------===//
 // The instruction
 //===----------------------------------------------------------------------===//
 
 /// One wgmma.mma_async.sync.aligned.m64nNkK.f32.T.T d, a-desc, b-desc,
-/// scale-d, imm-scale-a, imm-scale-b[, imm-trans-a, imm-trans-b].
+/// scale-d, imm-scale-a, imm-scale-b[, imm-trans-a, imm-trans-b], or, with
+/// aInRegisters, d, a, b-desc, scale-d, imm-scale-a, imm-scale-b[,
+/// imm-trans-b]: A is then the 128 threads' registers aRegs (values, not
+/// where they live: the issuing emulator copies them at issue, as the
+/// hardware's operand is the registers' content at issue), and descA and
+/// transA are unused (transA must stay false).
 struct WgmmaInstr {
   WgmmaType type = WgmmaType::BF16;
   uint32_t n = 0;                ///< N: a multiple of 8 in [8, 256]
@@ -203,6 +231,9 @@ struct WgmmaInstr {
   uint64_t descA = 0, descB = 0; ///< matrix descriptors
   bool scaleD = true;            ///< false: D = A * B
   int scaleA = 1, scaleB = 1;    ///< imm-scale-a/b: 1 or -1 (negate)
+  bool aInRegisters = false;     ///< the register form (f16/bf16 only here)
+  /// aRegs[t][r]: register a<r> of warpgroup thread t (aFragmentElement).
+  uint32_t aRegs[kWarpgroupThreads][4] = {};
 };
 
 /// A byte range [addr, addr + bytes) of the shared window.
@@ -318,7 +349,9 @@ inline float decode(WgmmaType t, const unsigned char *p) {
 
 /// "" if `in` is a legal instruction whose operands lie inside a shared
 /// window of `windowBytes`, else one line saying what is wrong: N not a
-/// multiple of 8 in [8, 256]; a transpose with e4m3; imm-scale not +-1;
+/// multiple of 8 in [8, 256]; a transpose with e4m3; A in registers with
+/// e4m3 (legal in the ISA, not emulated) or with imm-trans-a (which the
+/// register form does not have); imm-scale not +-1;
 /// descriptor bits outside every field; a base offset (not emulated, or
 /// meaningless without swizzle); a swizzled start that is not where an
 /// aligned pattern begins; an element outside the window; overlapping
@@ -331,12 +364,20 @@ inline std::string checkWgmma(const WgmmaInstr &in, uint32_t windowBytes) {
   if (in.type == WgmmaType::E4M3 && (in.transA || in.transB))
     return "wgmma: e4m3 operands must be K-major: imm-trans-a/b exist only "
            "for f16/bf16 (9.7.15.5.2)";
+  if (in.aInRegisters && in.type == WgmmaType::E4M3)
+    return "wgmma: A in registers is emulated for f16/bf16 only (the ISA "
+           "also has it for e4m3, with another fragment: Figure 152)";
+  if (in.aInRegisters && in.transA)
+    return "wgmma: imm-trans-a with A in registers: the register form has "
+           "no imm-trans-a operand (9.7.15.5.2)";
   if ((in.scaleA != 1 && in.scaleA != -1) ||
       (in.scaleB != 1 && in.scaleB != -1))
     return detail::format("wgmma: imm-scale-a = %d, imm-scale-b = %d; each "
                           "must be 1 or -1",
                           in.scaleA, in.scaleB);
   for (bool isB : {false, true}) {
+    if (!isB && in.aInRegisters)
+      continue;
     std::string err =
         detail::checkDesc(isB ? "B" : "A", isB ? in.descB : in.descA);
     if (err.empty())
@@ -347,14 +388,17 @@ inline std::string checkWgmma(const WgmmaInstr &in, uint32_t windowBytes) {
   return {};
 }
 
-/// Every shared byte the instruction reads (A then B together), as sorted,
-/// disjoint, maximal ranges. Precondition: checkWgmma(in, ..) is "".
+/// Every shared byte the instruction reads (A then B together; B alone with
+/// A in registers), as sorted, disjoint, maximal ranges. Precondition:
+/// checkWgmma(in, ..) is "".
 inline std::vector<SharedRange> wgmmaReads(const WgmmaInstr &in) {
   const uint32_t e = wgmmaElemBytes(in.type);
   std::vector<uint32_t> addrs;
   for (bool isB : {false, true})
-    detail::forEachElement(
-        in, isB, [&](uint32_t, uint32_t, uint32_t a) { addrs.push_back(a); });
+    if (isB || !in.aInRegisters)
+      detail::forEachElement(in, isB, [&](uint32_t, uint32_t, uint32_t a) {
+        addrs.push_back(a);
+      });
   std::sort(addrs.begin(), addrs.end());
   std::vector<SharedRange> out;
   for (uint32_t a : addrs) {
@@ -371,7 +415,8 @@ inline std::vector<SharedRange> wgmmaReads(const WgmmaInstr &in) {
 /// Executes `in` over `window`: acc[t][i] (t in [0, 128), i in [0, N/2),
 /// element accumulatorElement(t, i) of D) becomes
 ///     sum_k scaleA*A[row][k] * scaleB*B[k][col]  (+ acc[t][i] if scaleD)
-/// with A and B read through the descriptors. Returns checkWgmma's message
+/// with A and B read through the descriptors (A from aRegs by
+/// aFragmentElement in the register form). Returns checkWgmma's message
 /// (and leaves acc untouched) if the instruction is illegal, else "".
 inline std::string runWgmma(const WgmmaInstr &in, SharedWindow window,
                             float *const acc[kWarpgroupThreads]) {
@@ -379,9 +424,21 @@ inline std::string runWgmma(const WgmmaInstr &in, SharedWindow window,
     return err;
   const uint32_t kk = wgmmaK(in.type);
   std::vector<float> a(size_t(kWgmmaM) * kk), b(size_t(kk) * in.n);
-  detail::forEachElement(in, false, [&](uint32_t m, uint32_t k, uint32_t p) {
-    a[m * kk + k] = float(in.scaleA) * detail::decode(in.type, window.data + p);
-  });
+  if (in.aInRegisters) {
+    for (uint32_t t = 0; t < kWarpgroupThreads; ++t)
+      for (uint32_t e = 0; e < 8; ++e) {
+        const RowCol rc = aFragmentElement(t, e);
+        const unsigned char h[2] = {
+            uint8_t(in.aRegs[t][e / 2] >> (16 * (e % 2))),
+            uint8_t(in.aRegs[t][e / 2] >> (16 * (e % 2) + 8))};
+        a[rc.row * kk + rc.col] = float(in.scaleA) * detail::decode(in.type, h);
+      }
+  } else {
+    detail::forEachElement(in, false, [&](uint32_t m, uint32_t k, uint32_t p) {
+      a[m * kk + k] =
+          float(in.scaleA) * detail::decode(in.type, window.data + p);
+    });
+  }
   detail::forEachElement(in, true, [&](uint32_t n, uint32_t k, uint32_t p) {
     b[k * in.n + n] = float(in.scaleB) * detail::decode(in.type, window.data + p);
   });
