@@ -1,0 +1,303 @@
+//===- AttentionSm90.cuh - FA3-style attention steps for sm_90a -*- CUDA -*-===//
+//
+// The sm_90a (`wgmma`) realisation of docs/attention.md's tile-level form:
+// FlashAttention-3's warp-specialised schedule. The tile ops keep their
+// meaning (dialect/KgenTileOps.td; the CPU check runs those definitions);
+// what changes is who runs them and how the operands move:
+//
+//   warpgroup 0 produces: it gives registers back (setmaxnreg.dec), and one
+//     thread issues the TMA loads: the Q tile once (on `q_full`), then for
+//     each key tile of the block the K and the V tile into the next stage of
+//     the ring once that stage is free (its `empty` mbarrier), each on its
+//     own `full` barrier (the QK^T of a tile need not wait for its V);
+//   warpgroups 1 .. Consumers consume (setmaxnreg.inc): warpgroup w owns the
+//     64 rows [64 (w - 1), 64 w) of the block's BM = 64 * Consumers rows.
+//     Per key tile: S = Q K^T by wgmma (Q and K from shared memory, both
+//     K-major), the online softmax on the accumulators (the FA2 step of
+//     kgen/block/Attention.cuh: a wgmma m64nN accumulator is, warp by warp,
+//     the m16n8 fragment layout of a 16-row warp tile), P packed from S's
+//     registers into wgmma A fragments, O += P V by wgmma with A from
+//     registers and V from shared memory (MN-major B), then the stage is
+//     freed (one arrive per consumer warpgroup).
+//   ping-pong (PingPong, Consumers >= 2): the consumer warpgroups take turns
+//     to issue their QK^T through a ring of named barriers (warpgroup w
+//     waits on barrier w, then signals barrier w + 1, the last the first),
+//     so one warpgroup's softmax runs while the next one's GEMMs keep the
+//     tensor cores busy (FA3's inter-warpgroup overlap).
+//
+// The registers of the consumer steps are the FA2 types with 64 rows over
+// 4 warps: AttentionScores<64, BN, 4>, AttentionRowStats<64, 4> and
+// AttentionAccumulator<64, Dp, 4> (their row maps take the thread index
+// modulo 128, the warpgroup's thread).
+//
+//   AttentionSm90<T, BN, Dp, Stages, Consumers, PingPong>
+//     kThreads, kSmemBytes, kProducerRegs, kConsumerRegs   constants
+//     AttentionSm90()                  every thread: carves the shared
+//                                      memory, thread 0 initialises the
+//                                      barriers, then __syncthreads()
+//     producer()                       true in warpgroup 0
+//     start_producer() -> bool         setmaxnreg.dec; true for the one
+//                                      thread that issues the loads
+//     load_q(map_q, r0, hk, b)         the Q tile, rows [r0, r0 + BM) of
+//                                      plane (b, hk) of the packed view
+//     acquire() -> int                 waits for the next free stage
+//     load_k(map_k, st, key0, hk, b)   K rows [key0, key0 + BN) into st
+//     load_v(map_v, st, key0, hk, b)   V likewise
+//     loaded()                         moves to the next stage
+//     start_consumer(kt_begin, kt_end) setmaxnreg.inc; waits for Q; the
+//                                      ping-pong ring's first turn
+//     rows0()                          this warpgroup's first block row
+//     read_stage() -> int              the stage of the current key tile
+//     qk(s, st, more)                  kgen.tile.qk by wgmma; `more`: a
+//                                      later key tile follows (ping-pong)
+//     pv(acc, s, st)                   kgen.tile.pv by wgmma (P from s)
+//     release(st)                      frees the stage, moves to the next
+//
+// Preconditions (static_asserts; dialect/AttentionLegality.cpp states the
+// same rules): T __nv_bfloat16 or __half; Dp a multiple of 64 in [64, 256]
+// (whole 128-byte swizzle blocks; V is an MN-major wgmma B operand);
+// BN a multiple of 16 in [16, 256]; Consumers 1 to 3; Stages >= 1; the
+// setmaxnreg split within the 64K registers; kSmemBytes <= 232448.
+// blockDim.x == kThreads, __launch_bounds__(kThreads, 1), dynamic shared
+// memory kSmemBytes. The tensor maps view q, k and v as 4-D tensors
+// (b, hk, rows, D) with boxes {1, 1, rows, 64} (BM rows for Q, BN for K and
+// V) and CU_TENSOR_MAP_SWIZZLE_128B: TMA zero-fills rows past the plane and
+// columns past D. Rows of K and V past a sequence's kv_len inside the plane
+// are loaded, masked out of S and multiplied by P = 0: they must hold
+// finite values (the mma_sync kernels never read them).
+// Target: sm_90a.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KGEN_BLOCK_ATTENTIONSM90_CUH
+#define KGEN_BLOCK_ATTENTIONSM90_CUH
+
+#include "kgen/block/Attention.cuh"
+#include "kgen/block/Pipeline.cuh"
+#include "kgen/cuda/Tma.cuh"
+#include "kgen/cuda/Wgmma.cuh"
+
+namespace kgen::block {
+
+/// An AttentionScores<64, N, 4> register tile is a wgmma m64nN accumulator:
+/// thread t of the warpgroup holds the same (row, col) at the same index.
+template <int N> KGEN_HD constexpr bool warp_tiles_are_wgmma_accumulators() {
+  using Warp = kgen::cuda::WarpTileAccMap<16, N>;
+  using Group = kgen::cuda::WgmmaAccMap<N>;
+  for (int t = 0; t < 128; ++t)
+    for (int i = 0; i < Group::kAccPerThread; ++i) {
+      const kgen::cuda::RowCol w = Warp::acc(t % 32, i);
+      const kgen::cuda::RowCol g = Group::acc(t, i);
+      if (g.row != 16 * (t / 32) + w.row || g.col != w.col)
+        return false;
+    }
+  return true;
+}
+static_assert(warp_tiles_are_wgmma_accumulators<64>() &&
+                  warp_tiles_are_wgmma_accumulators<256>(),
+              "the FA2 register tiles do not line up with wgmma accumulators");
+
+#if KGEN_CUDA_COMPILER
+
+template <class T, int BN, int Dp, int Stages, int Consumers, bool PingPong>
+struct AttentionSm90 {
+  static constexpr int BM = 64 * Consumers;
+  static constexpr int kThreads = 128 * (1 + Consumers);
+  /// setmaxnreg split, as the gemm family's (GemmSm90.cuh).
+  static constexpr int kProducerRegs = Consumers == 3 ? 32 : 40;
+  static constexpr int kConsumerRegs = Consumers == 3 ? 160 : 232;
+  static constexpr int kMaxSmemBytes = 232448;
+
+  static_assert(kgen::cuda::kIsSame<T, __nv_bfloat16> || kgen::cuda::kIsSame<T, __half>,
+                "wgmma attention takes bf16 or f16 operands");
+  static_assert(Dp % 64 == 0 && Dp >= 64 && Dp <= 256,
+                "wgmma attention: the tile head dim Dp is a multiple of 64 in "
+                "[64, 256] (whole 128-byte swizzle blocks; PV's N)");
+  static_assert(BN % 16 == 0 && BN >= 16 && BN <= 256,
+                "wgmma attention: BN is a multiple of 16 (PV's k) in [16, 256] "
+                "(QK^T's N)");
+  static_assert(Consumers >= 1 && Consumers <= 3,
+                "one to three consumer warpgroups");
+  static_assert(!PingPong || Consumers >= 2,
+                "ping-pong takes turns between two or more warpgroups");
+  static_assert(Stages >= 1, "at least one K/V stage");
+  static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * Consumers <= 65536,
+                "the setmaxnreg split fits the 64K registers of the SM");
+
+  using Swz = kgen::cuda::Swizzle;
+  using Major = kgen::cuda::Major;
+  using LQ = kgen::cuda::RowMajorSwizzled<T, BM, Dp, Swz::B128>;
+  using LK = kgen::cuda::RowMajorSwizzled<T, BN, Dp, Swz::B128>;
+  using OpQ = kgen::cuda::WgmmaOperand<LQ, Major::K, 16>;
+  using OpK = kgen::cuda::WgmmaOperand<LK, Major::K, 16>;
+  using OpV = kgen::cuda::WgmmaOperand<LK, Major::MN, 16>; // (keys, Dp)
+  using Scores = AttentionScores<64, BN, 4>;
+  using Acc = AttentionAccumulator<64, Dp, 4>;
+
+  static constexpr int kQBytes = LQ::kBytes, kKvBytes = LK::kBytes;
+  static constexpr int kKOffset = kQBytes;
+  static constexpr int kVOffset = kKOffset + Stages * kKvBytes;
+  static constexpr int kBarOffset = kVOffset + Stages * kKvBytes;
+  static constexpr int kBarriers = 1 + 3 * Stages; // q_full, k/v full, empty
+  /// 1 KiB of alignment slack (the 128-byte swizzle repeats every 1 KiB),
+  /// the tiles, then the mbarriers.
+  static constexpr int kSmemBytes = 1024 + kBarOffset + 8 * kBarriers;
+  static_assert(kSmemBytes <= kMaxSmemBytes,
+                "kSmemBytes <= 232448 (sm_90's opt-in shared memory per "
+                "block): fewer stages or a smaller tile");
+
+  char *smem;
+  unsigned long long *q_full, *k_full, *v_full, *empty;
+  PipelineState<Stages> write, read;
+
+  KGEN_DEVICE AttentionSm90() {
+    extern __shared__ __align__(128) unsigned char smemRaw[];
+    smem = reinterpret_cast<char *>(
+        (reinterpret_cast<unsigned long long>(smemRaw) + 1023) & ~1023ull);
+    q_full = reinterpret_cast<unsigned long long *>(smem + kBarOffset);
+    k_full = q_full + 1;
+    v_full = k_full + Stages;
+    empty = v_full + Stages;
+    write = producer_start<Stages>();
+    read = PipelineState<Stages>{};
+    if (threadIdx.x == 0) {
+      kgen::cuda::mbar_init(q_full, 1);
+      for (int s = 0; s < Stages; ++s) {
+        kgen::cuda::mbar_init(&k_full[s], 1); // producer + bytes
+        kgen::cuda::mbar_init(&v_full[s], 1);
+        kgen::cuda::mbar_init(&empty[s], Consumers);
+      }
+      kgen::cuda::fence_barrier_init();
+    }
+    __syncthreads();
+  }
+
+  KGEN_DEVICE static bool producer() { return threadIdx.x < 128; }
+
+  //===--------------------------------------------------------------------===//
+  // Producer warpgroup
+  //===--------------------------------------------------------------------===//
+
+  KGEN_DEVICE static bool start_producer() {
+    kgen::cuda::warpgroup_reg_dealloc<kProducerRegs>();
+    return threadIdx.x == 0;
+  }
+
+  KGEN_DEVICE void load_q(const CUtensorMap *map, long r0, long hk, long b) {
+    kgen::cuda::prefetch_tensormap(map);
+    kgen::cuda::mbar_arrive_expect_tx(q_full, kQBytes);
+    kgen::cuda::tma_load_tile<LQ>(smem, map, q_full, 0, int(r0), int(hk),
+                                  int(b));
+  }
+
+  /// Waits until the consumers freed the next stage; returns it.
+  KGEN_DEVICE int acquire() {
+    kgen::cuda::mbar_wait(&empty[write.index], write.phase);
+    return write.index;
+  }
+  KGEN_DEVICE void load_k(const CUtensorMap *map, int st, long key0, long hk,
+                          long b) {
+    kgen::cuda::mbar_arrive_expect_tx(&k_full[st], kKvBytes);
+    kgen::cuda::tma_load_tile<LK>(smem + kKOffset + st * kKvBytes, map,
+                                  &k_full[st], 0, int(key0), int(hk), int(b));
+  }
+  KGEN_DEVICE void load_v(const CUtensorMap *map, int st, long key0, long hk,
+                          long b) {
+    kgen::cuda::mbar_arrive_expect_tx(&v_full[st], kKvBytes);
+    kgen::cuda::tma_load_tile<LK>(smem + kVOffset + st * kKvBytes, map,
+                                  &v_full[st], 0, int(key0), int(hk), int(b));
+  }
+  KGEN_DEVICE void loaded() { ++write; }
+
+  //===--------------------------------------------------------------------===//
+  // Consumer warpgroups
+  //===--------------------------------------------------------------------===//
+
+  /// This thread's consumer warpgroup, 0 .. Consumers - 1.
+  KGEN_DEVICE static int group() { return int(threadIdx.x / 128) - 1; }
+  KGEN_DEVICE static long rows0() { return 64l * group(); }
+  /// Named barrier 0 is __syncthreads; the ring uses 1 .. Consumers.
+  KGEN_DEVICE static unsigned turn_barrier(int g) { return 1u + unsigned(g); }
+
+  /// setmaxnreg.inc, then waits for the Q tile. With ping-pong the last
+  /// warpgroup hands the first turn to the first, when there is a key tile.
+  KGEN_DEVICE void start_consumer(long kt_begin, long kt_end) {
+    kgen::cuda::warpgroup_reg_alloc<kConsumerRegs>();
+    if constexpr (PingPong)
+      if (group() == Consumers - 1 && kt_begin < kt_end)
+        kgen::cuda::named_barrier_arrive(turn_barrier(0), 256);
+    kgen::cuda::mbar_wait(q_full, 0);
+  }
+
+  KGEN_DEVICE int read_stage() const { return read.index; }
+
+  /// s = Q[rows0 .. +64, 0:Dp] K[0:BN, 0:Dp]^T (kgen.tile.qk). `more`: the
+  /// block has a later key tile (the ping-pong ring's last signal is left
+  /// out so that no barrier is left half-arrived at the exit).
+  KGEN_DEVICE void qk(Scores &s, int st, bool more) {
+    kgen::cuda::mbar_wait(&k_full[st], read.phase);
+    if constexpr (PingPong)
+      kgen::cuda::named_barrier_sync(turn_barrier(group()), 256);
+    const unsigned sq = kgen::cuda::smem_u32(smem);
+    const unsigned sk = kgen::cuda::smem_u32(smem + kKOffset + st * kKvBytes);
+    kgen::cuda::wgmma_fence();
+#pragma unroll
+    for (int k = 0; k < OpQ::kSlices; ++k) {
+      const unsigned long long da = OpQ::desc(sq, k, int(rows0()));
+      const unsigned long long db = OpK::desc(sk, k);
+      if constexpr (kgen::cuda::kIsSame<T, __half>)
+        kgen::cuda::wgmma_f16<BN>(s.v, da, db, k > 0 ? 1 : 0);
+      else
+        kgen::cuda::wgmma_bf16<BN>(s.v, da, db, k > 0 ? 1 : 0);
+    }
+    kgen::cuda::wgmma_commit();
+    if constexpr (PingPong)
+      if (more || group() != Consumers - 1)
+        kgen::cuda::named_barrier_arrive(
+            turn_barrier((group() + 1) % Consumers), 256);
+    kgen::cuda::wgmma_wait<0>();
+    kgen::cuda::fence_operand(s.v);
+  }
+
+  /// acc += round_T(P) V[0:BN, 0:Dp], P = s (kgen.tile.pv): P's registers
+  /// are the A fragments of the k16 slices (the FA2 packing: an m16n8k16 A
+  /// fragment is a wgmma A fragment, warp by warp).
+  KGEN_DEVICE void pv(Acc &acc, const Scores &s, int st) {
+    using E = AttentionElement<T>;
+    unsigned p[BN / 16][4];
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const float *c = &s.v[(2 * kk + q / 2) * 4 + 2 * (q % 2)];
+        p[kk][q] = E::pack(c[0], c[1]);
+      }
+    kgen::cuda::mbar_wait(&v_full[st], read.phase);
+    const unsigned sv = kgen::cuda::smem_u32(smem + kVOffset + st * kKvBytes);
+    kgen::cuda::fence_operand(acc.v);
+    kgen::cuda::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk) {
+      const unsigned long long db = OpV::desc(sv, kk);
+      if constexpr (kgen::cuda::kIsSame<T, __half>)
+        kgen::cuda::wgmma_rs_f16<Dp, true>(acc.v, p[kk], db, 1);
+      else
+        kgen::cuda::wgmma_rs_bf16<Dp, true>(acc.v, p[kk], db, 1);
+    }
+    kgen::cuda::wgmma_commit();
+    kgen::cuda::wgmma_wait<0>();
+    kgen::cuda::fence_operand(acc.v);
+  }
+
+  /// The warpgroup is done with stage st: one arrive on its `empty`.
+  KGEN_DEVICE void release(int st) {
+    if (threadIdx.x % 128 == 0)
+      kgen::cuda::mbar_arrive(&empty[st]);
+    ++read;
+  }
+};
+
+#endif // KGEN_CUDA_COMPILER
+
+} // namespace kgen::block
+
+#endif // KGEN_BLOCK_ATTENTIONSM90_CUH
