@@ -50,14 +50,24 @@ std::string AttentionLegalityError::str() const {
   return "attention_config '" + field + "': " + message;
 }
 
-int64_t mlir::kgen::attentionTileHeadDim(int64_t headDim) {
-  return llvm::alignTo(headDim, 16);
+int64_t mlir::kgen::attentionTileHeadDim(int64_t headDim,
+                                         InstructionFamily instruction) {
+  // wgmma tiles are whole 128-byte swizzle blocks (64 columns of 2 bytes).
+  return llvm::alignTo(headDim,
+                       instruction == InstructionFamily::wgmma ? 64 : 16);
 }
 
 int64_t mlir::kgen::attentionSharedMemoryBytes(const AttentionConfigFields &c,
                                                int64_t headDim,
                                                int64_t elemBytes) {
-  int64_t dp = attentionTileHeadDim(headDim);
+  int64_t dp = attentionTileHeadDim(headDim, c.instruction);
+  if (c.instruction == InstructionFamily::wgmma) {
+    // AttentionSm90.cuh's kSmemBytes: 1 KiB of alignment slack, the Q tile,
+    // the K and V stages (whole 1 KiB swizzle atoms), 1 + 3 * stages
+    // mbarriers.
+    return 1024 + (c.blockM + 2 * c.stages * c.blockN) * dp * elemBytes +
+           8 * (1 + 3 * c.stages);
+  }
   auto buffer = [&](int64_t stages, int64_t rows) {
     return int64_t(llvm::alignTo(stages * rows * dp * elemBytes, 128));
   };
@@ -90,6 +100,21 @@ Error checkCommon(const AttentionConfigFields &c) {
     return fail("consumer_warpgroups",
                 llvm::formatv("is {0}; expected 1 to 3",
                               c.consumerWarpgroups));
+  return std::nullopt;
+}
+
+/// The Q tile and the K and V stages within the target's shared memory.
+Error checkSharedMemory(const AttentionConfigFields &c,
+                        const AttentionOperands &o, int64_t dp) {
+  const TargetInfo &info = getTargetInfo(c.target);
+  int64_t smem = attentionSharedMemoryBytes(c, o.headDim, o.elemBytes());
+  if (smem > info.maxSharedBytesPerBlock)
+    return fail("stages",
+                llvm::formatv("is {0}; the Q tile and {0} K and V stages of "
+                              "{1} x {2} take {3} bytes of shared memory, "
+                              "more than the {4} of {5}",
+                              c.stages, c.blockN, dp, smem,
+                              info.maxSharedBytesPerBlock, info.name));
   return std::nullopt;
 }
 
@@ -126,7 +151,7 @@ Error checkMmaSync(const AttentionConfigFields &c,
   if (!o->elem.isBF16() && !o->elem.isF16())
     return fail("instruction", "mma_sync attention takes bf16 or f16 "
                                "operands (m16n8k16)");
-  int64_t dp = attentionTileHeadDim(o->headDim);
+  int64_t dp = attentionTileHeadDim(o->headDim, c.instruction);
   // Attention.cuh: a thread holds Dp / 2 output and block_n / 2 score
   // accumulators; beyond 288 of both together ptxas spills.
   if (dp + c.blockN > 288)
@@ -171,16 +196,78 @@ Error checkMmaSync(const AttentionConfigFields &c,
                               c.blockN, c.warpsM, o->headDim, dp, copies,
                               maxCopies, fix));
   }
-  const TargetInfo &info = getTargetInfo(c.target);
-  int64_t smem = attentionSharedMemoryBytes(c, o->headDim, o->elemBytes());
-  if (smem > info.maxSharedBytesPerBlock)
-    return fail("stages",
-                llvm::formatv("is {0}; the Q tile and {0} K and V stages of "
-                              "{1} x {2} take {3} bytes of shared memory, "
-                              "more than the {4} of {5}",
-                              c.stages, c.blockN, dp, smem,
-                              info.maxSharedBytesPerBlock, info.name));
-  return std::nullopt;
+  return checkSharedMemory(c, *o, dp);
+}
+/// FlashAttention-3's schedule (kgen/block/AttentionSm90.cuh): a TMA
+/// producer warpgroup, consumer warpgroups of 64 rows, S and O in wgmma
+/// accumulators, P from registers.
+Error checkWgmma(const AttentionConfigFields &c, const AttentionOperands *o) {
+  if (c.target != Target::sm_90a)
+    return fail("instruction", "wgmma needs target sm_90a");
+  int64_t groups = c.consumerWarpgroups;
+  if (c.blockM != 64 * groups)
+    return fail("block_m",
+                llvm::formatv("is {0}; wgmma attention gives each of the {1} "
+                              "consumer warpgroup(s) 64 rows: expected {2}",
+                              c.blockM, groups, 64 * groups));
+  if (c.warpsM != 4 * groups)
+    return fail("warps_m",
+                llvm::formatv("is {0}; wgmma attention's consumer warps are "
+                              "4 per warpgroup: expected {1}",
+                              c.warpsM, 4 * groups));
+  if (c.pingPong && groups < 2)
+    return fail("ping_pong", "takes turns between consumer warpgroups: "
+                             "consumer_warpgroups must be 2 or 3");
+  if (c.overlapSoftmax)
+    return fail("overlap_softmax",
+                "(the softmax of one key tile under the next QK^T inside a "
+                "warpgroup) is not lowered yet: overlap_softmax = false");
+  if (c.stages > 4)
+    return fail("stages", llvm::formatv("is {0}; wgmma attention takes 1 to "
+                                        "4",
+                                        c.stages));
+  if (!o)
+    return std::nullopt;
+  if (!o->elem.isBF16() && !o->elem.isF16())
+    return fail("instruction", "wgmma attention takes bf16 or f16 operands "
+                               "(m64nNk16)");
+  // TMA's global row strides are multiples of 16 bytes: the op's head_dim
+  // is a multiple of 8 (its verifier), 16 bytes of bf16 or f16.
+  int64_t dp = attentionTileHeadDim(o->headDim, c.instruction);
+  if (dp > 256)
+    return fail("instruction",
+                llvm::formatv("wgmma attention's P V has N = the tile head "
+                              "dim, at most 256; head dim {0} (tiles of {1})",
+                              o->headDim, dp));
+  // AttentionSm90.cuh: a consumer thread holds block_n / 2 score and Dp / 2
+  // output accumulators and packs block_n / 4 registers of P. Measured with
+  // ptxas (nvcc 13, sm_90a, causal + window + softcap, 1 and 2 stages;
+  // test/Codegen/attention-wgmma-compile.mlir holds the edges): with one or
+  // two consumer warpgroups 3 block_n / 4 + Dp / 2 up to 200 spills nothing
+  // (Dp 64 block_n 224, Dp 128 block_n 176, Dp 256 block_n 80 and 96), 208
+  // and more spill (Dp 128 block_n 192: 16 bytes; Dp 256 block_n 112: 32;
+  // Dp 192 block_n 160: 272); with three (128 registers a thread) up to
+  // 132 (Dp 192 block_n 48, Dp 64 block_n 128), and 136 spill (Dp 128
+  // block_n 96: 16 bytes; Dp 64 block_n 144: 88).
+  int64_t need = 3 * c.blockN / 4 + dp / 2;
+  int64_t most = groups == 3 ? 132 : 200;
+  if (need > most) {
+    int64_t maxBlockN = std::max<int64_t>(0, most - dp / 2) * 4 / 3 / 16 * 16;
+    std::string fix =
+        maxBlockN >= 16
+            ? llvm::formatv("block_n must be at most {0}", maxBlockN).str()
+            : std::string("no block_n fits: at most two consumer "
+                          "warpgroups");
+    return fail("block_n",
+                llvm::formatv("is {0}; with head dim {1} (tiles of {2}) and "
+                              "{3} consumer warpgroup(s) a thread would need "
+                              "3 block_n / 4 + Dp / 2 = {4} registers of "
+                              "accumulators and P, more than the {5} that "
+                              "compile without spills: {6}",
+                              c.blockN, o->headDim, dp, groups, need, most,
+                              fix));
+  }
+  return checkSharedMemory(c, *o, dp);
 }
 } // namespace
 
@@ -193,11 +280,7 @@ mlir::kgen::checkAttentionLegality(const AttentionConfigFields &c,
   case InstructionFamily::mma_sync:
     return checkMmaSync(c, o);
   case InstructionFamily::wgmma:
-    if (c.target != Target::sm_90a)
-      return fail("instruction", "wgmma needs target sm_90a");
-    return fail("instruction",
-                "wgmma attention (FlashAttention-3's schedule) is not lowered "
-                "yet: use mma_sync, which runs on sm_90a too");
+    return checkWgmma(c, o);
   case InstructionFamily::simt:
     return fail("instruction",
                 "attention runs on the tensor cores: mma_sync or wgmma");

@@ -37,8 +37,11 @@ struct AttentionConfigFields {
   int64_t splitKv = 1;
 
   static AttentionConfigFields of(AttentionConfigAttr config);
-  /// Threads per block of the main kernel: the consumer warps.
-  int64_t threads() const { return 32 * warpsM; }
+  /// Threads per block of the main kernel: the consumer warps, and with
+  /// wgmma the producer warpgroup.
+  int64_t threads() const {
+    return 32 * warpsM + (instruction == InstructionFamily::wgmma ? 128 : 0);
+  }
 };
 
 /// What legality reads of an attention op.
@@ -67,9 +70,12 @@ std::optional<AttentionLegalityError>
 checkAttentionLegality(const AttentionConfigFields &config,
                        const AttentionOperands *operands = nullptr);
 
-/// The head dimension of the tiles: D rounded up to the MMA's k (16). The
-/// padding columns load as zeros and are never stored.
-int64_t attentionTileHeadDim(int64_t headDim);
+/// The head dimension of the tiles: D rounded up to the MMA's k (16), or
+/// with wgmma to whole 128-byte swizzle blocks (64). The padding columns
+/// load as zeros and are never stored.
+int64_t attentionTileHeadDim(int64_t headDim,
+                             InstructionFamily instruction =
+                                 InstructionFamily::mma_sync);
 
 /// The main kernel's dynamic shared memory in bytes: the Q tile and the
 /// K and V stage buffers, each rounded up to 128 bytes (what

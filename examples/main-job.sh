@@ -18,11 +18,13 @@
 #      listing each kernel;
 #   5. compile the full-size GEMMs, attentions and MoE layers to CUDA kernel
 #      packages for sm_90a (kgen-pipeline: wgmma + TMA, warp-specialised
-#      gemms; FlashAttention-2-style attention, split-KV for decode; an MoE
+#      gemms; FlashAttention-3-style prefill attention (wgmma, TMA,
+#      ping-pong), FA2-style split-KV decode; an MoE
 #      layer as six kernels, routing to combine, its expert GEMMs grouped
 #      over the experts; with the same databases) and list per kernel who
 #      chose its config and ptxas's registers, shared memory and spills;
-#   6. run one kernel of each family (simt, mma_sync, wgmma, attention, moe) on
+#   6. run one kernel of each family (simt, mma_sync, wgmma, attention on
+#      FA2's and FA3's schedules, moe) on
 #      the emulated device (kgen-emulate: the emitted CUDA compiled for the
 #      host, every CUDA thread a fiber, races, bounds and deadlocks checked)
 #      against the host reference (examples/emulated/families.mlir).
@@ -164,9 +166,11 @@ printf '%s' "$packages"
 echo
 echo "Emulated device: one kernel of each family, its emitted CUDA run on the CPU against the host reference"
 printf '%-9s %-44s %-7s %-10s %-8s %9s %9s\n' family kernel result "rel error" tolerance seconds "MFLOP/s"
-for fam in simt mma_sync wgmma attention moe moe-e4m3; do
+for fam in simt mma_sync wgmma attention attn-fa3 moe moe-e4m3; do
   while read -r name family _ verdict rel tol secs mflops; do
-    [[ $name == kgen_attention_* ]] && family=attention
+    # Attention: FlashAttention-2's schedule (mma_sync) or FA3's (wgmma).
+    [[ $name == kgen_attention_* ]] &&
+      family=$([ "$family" = wgmma ] && echo attn-fa3 || echo attention)
     [[ $name == kgen_moe_* ]] && family=moe
     [[ $name == kgen_moe_*_e4m3_* ]] && family=moe-e4m3
     [ "$family" = "$fam" ] || continue

@@ -5,9 +5,11 @@
 // Hq 32, Hkv 8, Sq = Skv = 4096, D 128) on 64 x 64 tiles of 4 warps; head
 // dim 256 on 64 x 32; a decode step (Sq 1, Skv 8192, G 4) packs the 4 query
 // heads of a K/V head into one 16-row tile of one warp and splits the keys
-// until the SMs are busy (flash-decoding). Every choice is checked against
-// dialect/AttentionLegality.h; only mma_sync is lowered (wgmma attention is
-// refused there), on sm_80 and sm_90a alike.
+// until the SMs are busy (flash-decoding). On sm_90a a prefill takes
+// FlashAttention-3's tiles and schedule (wgmma, fa3AttentionFields); a
+// decode step keeps FA2's packed 16-row tiles (a wgmma warpgroup's 64 rows
+// would mostly be padding). Every choice is checked against
+// dialect/AttentionLegality.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +30,34 @@ namespace {
 constexpr int64_t kDecodeRows = 64;
 /// The largest split the legality takes.
 constexpr int64_t kMaxSplitKv = 128;
+
+/// An mma_sync (FA2) config: `warps` warps of 16 rows.
+AttentionConfigFields mmaSyncFields(Target target, int64_t warps, int64_t bn,
+                                    int64_t stages) {
+  AttentionConfigFields f;
+  f.target = target;
+  f.instruction = InstructionFamily::mma_sync;
+  f.blockM = 16 * warps;
+  f.warpsM = warps;
+  f.blockN = bn;
+  f.stages = stages;
+  return f;
+}
+
+/// A wgmma (FA3) config on sm_90a: `groups` consumer warpgroups of 64 rows.
+AttentionConfigFields wgmmaFields(int64_t groups, bool pingPong, int64_t bn,
+                                  int64_t stages) {
+  AttentionConfigFields f;
+  f.target = Target::sm_90a;
+  f.instruction = InstructionFamily::wgmma;
+  f.consumerWarpgroups = groups;
+  f.pingPong = pingPong;
+  f.blockM = 64 * groups;
+  f.warpsM = 4 * groups;
+  f.blockN = bn;
+  f.stages = stages;
+  return f;
+}
 } // namespace
 
 bool mlir::kgen::isDecodeAttention(const AttentionProblem &p) {
@@ -80,23 +110,55 @@ int64_t mlir::kgen::chooseSplitKv(int64_t blocks, int64_t keyTiles,
 }
 
 std::optional<AttentionConfigFields>
+mlir::kgen::fa3AttentionFields(const AttentionProblem &p) {
+  if (isDecodeAttention(p))
+    return std::nullopt;
+  AttentionOperands operands = p.operands();
+  int64_t dp = attentionTileHeadDim(p.headDim, InstructionFamily::wgmma);
+  // FlashAttention-3's tiles (hopper/tile_size.h): 192 x 128 on three
+  // warpgroups up to head dim 64; 128 rows on two, taking turns, with 176
+  // keys (128 causal) up to 128, 112 up to 192, 80 beyond.
+  int64_t groups = dp <= 64 ? 3 : 2;
+  SmallVector<int64_t, 4> blockNs;
+  if (dp <= 64)
+    blockNs = {128, 96, 64};
+  else if (dp <= 128)
+    blockNs = p.causal ? SmallVector<int64_t, 4>{128, 96, 64}
+                       : SmallVector<int64_t, 4>{176, 128, 64};
+  else if (dp <= 192)
+    blockNs = {112, 96, 64};
+  else
+    blockNs = {80, 64, 48};
+  for (int64_t bn : blockNs)
+    for (int64_t stages : {2, 1}) {
+      AttentionConfigFields f = wgmmaFields(groups, groups == 2, bn, stages);
+      f.packGqa = p.seqQ < f.blockM && p.groups() > 1;
+      if (!checkAttentionLegality(f, &operands))
+        return f;
+    }
+  return std::nullopt;
+}
+
+std::optional<AttentionConfigFields>
 mlir::kgen::defaultAttentionFields(const AttentionProblem &p, Target target,
                                    AttentionLegalityError *refusal) {
   AttentionTileChoice tile = chooseAttentionTile(p);
   AttentionOperands operands = p.operands();
+  if (target == Target::sm_90a)
+    if (std::optional<AttentionConfigFields> f = fa3AttentionFields(p)) {
+      AttentionGrid g = attentionGrid(p, f->blockM, f->blockN, f->packGqa);
+      int64_t slots =
+          getTargetInfo(target).smCount * attentionBlocksPerSm(*f, p);
+      f->splitKv = chooseSplitKv(g.planes * g.rowTiles, g.keyTiles, slots);
+      return f;
+    }
   std::optional<AttentionLegalityError> firstError;
   // More warps only where the tile's do not fit (one warp holding a row
   // block of head dim 208 and more spills at any block_n).
   for (int64_t warps = tile.warpsM; warps <= 8; warps *= 2)
   for (int64_t bn : tile.blockNs)
     for (int64_t stages : {2, 1}) { // 1 only where 2 do not fit
-      AttentionConfigFields f;
-      f.target = target;
-      f.instruction = InstructionFamily::mma_sync;
-      f.blockM = 16 * warps;
-      f.warpsM = warps;
-      f.blockN = bn;
-      f.stages = stages;
+      AttentionConfigFields f = mmaSyncFields(target, warps, bn, stages);
       f.packGqa = tile.packGqa;
       if (std::optional<AttentionLegalityError> e =
               checkAttentionLegality(f, &operands)) {
@@ -141,26 +203,34 @@ mlir::kgen::enumerateAttentionConfigs(const AttentionProblem &p,
                                       Target target) {
   AttentionOperands operands = p.operands();
   SmallVector<AttentionConfigFields> out;
+  // `f` with and without pack_gqa at every split the legality accepts (no
+  // more splits than key tiles: blocks with none).
+  auto addSplits = [&](AttentionConfigFields f) {
+    int64_t keyTiles = llvm::divideCeil(p.seqKv, f.blockN);
+    for (bool pack : {false, true})
+      for (int64_t split : {1, 2, 4, 8, 16, 32, 64}) {
+        if (split > 1 && split > keyTiles)
+          continue;
+        f.packGqa = pack;
+        f.splitKv = split;
+        if (!checkAttentionLegality(f, &operands))
+          out.push_back(f);
+      }
+  };
   for (int64_t warps : {1, 2, 4, 8})
-    for (int64_t bn : {16, 32, 64, 128}) {
-      int64_t keyTiles = llvm::divideCeil(p.seqKv, bn);
+    for (int64_t bn : {16, 32, 64, 128})
       for (int64_t stages : {1, 2, 3})
-        for (bool pack : {false, true})
-          for (int64_t split : {1, 2, 4, 8, 16, 32, 64}) {
-            if (split > 1 && split > keyTiles)
-              continue; // blocks with no key tile
-            AttentionConfigFields f;
-            f.target = target;
-            f.instruction = InstructionFamily::mma_sync;
-            f.blockM = 16 * warps;
-            f.warpsM = warps;
-            f.blockN = bn;
-            f.stages = stages;
-            f.packGqa = pack;
-            f.splitKv = split;
-            if (!checkAttentionLegality(f, &operands))
-              out.push_back(f);
-          }
-    }
+        addSplits(mmaSyncFields(target, warps, bn, stages));
+  if (target != Target::sm_90a)
+    return out;
+  // FlashAttention-3's schedule: one to three consumer warpgroups, with and
+  // without ping-pong turns.
+  for (int64_t groups : {1, 2, 3})
+    for (bool pingPong : {false, true})
+      for (int64_t bn : {32, 48, 64, 80, 96, 128, 176})
+        for (int64_t stages : {1, 2}) {
+          if (!pingPong || groups >= 2)
+            addSplits(wgmmaFields(groups, pingPong, bn, stages));
+        }
   return out;
 }

@@ -120,6 +120,8 @@ namespace {
 /// Share of the 16-bit tensor-core rate mma.sync reaches at best (the gemm
 /// model's), and the CUDA cores' rate relative to the tensor cores'.
 constexpr double kMmaSyncShare = 0.6;
+/// wgmma's share (the gemm model's, 16-bit).
+constexpr double kWgmmaShare = 0.9;
 constexpr double kCudaCoreRatio = 1.0 / 12;
 /// Re-reads of a tile that L2 does not catch (the gemm model's, rastered).
 constexpr double kL2Miss = 0.1;
@@ -195,7 +197,10 @@ int64_t mlir::kgen::attentionBlocksPerSm(const AttentionConfigFields &c,
       attentionSharedMemoryBytes(c, p.headDim, p.operands().elemBytes());
   int64_t bySmem = getTargetInfo(c.target).maxSharedBytesPerBlock /
                    std::max<int64_t>(1, smem);
-  int64_t byWarps = 8 / std::max<int64_t>(1, c.warpsM);
+  // A warp-specialised (wgmma) block holds its SM's registers: one per SM.
+  int64_t byWarps = c.instruction == InstructionFamily::wgmma
+                        ? 1
+                        : 8 / std::max<int64_t>(1, c.warpsM);
   return std::max<int64_t>(1, std::min(bySmem, byWarps));
 }
 
@@ -204,7 +209,8 @@ AttentionCost mlir::kgen::predictAttentionCost(const AttentionProblem &p,
                                                const MachineModel &machine) {
   AttentionGrid g = attentionGrid(p, c.blockM, c.blockN, c.packGqa);
   double bm = double(c.blockM), bn = double(c.blockN);
-  double dp = double(attentionTileHeadDim(p.headDim)), d = double(p.headDim);
+  double dp = double(attentionTileHeadDim(p.headDim, c.instruction)),
+         d = double(p.headDim);
   double eb = double(p.operands().elemBytes());
   double split = double(c.splitKv);
   // (row tile, key tile) steps of all planes; a split divides a row tile's
@@ -222,10 +228,18 @@ AttentionCost mlir::kgen::predictAttentionCost(const AttentionProblem &p,
   // rescale on the CUDA cores.
   cost.flops = steps * 4 * bm * bn * dp;
   double softmaxOps = steps * bm * (8 * bn + dp);
-  // mma_sync, the one family attention lowers to (AttentionLegality.h).
-  double tensorRate = machine.matmulTflops * 1e12 * kMmaSyncShare;
-  double workS = cost.flops / tensorRate +
-                 softmaxOps / (machine.matmulTflops * 1e12 * kCudaCoreRatio);
+  // mma_sync (FA2) or wgmma (FA3: AttentionLegality.h). One warp's or
+  // warpgroup's softmax waits for its own GEMMs; ping-pong turns overlap
+  // one warpgroup's softmax with the others' GEMMs.
+  bool wgmma = c.instruction == InstructionFamily::wgmma;
+  double tensorRate =
+      machine.matmulTflops * 1e12 * (wgmma ? kWgmmaShare : kMmaSyncShare);
+  double gemmS = cost.flops / tensorRate;
+  double softmaxS =
+      softmaxOps / (machine.matmulTflops * 1e12 * kCudaCoreRatio);
+  double workS = c.pingPong ? std::max(gemmS, softmaxS) +
+                                  kUnoverlapped * std::min(gemmS, softmaxS)
+                            : gemmS + softmaxS;
   // Waves of resident blocks: a busy SM holds `resident` blocks at once,
   // its tensor cores fed by min(1, resident warps / 4) (one warp per SM
   // sub-partition).

@@ -63,7 +63,8 @@ struct AttentionPlan {
       : op(op), config(op.getConfigAttr()), batch(op.getBatch()),
         hq(op.getQueryHeads()), hkv(op.getKvHeads()), groups(hq / hkv),
         sq(op.getSeqQ()), skv(op.getSeqKv()), d(op.getHeadDim()),
-        dp(attentionTileHeadDim(d)), bm(config.getBlockM()),
+        dp(attentionTileHeadDim(d, config.getInstruction())),
+        bm(config.getBlockM()),
         bn(config.getBlockN()), stages(config.getStages()),
         split(config.getSplitKv()), rows(groups * sq),
         pack(config.getPackGqa()) {

@@ -175,8 +175,7 @@ mlir::kgen::assemblePackage(ArrayRef<KernelOp> kernels) {
       p.kind = rt::ParamKind::TmaDescriptor;
       p.tmaTensor = tma.tensor;
       p.tmaBox = {tma.boxOuter, tma.boxInner};
-      if (tma.batched) // one plane of (batch, rows, cols)
-        p.tmaBox.insert(p.tmaBox.begin(), 1);
+      p.tmaBox.insert(p.tmaBox.begin(), tma.unitDims, 1); // one plane
       p.tmaSwizzleBytes = 128;
       FailureOr<size_t> index = addParam(kernel, pkg, p);
       if (failed(index))

@@ -397,6 +397,31 @@ SmallVector<std::string> wgmmaOperandNames(Block &body,
   return out;
 }
 
+/// The parameters an attention kernel's Q, K and V tiles are loaded from,
+/// in that order (the wgmma kernel's tensor maps, tma_<name>); fewer when
+/// the kernel has no kgen.tile.qk and kgen.tile.pv fed by tile loads.
+SmallVector<std::string>
+attentionOperandNames(Block &body,
+                      const llvm::DenseMap<Value, std::string> &names) {
+  SmallVector<std::string> out;
+  TileQkOp qk;
+  TilePvOp pv;
+  body.walk([&](Operation *op) {
+    if (auto o = dyn_cast<TileQkOp>(op))
+      qk = o;
+    else if (auto o = dyn_cast<TilePvOp>(op))
+      pv = o;
+  });
+  if (!qk || !pv)
+    return out;
+  for (Value tile : {qk.getQ(), qk.getK(), pv.getV()})
+    body.walk([&](TileLoadOp load) {
+      if (load.getDst() == tile)
+        out.push_back(names.lookup(load.getSrc()));
+    });
+  return out;
+}
+
 /// What the legality reads of a main kernel's operands, from its tile ops:
 /// the MMA's element type, transposes and accumulator, the loads' global
 /// operands (batched when 3-D; their stored rows) and the epilogue's
@@ -533,7 +558,7 @@ LogicalResult KernelPrinter::print() {
       "load",  "read",     "stage",  "kt",   "i",        "ahead",
       "acc",   "m0",       "n0",     "kt_begin", "kt_end", "kgen",
       "s",     "stats",    "r0",     "b",    "hk",       "kv_len",
-      "tile",  "acc_gate", "acc_up"};
+      "tile",  "acc_gate", "acc_up", "Attn", "attn", "more"};
   for (Attribute a : *paramNames) {
     StringRef p = cast<StringAttr>(a).getValue();
     bool fresh = p.size() > 1 && p[0] == 'v' &&
@@ -562,7 +587,8 @@ LogicalResult KernelPrinter::print() {
   os << "// grid " << shapeComment(kernel.getGrid()) << ", "
      << kernel.getThreads() << " threads, " << kernel.getSmemBytes()
      << " bytes of dynamic shared memory.\n";
-  os << (attention    ? "#include \"kgen/block/Attention.cuh\"\n\n"
+  os << (usesAttentionWgmma() ? "#include \"kgen/block/AttentionSm90.cuh\"\n\n"
+         : attention            ? "#include \"kgen/block/Attention.cuh\"\n\n"
          : grouped && usesWgmma()
              ? "#include \"kgen/block/GemmSm90.cuh\"\n"
                "#include \"kgen/block/Moe.cuh\"\n\n"
@@ -590,21 +616,31 @@ LogicalResult KernelPrinter::print() {
        << " *__restrict__ " << pname << " /* " << shapeComment(t.getShape())
        << " " << typeName(t.getElementType()) << " */";
   }
-  if (usesWgmma()) { // tensor maps of the operands, built by the runtime
-    SmallVector<std::string> mapped = wgmmaOperandNames(body, names);
-    if (mapped.size() != 2)
-      return kernel.emitOpError("the wgmma pipeline expects its MMA's A and "
-                                "B tiles loaded from two parameters");
+  // Tensor maps of the TMA-loaded operands, built by the runtime: the wgmma
+  // gemm pipeline's A and B, the wgmma attention kernel's q, k and v.
+  if (usesWgmma() || usesAttentionWgmma()) {
+    bool gemm = usesWgmma();
+    SmallVector<std::string> mapped = gemm
+                                          ? wgmmaOperandNames(body, names)
+                                          : attentionOperandNames(body, names);
+    if (mapped.size() != (gemm ? 2u : 3u))
+      return kernel.emitOpError(
+          gemm ? "the wgmma pipeline expects its MMA's A and B tiles loaded "
+                 "from two parameters"
+               : "the wgmma attention kernel expects Q, K and V tiles loaded "
+                 "from three parameters");
     for (const std::string &operand : mapped)
       os << ",\n    const __grid_constant__ CUtensorMap tma_" << operand;
   }
   os << ") {\n";
   nameRoles(body);
-  if (!usesWgmma()) // the wgmma pipeline lays out its own shared memory
+  // The wgmma pipelines lay out their own shared memory.
+  if (!usesWgmma() && !usesAttentionWgmma())
     line() << "extern __shared__ __align__(128) unsigned char smem[];\n";
   line() << "[[maybe_unused]] const long bx = blockIdx.x, by = blockIdx.y, "
             "bz = blockIdx.z;\n";
-  if (failed(printBlock(body)))
+  if (failed(usesAttentionWgmma() ? printAttentionWgmma(body)
+                                  : printBlock(body)))
     return failure();
   if (!stageBufferTerms.empty()) {
     // What the legality computed (dialect/GemmLegality.h), stated again by

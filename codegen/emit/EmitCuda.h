@@ -17,11 +17,12 @@ struct EmittedKernel {
   int64_t dynamicSmemBytes = 0;
   /// TMA descriptor parameters appended after the memref parameters:
   /// (name, tensor parameter, box outer, box inner) with a 128-byte swizzle;
-  /// batched: a 3-D map of (batch, rows, cols) with a box of one plane.
+  /// unitDims: the tensor's leading dimensions, each boxed by 1 (a batched
+  /// operand's (batch, rows, cols) map: 1; attention's (b, hk, rows, D): 2).
   struct Tma {
     std::string name, tensor;
     int64_t boxOuter, boxInner;
-    bool batched = false;
+    int64_t unitDims = 0;
   };
   llvm::SmallVector<Tma> tmaParams;
   /// Blocks per cluster along grid x (1: no cluster launch).

@@ -67,6 +67,18 @@ private:
   /// call of kgen/block/Attention.cuh per attention tile op.
   LogicalResult printAttentionRegisters(memref::AllocaOp op);
   LogicalResult printAttentionStep(Operation *op);
+  /// FlashAttention-3's warp-specialised kernel (kgen/block/
+  /// AttentionSm90.cuh): the body's tile ops split between a TMA producer
+  /// warpgroup and the wgmma consumer warpgroups.
+  bool usesAttentionWgmma() {
+    return attention &&
+           attention.getInstruction() == InstructionFamily::wgmma &&
+           hasPipeline;
+  }
+  LogicalResult printAttentionWgmma(Block &body);
+  /// The attention tile ops' block rows are the consumer warpgroup's in the
+  /// wgmma kernel: what follows each row origin (" + attn.rows0()").
+  std::string rowOffset;
   /// The MoE family (PrintMoe.cpp): one call of kgen/block/Moe.cuh per
   /// routing, ranking, gather or combine op; the grouped GEMM's tile
   /// scheduler and gated epilogue.

@@ -4,7 +4,11 @@
 // steps of kgen/block/Attention.cuh: register tiles for the scores, the
 // row statistics and the output accumulator, one call per tile op. The
 // K/V pipeline is the cp.async one of the gemm families
-// (PrintCpAsyncPipeline.cpp).
+// (PrintCpAsyncPipeline.cpp). With wgmma (sm_90a) the same tile ops print
+// as FlashAttention-3's warp-specialised kernel (kgen/block/
+// AttentionSm90.cuh, printAttentionWgmma): the loads become a TMA producer
+// warpgroup's, the QK^T and PV steps the consumer warpgroups' wgmmas, and
+// every row origin the consumer warpgroup's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +48,12 @@ LogicalResult KernelPrinter::printAttentionRegisters(memref::AllocaOp op) {
   std::string var = varFor(op.getResult());
   names[op.getResult()] = var;
   int64_t warps = attention.getWarpsM();
+  // The wgmma kernel's consumer warpgroups each hold 64 rows over 4 warps
+  // (the same types: kgen/block/AttentionSm90.cuh).
+  bool wgmma = usesAttentionWgmma();
+  if (wgmma)
+    warps = 4;
+  const char *fragments = wgmma ? "wgmma accumulators" : "mma.sync fragments";
   bool isScores = false, isStats = false;
   for (Operation *user : op->getUsers()) {
     if (auto qk = dyn_cast<TileQkOp>(user))
@@ -53,19 +63,22 @@ LogicalResult KernelPrinter::printAttentionRegisters(memref::AllocaOp op) {
   }
   if (isScores) {
     line() << "// " << shapeComment(t.getShape())
-           << " f32 scores, then probabilities: each warp's rows in mma.sync "
-              "fragments\n";
-    line() << "kgen::block::AttentionScores<" << t.getDimSize(0) << ", "
-           << t.getDimSize(1) << ", " << warps << "> " << var << ";\n";
+           << " f32 scores, then probabilities: each warp's rows in "
+           << fragments << "\n";
+    line() << "kgen::block::AttentionScores<"
+           << (wgmma ? 64 : t.getDimSize(0)) << ", " << t.getDimSize(1)
+           << ", " << warps << "> " << var << ";\n";
   } else if (isStats) {
     line() << "// running max and sum of each row\n";
-    line() << "kgen::block::AttentionRowStats<" << t.getDimSize(1) << ", "
-           << warps << "> " << var << ";\n";
+    line() << "kgen::block::AttentionRowStats<"
+           << (wgmma ? 64 : t.getDimSize(1)) << ", " << warps << "> " << var
+           << ";\n";
   } else {
     line() << "// " << shapeComment(t.getShape())
-           << " f32 output accumulator, in mma.sync fragments\n";
-    line() << "kgen::block::AttentionAccumulator<" << t.getDimSize(0) << ", "
-           << t.getDimSize(1) << ", " << warps << "> " << var << ";\n";
+           << " f32 output accumulator, in " << fragments << "\n";
+    line() << "kgen::block::AttentionAccumulator<"
+           << (wgmma ? 64 : t.getDimSize(0)) << ", " << t.getDimSize(1)
+           << ", " << warps << "> " << var << ";\n";
   }
   return success();
 }
@@ -77,6 +90,11 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
         return success();
       })
       .Case([&](TileQkOp o) {
+        if (usesAttentionWgmma()) {
+          line() << "attn.qk(" << name(o.getS()) << ", " << name(o.getStage())
+                 << ", more);\n";
+          return success();
+        }
         int64_t bn = dimOf(o.getK(), 1), dp = dimOf(o.getK(), 2);
         line() << name(o.getS()) << ".qk<" << dp << ">(" << name(o.getQ())
                << ", " << name(o.getK()) << " + " << name(o.getStage())
@@ -93,7 +111,7 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
                << flag(bool(right)) << ", " << flag(bool(o.getAlibi()))
                << ">(" << name(o.getS()) << ", " << name(o.getStats())
                << ", " << name(o.getAcc()) << ", " << name(o.getRow0())
-               << ", " << name(o.getCol0()) << ", " << name(o.getKvLen())
+               << rowOffset << ", " << name(o.getCol0()) << ", " << name(o.getKvLen())
                << ", " << o.getSeqQ() << ", "
                << floatLiteral(o.getScale().convertToFloat()) << ", "
                << floatLiteral(cap ? cap->convertToFloat() : 0.0f) << ", "
@@ -104,6 +122,11 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
         return success();
       })
       .Case([&](TilePvOp o) {
+        if (usesAttentionWgmma()) {
+          line() << "attn.pv(" << name(o.getAcc()) << ", " << name(o.getP())
+                 << ", " << name(o.getStage()) << ");\n";
+          return success();
+        }
         int64_t bn = dimOf(o.getV(), 1), dp = dimOf(o.getV(), 2);
         line() << name(o.getAcc()) << ".pv<" << bn << ">(" << name(o.getP())
                << ", " << name(o.getV()) << " + " << name(o.getStage())
@@ -118,8 +141,8 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
           lse = elementBase(l, idx.take_front(r - 2), 0);
         line() << name(o.getAcc()) << ".store(" << name(o.getStats()) << ", "
                << matrixBase(o.getDst(), idx) << ", "
-               << dimOf(o.getDst(), r - 1) << ", " << name(idx[r - 2]) << ", "
-               << name(idx[r - 1]) << ", " << name(o.getRows()) << ", "
+               << dimOf(o.getDst(), r - 1) << ", " << name(idx[r - 2])
+               << rowOffset << ", " << name(idx[r - 1]) << ", " << name(o.getRows()) << ", "
                << name(o.getCols()) << ", " << lse << ");\n";
         return success();
       })
@@ -146,4 +169,154 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
       .Default([&](Operation *o) {
         return o->emitOpError("is not an attention step");
       });
+}
+
+LogicalResult KernelPrinter::printAttentionWgmma(Block &body) {
+  // Before the pipeline: the index arithmetic prints for every thread; the
+  // Q load moves to the producer, the register tiles and their
+  // initialisation to the consumers.
+  TilePipelineOp pipe;
+  TileLoadOp loadQ;
+  SmallVector<Operation *> consumerPrelude, epilogue;
+  for (Operation &op : body) {
+    if (pipe) {
+      epilogue.push_back(&op);
+      continue;
+    }
+    if (auto p = dyn_cast<TilePipelineOp>(op)) {
+      pipe = p;
+    } else if (auto l = dyn_cast<TileLoadOp>(op)) {
+      loadQ = l;
+    } else if (isa<TileZeroOp, TileSoftmaxInitOp>(op)) {
+      consumerPrelude.push_back(&op);
+    } else if (auto a = dyn_cast<memref::AllocaOp>(op)) {
+      auto space = dyn_cast_or_null<IntegerAttr>(a.getType().getMemorySpace());
+      if (space && space.getInt() == kRegisterSpace) {
+        consumerPrelude.push_back(&op);
+      } else {
+        names[a.getResult()] = varFor(a.getResult());
+        line() << "// " << shapeComment(a.getType().getShape())
+               << " tile in shared memory: owned by the attention pipeline "
+                  "(TMA layout)\n";
+      }
+    } else if (failed(printOp(&op))) {
+      return failure();
+    }
+  }
+  if (!pipe || !loadQ)
+    return kernel.emitOpError("the wgmma attention kernel expects a Q tile "
+                              "load and a key-tile pipeline");
+  TileQkOp qk;
+  TilePvOp pv;
+  for (Operation &op : pipe.getCompute().front()) {
+    if (auto o = dyn_cast<TileQkOp>(op))
+      qk = o;
+    if (auto o = dyn_cast<TilePvOp>(op))
+      pv = o;
+  }
+  if (!qk || !pv)
+    return pipe.emitOpError("the wgmma attention pipeline expects a "
+                            "kgen.tile.qk and a kgen.tile.pv");
+  Type elem = cast<MemRefType>(qk.getQ().getType()).getElementType();
+  int64_t bn = dimOf(qk.getK(), 1), dp = dimOf(qk.getK(), 2);
+  int64_t groups = attention.getConsumerWarpgroups();
+  bool pingPong = attention.getPingPong();
+  std::string lo = name(pipe.getLower()), hi = name(pipe.getUpper());
+  // (b, hk, row, 0) of a tile load: the box's coordinates, innermost first.
+  auto coords = [&](TileLoadOp l) {
+    ValueRange i = l.getIndices();
+    return name(i[2]) + ", " + name(i[1]) + ", " + name(i[0]);
+  };
+
+  line() << "// FlashAttention-3's schedule: a TMA producer warpgroup and "
+         << groups << " wgmma consumer warpgroup(s) of 64 rows"
+         << (pingPong ? ", taking turns (ping-pong)" : "") << "; key tiles ["
+         << lo << ", " << hi << ") through " << pipe.getStages()
+         << " stage(s).\n";
+  line() << "using Attn = kgen::block::AttentionSm90<" << cudaType(elem)
+         << ", " << bn << ", " << dp << ", " << pipe.getStages() << ", "
+         << groups << ", " << (pingPong ? "true" : "false") << ">;\n";
+  // What the legality computed (dialect/AttentionLegality.h), stated again
+  // by the block layer: a disagreement fails to compile.
+  line() << "static_assert(Attn::kThreads == " << kernel.getThreads()
+         << ", \"block size of the warp-specialised kernel\");\n";
+  line() << "static_assert(Attn::kSmemBytes == " << kernel.getSmemBytes()
+         << ", \"dynamic shared memory of the kernel\");\n";
+  line() << "Attn attn; // shared tiles and barriers\n";
+  line() << "if (Attn::producer()) {\n";
+  ++depth;
+  line() << "if (Attn::start_producer()) { // one thread issues the loads\n";
+  ++depth;
+  line() << "attn.load_q(&tma_" << name(loadQ.getSrc()) << ", "
+         << coords(loadQ) << ");\n";
+  line() << "for (long kt = " << lo << "; kt < " << hi << "; ++kt) {\n";
+  ++depth;
+  Block &load = pipe.getLoad().front();
+  names[load.getArgument(0)] = "kt";
+  names[load.getArgument(1)] = "stage";
+  line() << "const int stage = attn.acquire();\n";
+  for (Operation &op : load) {
+    auto l = dyn_cast<TileLoadOp>(op);
+    if (!l) {
+      if (failed(printOp(&op)))
+        return failure();
+      continue;
+    }
+    const char *which = l.getDst() == qk.getK()   ? "load_k"
+                        : l.getDst() == pv.getV() ? "load_v"
+                                                  : nullptr;
+    if (!which)
+      return l.emitOpError("the wgmma attention pipeline loads K and V "
+                           "stages only");
+    line() << "attn." << which << "(&tma_" << name(l.getSrc())
+           << ", stage, " << coords(l) << ");\n";
+  }
+  line() << "attn.loaded();\n";
+  --depth;
+  line() << "}\n";
+  --depth;
+  line() << "}\n";
+  --depth;
+  line() << "} else {\n";
+  ++depth;
+  line() << "attn.start_consumer(" << lo << ", " << hi << ");\n";
+  rowOffset = " + attn.rows0()";
+  for (Operation *op : consumerPrelude)
+    if (failed(printOp(op)))
+      return failure();
+  line() << "for (long kt = " << lo << "; kt < " << hi << "; ++kt) {\n";
+  ++depth;
+  Block &compute = pipe.getCompute().front();
+  names[compute.getArgument(0)] = "kt";
+  names[compute.getArgument(1)] = "stage";
+  line() << "const int stage = attn.read_stage();\n";
+  line() << "const bool more = kt + 1 < " << hi << "; // a later key tile\n";
+  if (failed(printBlock(compute)))
+    return failure();
+  line() << "attn.release(stage);\n";
+  --depth;
+  line() << "}\n";
+  for (Operation *op : epilogue)
+    if (failed(printOp(op)))
+      return failure();
+  rowOffset.clear();
+  --depth;
+  line() << "}\n";
+  // The tensor maps in the kernel's parameter order (q, k, v), boxes {1, 1,
+  // rows, 64}: rows of one (b, hk) plane, 128-byte rows.
+  auto mapOf = [&](Value tile, int64_t rows) -> LogicalResult {
+    for (Block *block : {&body, &load})
+      for (TileLoadOp l : block->getOps<TileLoadOp>())
+        if (l.getDst() == tile) {
+          std::string src = name(l.getSrc());
+          info.tmaParams.push_back({"tma_" + src, src, rows, 64, 2});
+          return success();
+        }
+    return kernel.emitOpError("no tile load fills the attention's Q, K or "
+                              "V tile");
+  };
+  if (failed(mapOf(qk.getQ(), 64 * groups)) || failed(mapOf(qk.getK(), bn)) ||
+      failed(mapOf(pv.getV(), bn)))
+    return failure();
+  return success();
 }

@@ -80,9 +80,9 @@ LogicalResult KernelPrinter::printWgmmaPipeline(TilePipelineOp op) {
   // cluster, K-major B's box is this block's band of rows.
   int64_t bk = rowElems;
   info.tmaParams.push_back(
-      {"tma_" + nameA, nameA, ta ? bk : bm, rowElems, batchedA});
-  info.tmaParams.push_back(
-      {"tma_" + nameB, nameB, tb ? bn / cluster : bk, rowElems, batchedB});
+      {"tma_" + nameA, nameA, ta ? bk : bm, rowElems, batchedA ? 1 : 0});
+  info.tmaParams.push_back({"tma_" + nameB, nameB, tb ? bn / cluster : bk,
+                            rowElems, batchedB ? 1 : 0});
   info.clusterM = cluster;
   return success();
 }

@@ -102,11 +102,74 @@ func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tenso
 
 // -----
 
-// wgmma not lowered yet
+// wgmma: 64 rows per consumer warpgroup
 func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
-  // expected-error @+1 {{attention_config 'instruction': wgmma attention (FlashAttention-3's schedule) is not lowered yet}}
-  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  // expected-error @+1 {{attention_config 'block_m': is 64; wgmma attention gives each of the 2 consumer warpgroup(s) 64 rows: expected 128}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 64, warps_m = 8, stages = 2, consumer_warpgroups = 2, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
   return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// wgmma: 4 consumer warps per warpgroup
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'warps_m': is 4; wgmma attention's consumer warps are 4 per warpgroup: expected 8}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 2, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// wgmma: ping-pong needs two warpgroups
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'ping_pong': takes turns between consumer warpgroups}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = true, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// wgmma: softmax overlap inside a warpgroup not lowered
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'overlap_softmax': (the softmax of one key tile under the next QK^T inside a warpgroup) is not lowered yet}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 64, warps_m = 8, stages = 2, consumer_warpgroups = 2, ping_pong = false, overlap_softmax = true, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// wgmma: at most 4 stages
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'stages': is 5; wgmma attention takes 1 to 4}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 64, warps_m = 8, stages = 5, consumer_warpgroups = 2, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// wgmma: registers (3 block_n / 4 + Dp / 2)
+func.func @f(%q: tensor<1x8x128x128xbf16>, %k: tensor<1x2x128x128xbf16>, %v: tensor<1x2x128x128xbf16>) -> tensor<1x8x128x128xbf16> {
+  // expected-error @+1 {{attention_config 'block_n': is 192; with head dim 128 (tiles of 128) and 2 consumer warpgroup(s) a thread would need 3 block_n / 4 + Dp / 2 = 208 registers of accumulators and P, more than the 200 that compile without spills: block_n must be at most 176}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 192, warps_m = 8, stages = 2, consumer_warpgroups = 2, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x128xbf16>, tensor<1x2x128x128xbf16>, tensor<1x2x128x128xbf16> -> tensor<1x8x128x128xbf16>
+  return %o : tensor<1x8x128x128xbf16>
+}
+
+// -----
+
+// wgmma: three warpgroups at head dim 256
+func.func @f(%q: tensor<1x8x128x256xbf16>, %k: tensor<1x2x128x256xbf16>, %v: tensor<1x2x128x256xbf16>) -> tensor<1x8x128x256xbf16> {
+  // expected-error @+1 {{attention_config 'block_n': is 16; with head dim 256 (tiles of 256) and 3 consumer warpgroup(s) a thread would need 3 block_n / 4 + Dp / 2 = 140 registers of accumulators and P, more than the 132 that compile without spills: no block_n fits: at most two consumer warpgroups}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 192, block_n = 16, warps_m = 12, stages = 2, consumer_warpgroups = 3, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x256xbf16>, tensor<1x2x128x256xbf16>, tensor<1x2x128x256xbf16> -> tensor<1x8x128x256xbf16>
+  return %o : tensor<1x8x128x256xbf16>
+}
+
+// -----
+
+// wgmma: shared memory
+func.func @f(%q: tensor<1x8x128x128xbf16>, %k: tensor<1x2x128x128xbf16>, %v: tensor<1x2x128x128xbf16>) -> tensor<1x8x128x128xbf16> {
+  // expected-error @+1 {{attention_config 'stages': is 4; the Q tile and 4 K and V stages of 128 x 128 take}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 128, warps_m = 8, stages = 4, consumer_warpgroups = 2, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x128xbf16>, tensor<1x2x128x128xbf16>, tensor<1x2x128x128xbf16> -> tensor<1x8x128x128xbf16>
+  return %o : tensor<1x8x128x128xbf16>
 }
 
 // -----

@@ -10,7 +10,8 @@
 // [0, 40): empty, short and clamped), GQA with and without packing (row
 // tiles that span query heads), decode, split-KV with its combine kernel
 // (more splits than key tiles too), f16 with f32 output, 1 to 4 stages,
-// Sq != Skv at odd lengths (113 x 203, 1023 x 1024) and every valid head dim
+// Sq != Skv at odd lengths (113 x 203, 1023 x 1024), the wgmma (FA3)
+// schedules (64-row warpgroups, head dims padded to 64) and every valid head dim
 // from 32 to 256 (padded to 16 in the tiles: tiled-attention-head-dims-*.mlir).
 // RUN: %python %S/Inputs/check_tiled.py %s %t --pipeline=--kgen-lower-attention-to-tiles --tolerance=1e-2 --int-range=0:40 | FileCheck %s
 // CHECK-DAG: plain_113x203: OK
@@ -34,6 +35,9 @@
 // CHECK-DAG: one_stage: OK
 // CHECK-DAG: four_stages: OK
 // CHECK-DAG: long_1023x1024: OK
+// CHECK-DAG: wgmma_d72_pingpong: OK
+// CHECK-DAG: wgmma_three_groups_kv_lens: OK
+// CHECK-DAG: wgmma_decode_split_packed: OK
 
 // Sq != Skv, odd lengths: partial row and key tiles.
 func.func @plain_113x203(%q: tensor<1x2x113x64xbf16>, %k: tensor<1x2x203x64xbf16>, %v: tensor<1x2x203x64xbf16>)
@@ -203,3 +207,25 @@ func.func @long_1023x1024(%q: tensor<1x1x1023x128xbf16>, %k: tensor<1x1x1024x128
   return %o, %lse : tensor<1x1x1023x128xbf16>, tensor<1x1x1023xf32>
 }
 
+// The wgmma (FlashAttention-3) schedules: 64 rows per consumer warpgroup,
+// the head dim padded to whole 64-column blocks (72 in tiles of 128).
+func.func @wgmma_d72_pingpong(%q: tensor<1x4x113x72xbf16>, %k: tensor<1x2x203x72xbf16>, %v: tensor<1x2x203x72xbf16>)
+    -> (tensor<1x4x113x72xbf16>, tensor<1x4x113xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v {causal, sliding_window = 50, config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 64, warps_m = 8, stages = 2, consumer_warpgroups = 2, ping_pong = true, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>}
+      : tensor<1x4x113x72xbf16>, tensor<1x2x203x72xbf16>, tensor<1x2x203x72xbf16> -> tensor<1x4x113x72xbf16>, tensor<1x4x113xf32>
+  return %o, %lse : tensor<1x4x113x72xbf16>, tensor<1x4x113xf32>
+}
+
+func.func @wgmma_three_groups_kv_lens(%q: tensor<3x2x70x64xbf16>, %k: tensor<3x2x40x64xbf16>, %v: tensor<3x2x40x64xbf16>, %lens: tensor<3xi32>)
+    -> (tensor<3x2x70x64xbf16>, tensor<3x2x70xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v kv_lens(%lens : tensor<3xi32>) {causal, softcap = 5.0 : f32, config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 192, block_n = 16, warps_m = 12, stages = 1, consumer_warpgroups = 3, ping_pong = true, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>}
+      : tensor<3x2x70x64xbf16>, tensor<3x2x40x64xbf16>, tensor<3x2x40x64xbf16> -> tensor<3x2x70x64xbf16>, tensor<3x2x70xf32>
+  return %o, %lse : tensor<3x2x70x64xbf16>, tensor<3x2x70xf32>
+}
+
+func.func @wgmma_decode_split_packed(%q: tensor<2x8x1x128xbf16>, %k: tensor<2x2x300x128xbf16>, %v: tensor<2x2x300x128xbf16>)
+    -> (tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 3, source = user>}
+      : tensor<2x8x1x128xbf16>, tensor<2x2x300x128xbf16>, tensor<2x2x300x128xbf16> -> tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
+  return %o, %lse : tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
+}

@@ -87,10 +87,14 @@
 //   lse_plane);
 //
 // Preconditions (static_asserts): BM % (16 * WarpsM) == 0 (each warp owns a
-// multiple of 16 rows); BN % 16 == 0, 16 <= BN <= 128; Dp % 16 == 0,
+// multiple of 16 rows); BN % 16 == 0, 16 <= BN <= 128 (256 for the wgmma
+// kernel's register tiles, AttentionSm90.cuh); Dp % 16 == 0,
 // 32 <= Dp <= 256; T is __nv_bfloat16 or __half (f16 P for f16 V, bf16 for
 // bf16). Threads = 32 * WarpsM, all of them call every step (ldmatrix,
-// mma.sync and shfl.sync are warp collectives). Runtime: seq_q > 0;
+// mma.sync and shfl.sync are warp collectives); the row maps read the
+// thread index modulo 32 * WarpsM, so a larger block may run the steps in
+// groups of 32 * WarpsM threads (AttentionSm90.cuh: 64 rows per consumer
+// warpgroup, offset by the caller's row0). Runtime: seq_q > 0;
 // row0 + BM, kv_len + seq_q, col0 + BN and |window| below 2^30 (int
 // arithmetic); the padding columns D .. Dp of Q, K and V are zero in shared
 // memory (load_box zero-fills them).
@@ -176,7 +180,7 @@ static_assert(p_fragment_matches_a_fragment(),
               "S accumulators do not line up with the PV A fragment");
 
 KGEN_HD constexpr bool attention_bn_ok(int bn) {
-  return bn % 16 == 0 && bn >= 16 && bn <= 128;
+  return bn % 16 == 0 && bn >= 16 && bn <= 256;
 }
 KGEN_HD constexpr bool attention_dp_ok(int dp) {
   return dp % 16 == 0 && dp >= 32 && dp <= 256;
@@ -204,7 +208,7 @@ template <> struct AttentionElement<__half> {
 
 template <int BM, int BN, int WarpsM> struct AttentionScores {
   static_assert(attention_bn_ok(BN),
-                "attention: BN must be a multiple of 16 in [16, 128]");
+                "attention: BN must be a multiple of 16 in [16, 256]");
   using Rows = AttentionRows<BM, WarpsM>;
   using Map = kgen::cuda::WarpTileAccMap<Rows::kWM, BN>;
   static constexpr int kNTiles = BN / 8;
@@ -214,6 +218,8 @@ template <int BM, int BN, int WarpsM> struct AttentionScores {
   template <int Dp, class T> KGEN_DEVICE void qk(const T *sq, const T *sk) {
     static_assert(attention_dp_ok(Dp), "attention: the padded head dim Dp "
                                        "must be a multiple of 16 in [32, 256]");
+    static_assert(BN <= 128, "mma_sync attention: BN at most 128 (a warp's "
+                             "S row block in registers)");
     static_assert(sizeof(AttentionElement<T>) > 0, "2-byte operands");
     using Op = typename MmaOpFor<T>::type;
     using kgen::cuda::Major;
@@ -223,7 +229,7 @@ template <int BM, int BN, int WarpsM> struct AttentionScores {
 #pragma unroll
     for (int i = 0; i < Map::kAccPerThread; ++i)
       v[i] = 0.f;
-    const int thread = int(threadIdx.x);
+    const int thread = int(threadIdx.x) % Rows::kThreads;
     Warp::template run<Dp>(v, kgen::cuda::smem_u32(sq),
                            kgen::cuda::smem_u32(sk), (thread / 32) * Rows::kWM,
                            0, thread % 32);
@@ -306,7 +312,7 @@ template <int BM, int Dp, int WarpsM> struct AttentionAccumulator {
                          long cols, float *lse) const {
     using Cast = kgen::cuda::OutputCast<TOut>;
     constexpr float kLn2 = 0.693147180559945309f;
-    const int thread = int(threadIdx.x), lane = thread % 32;
+    const int thread = int(threadIdx.x) % Rows::kThreads, lane = thread % 32;
     const bool pairs =
         ld % 2 == 0 && col0 % 2 == 0 &&
         reinterpret_cast<unsigned long long>(out) % (2 * sizeof(TOut)) == 0;
@@ -355,7 +361,7 @@ KGEN_DEVICE void online_softmax(AttentionScores<BM, BN, WarpsM> &s,
   // t * log2(e) = u * mul with u = s (no softcap) or tanh(s * pre).
   const float mul = HasSoftcap ? softcap * kLog2e : scale * kLog2e;
   const float pre = HasSoftcap ? scale / softcap : 1.f;
-  const int thread = int(threadIdx.x), lane = thread % 32;
+  const int thread = int(threadIdx.x) % Rows::kThreads, lane = thread % 32;
   const int len = int(kv_len), c0 = int(col0);
 #pragma unroll
   for (int ri = 0; ri < Rows::kRows; ++ri) {
