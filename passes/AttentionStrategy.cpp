@@ -117,7 +117,8 @@ mlir::kgen::fa3AttentionFields(const AttentionProblem &p) {
   int64_t dp = attentionTileHeadDim(p.headDim, InstructionFamily::wgmma);
   // FlashAttention-3's tiles (hopper/tile_size.h): 192 x 128 on three
   // warpgroups up to head dim 64; 128 rows on two, taking turns, with 176
-  // keys (128 causal) up to 128, 112 up to 192, 80 beyond.
+  // keys (128 causal) up to 128, 112 up to 192, 80 beyond; each key tile's
+  // softmax under the previous tile's P V (two stages).
   int64_t groups = dp <= 64 ? 3 : 2;
   SmallVector<int64_t, 4> blockNs;
   if (dp <= 64)
@@ -132,6 +133,7 @@ mlir::kgen::fa3AttentionFields(const AttentionProblem &p) {
   for (int64_t bn : blockNs)
     for (int64_t stages : {2, 1}) {
       AttentionConfigFields f = wgmmaFields(groups, groups == 2, bn, stages);
+      f.overlapSoftmax = stages >= 2; // FA3's intra-warpgroup overlap
       f.packGqa = p.seqQ < f.blockM && p.groups() > 1;
       if (!checkAttentionLegality(f, &operands))
         return f;
@@ -229,8 +231,13 @@ mlir::kgen::enumerateAttentionConfigs(const AttentionProblem &p,
     for (bool pingPong : {false, true})
       for (int64_t bn : {32, 48, 64, 80, 96, 128, 176})
         for (int64_t stages : {1, 2}) {
-          if (!pingPong || groups >= 2)
-            addSplits(wgmmaFields(groups, pingPong, bn, stages));
+          if (pingPong && groups < 2)
+            continue;
+          for (bool overlap : {false, true}) {
+            AttentionConfigFields f = wgmmaFields(groups, pingPong, bn, stages);
+            f.overlapSoftmax = overlap;
+            addSplits(f);
+          }
         }
   return out;
 }

@@ -63,7 +63,8 @@ defaultAttentionConfig(AttentionOp op, Target target,
                        AttentionLegalityError *refusal = nullptr);
 
 /// FlashAttention-3's choice for a prefill on sm_90a (wgmma, 64 rows per
-/// consumer warpgroup, ping-pong with two): the first legal of its tiles
+/// consumer warpgroup, ping-pong with two, the softmax overlapped with the
+/// previous P V with two stages): the first legal of its tiles
 /// for the head dim, split_kv 1; nullopt for a decode step or when none is
 /// legal.
 std::optional<AttentionConfigFields>
@@ -73,8 +74,9 @@ fa3AttentionFields(const AttentionProblem &problem);
 /// `problem` on `target`: mma_sync, block_m / warps_m 16/1, 32/2, 64/4,
 /// 128/8, block_n 16 to 128, 1 to 3 stages, pack_gqa or not, split_kv
 /// 1 to 64 in powers of two (no more splits than key tiles); on sm_90a
-/// also wgmma with one to three consumer warpgroups (ping-pong or not),
-/// block_n 32 to 176, 1 or 2 stages, pack_gqa or not, the same splits.
+/// also wgmma with one to three consumer warpgroups (ping-pong or not,
+/// overlap_softmax or not), block_n 32 to 176, 1 or 2 stages, pack_gqa or
+/// not, the same splits.
 SmallVector<AttentionConfigFields>
 enumerateAttentionConfigs(const AttentionProblem &problem, Target target);
 

@@ -230,16 +230,18 @@ AttentionCost mlir::kgen::predictAttentionCost(const AttentionProblem &p,
   double softmaxOps = steps * bm * (8 * bn + dp);
   // mma_sync (FA2) or wgmma (FA3: AttentionLegality.h). One warp's or
   // warpgroup's softmax waits for its own GEMMs; ping-pong turns overlap
-  // one warpgroup's softmax with the others' GEMMs.
+  // one warpgroup's softmax with the others' GEMMs, overlap_softmax with its
+  // own previous P V.
   bool wgmma = c.instruction == InstructionFamily::wgmma;
   double tensorRate =
       machine.matmulTflops * 1e12 * (wgmma ? kWgmmaShare : kMmaSyncShare);
   double gemmS = cost.flops / tensorRate;
   double softmaxS =
       softmaxOps / (machine.matmulTflops * 1e12 * kCudaCoreRatio);
-  double workS = c.pingPong ? std::max(gemmS, softmaxS) +
-                                  kUnoverlapped * std::min(gemmS, softmaxS)
-                            : gemmS + softmaxS;
+  double workS = c.pingPong || c.overlapSoftmax
+                     ? std::max(gemmS, softmaxS) +
+                           kUnoverlapped * std::min(gemmS, softmaxS)
+                     : gemmS + softmaxS;
   // Waves of resident blocks: a busy SM holds `resident` blocks at once,
   // its tensor cores fed by min(1, resident warps / 4) (one warp per SM
   // sub-partition).

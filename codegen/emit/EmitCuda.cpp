@@ -558,7 +558,7 @@ LogicalResult KernelPrinter::print() {
       "load",  "read",     "stage",  "kt",   "i",        "ahead",
       "acc",   "m0",       "n0",     "kt_begin", "kt_end", "kgen",
       "s",     "stats",    "r0",     "b",    "hk",       "kv_len",
-      "tile",  "acc_gate", "acc_up", "Attn", "attn", "more"};
+      "tile",  "acc_gate", "acc_up", "Attn", "attn", "more", "row_scale"};
   for (Attribute a : *paramNames) {
     StringRef p = cast<StringAttr>(a).getValue();
     bool fresh = p.size() > 1 && p[0] == 'v' &&

@@ -79,6 +79,10 @@ private:
   /// The attention tile ops' block rows are the consumer warpgroup's in the
   /// wgmma kernel: what follows each row origin (" + attn.rows0()").
   std::string rowOffset;
+  /// overlap_softmax in the wgmma kernel: the softmax keeps its rescale in
+  /// this register tile (the output accumulator is still being written by
+  /// the previous key tile's P V), and the QK^T step issues that P V.
+  std::string deferredRescale;
   /// The MoE family (PrintMoe.cpp): one call of kgen/block/Moe.cuh per
   /// routing, ranking, gather or combine op; the grouped GEMM's tile
   /// scheduler and gated epilogue.

@@ -91,6 +91,20 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
       })
       .Case([&](TileQkOp o) {
         if (usesAttentionWgmma()) {
+          if (!deferredRescale.empty()) {
+            TilePvOp pv;
+            for (Operation *user : o.getS().getUsers())
+              if (auto p = dyn_cast<TilePvOp>(user))
+                pv = p;
+            if (!pv) {
+              o.emitOpError("overlap_softmax needs the scores' P V");
+              return failure();
+            }
+            line() << "attn.qk_over_pv(" << name(o.getS()) << ", "
+                   << name(pv.getAcc()) << ", " << name(o.getStage())
+                   << ", more); // and the previous key tile's P V\n";
+            return success();
+          }
           line() << "attn.qk(" << name(o.getS()) << ", " << name(o.getStage())
                  << ", more);\n";
           return success();
@@ -110,7 +124,9 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
                << ", " << flag(bool(cap)) << ", " << flag(bool(left)) << ", "
                << flag(bool(right)) << ", " << flag(bool(o.getAlibi()))
                << ">(" << name(o.getS()) << ", " << name(o.getStats())
-               << ", " << name(o.getAcc()) << ", " << name(o.getRow0())
+               << ", "
+               << (deferredRescale.empty() ? name(o.getAcc()) : deferredRescale)
+               << ", " << name(o.getRow0())
                << rowOffset << ", " << name(o.getCol0()) << ", " << name(o.getKvLen())
                << ", " << o.getSeqQ() << ", "
                << floatLiteral(o.getScale().convertToFloat()) << ", "
@@ -123,8 +139,15 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
       })
       .Case([&](TilePvOp o) {
         if (usesAttentionWgmma()) {
-          line() << "attn.pv(" << name(o.getAcc()) << ", " << name(o.getP())
-                 << ", " << name(o.getStage()) << ");\n";
+          if (!deferredRescale.empty())
+            line() << "attn.pv_next(" << name(o.getAcc()) << ", "
+                   << name(o.getP()) << ", " << deferredRescale << ", "
+                   << name(o.getStage())
+                   << "); // rescale, pack P: its P V goes with the next "
+                      "QK^T\n";
+          else
+            line() << "attn.pv(" << name(o.getAcc()) << ", " << name(o.getP())
+                   << ", " << name(o.getStage()) << ");\n";
           return success();
         }
         int64_t bn = dimOf(o.getV(), 1), dp = dimOf(o.getV(), 2);
@@ -230,7 +253,11 @@ LogicalResult KernelPrinter::printAttentionWgmma(Block &body) {
 
   line() << "// FlashAttention-3's schedule: a TMA producer warpgroup and "
          << groups << " wgmma consumer warpgroup(s) of 64 rows"
-         << (pingPong ? ", taking turns (ping-pong)" : "") << "; key tiles ["
+         << (pingPong ? ", taking turns (ping-pong)" : "")
+         << (attention.getOverlapSoftmax()
+                 ? ", each tile's softmax under the previous tile's P V"
+                 : "")
+         << "; key tiles ["
          << lo << ", " << hi << ") through " << pipe.getStages()
          << " stage(s).\n";
   line() << "using Attn = kgen::block::AttentionSm90<" << cudaType(elem)
@@ -284,6 +311,13 @@ LogicalResult KernelPrinter::printAttentionWgmma(Block &body) {
   for (Operation *op : consumerPrelude)
     if (failed(printOp(op)))
       return failure();
+  bool overlap = attention.getOverlapSoftmax();
+  if (overlap) {
+    deferredRescale = "row_scale";
+    line() << "// each row's rescale of the output, applied once the previous "
+              "key tile's P V is done\n";
+    line() << "Attn::Scale " << deferredRescale << ";\n";
+  }
   line() << "for (long kt = " << lo << "; kt < " << hi << "; ++kt) {\n";
   ++depth;
   Block &compute = pipe.getCompute().front();
@@ -293,9 +327,14 @@ LogicalResult KernelPrinter::printAttentionWgmma(Block &body) {
   line() << "const bool more = kt + 1 < " << hi << "; // a later key tile\n";
   if (failed(printBlock(compute)))
     return failure();
-  line() << "attn.release(stage);\n";
+  if (!overlap)
+    line() << "attn.release(stage);\n";
   --depth;
   line() << "}\n";
+  if (overlap)
+    line() << "attn.finish_pv(" << name(pv.getAcc())
+           << "); // the last key tile's P V\n";
+  deferredRescale.clear();
   for (Operation *op : epilogue)
     if (failed(printOp(op)))
       return failure();

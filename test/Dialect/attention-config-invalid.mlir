@@ -129,10 +129,10 @@ func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tenso
 
 // -----
 
-// wgmma: softmax overlap inside a warpgroup not lowered
+// wgmma: the softmax overlapped with the previous P V holds two stages
 func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>) -> tensor<1x8x128x64xbf16> {
-  // expected-error @+1 {{attention_config 'overlap_softmax': (the softmax of one key tile under the next QK^T inside a warpgroup) is not lowered yet}}
-  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 64, warps_m = 8, stages = 2, consumer_warpgroups = 2, ping_pong = false, overlap_softmax = true, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
+  // expected-error @+1 {{attention_config 'stages': is 1; overlap_softmax holds two stages at once: at least 2}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 64, warps_m = 8, stages = 1, consumer_warpgroups = 2, ping_pong = false, overlap_softmax = true, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x8x128x64xbf16>
   return %o : tensor<1x8x128x64xbf16>
 }
 

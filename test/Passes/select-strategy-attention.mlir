@@ -13,12 +13,12 @@
 
 // Llama-3-8B prefill (Hq 32, Hkv 8, 4k tokens, causal): on sm_90a
 // FlashAttention-3's 128 x 128 tiles on two ping-pong consumer warpgroups
-// (wgmma); on sm_80 FA2's 64 x 64 tiles on 4
+// (wgmma), each key tile's softmax under the previous tile's P V; on sm_80 FA2's 64 x 64 tiles on 4
 // warps, 2 stages; the row tiles x 32 heads fill the SMs: no split. The
 // model takes the wgmma 128 x 128 tiles too (half the K/V tile traffic of
 // 64-row tiles, ping-pong overlapping the softmax).
 // CHECK-LABEL: func.func @llama3_8b_prefill
-// SM90: config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 128, warps_m = 8, stages = 2, consumer_warpgroups = 2, ping_pong = true, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = default>
+// SM90: config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 128, warps_m = 8, stages = 2, consumer_warpgroups = 2, ping_pong = true, overlap_softmax = true, pack_gqa = false, split_kv = 1, source = default>
 // SM80: config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = default>
 // MODEL: config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 128, warps_m = 8, stages = 2, {{.*}} split_kv = 1, source = model, entry = "cost model {{.*}}synthetic-cost-model.json: {{[0-9.]+}} ms predicted">
 // DB: block_m = 128, block_n = 128, warps_m = 8, {{.*}} source = model, entry = "cost model: {{[0-9.]+}} ms predicted">
@@ -38,7 +38,7 @@ func.func @llama3_8b_prefill(%q: tensor<1x32x4096x128xbf16>, %k: tensor<1x8x4096
 // Head dim 256: FA3's 128 x 80 on sm_90a; on sm_80 32 keys per step
 // (Dp + block_n <= 288 accumulators).
 // CHECK-LABEL: func.func @head_dim_256
-// SM90: instruction = wgmma, block_m = 128, block_n = 80, warps_m = 8, stages = 2, consumer_warpgroups = 2, ping_pong = true, {{.*}} pack_gqa = false, split_kv = 1, source = default>
+// SM90: instruction = wgmma, block_m = 128, block_n = 80, warps_m = 8, stages = 2, consumer_warpgroups = 2, ping_pong = true, overlap_softmax = true, pack_gqa = false, split_kv = 1, source = default>
 // SM80: block_m = 64, block_n = 32, warps_m = 4, stages = 2, {{.*}} pack_gqa = false, split_kv = 1, source = default>
 // MODEL: instruction = wgmma, block_m = 128, block_n = 64, {{.*}} source = model
 // LOWER-LABEL: kgen.kernel @kgen_attention_bf16_h32x8_q4096_kv4096_d256_causal grid [1024, 1, 1] threads 384 smem 230456
@@ -55,7 +55,7 @@ func.func @head_dim_256(%q: tensor<1x32x4096x256xbf16>, %k: tensor<1x8x4096x256x
 // Head dim 64, not causal, 2 sequences: FA3's 192 x 128 on three consumer
 // warpgroups on sm_90a.
 // CHECK-LABEL: func.func @head_dim_64
-// SM90: instruction = wgmma, block_m = 192, block_n = 128, warps_m = 12, stages = 2, consumer_warpgroups = 3, ping_pong = false, {{.*}} pack_gqa = false, split_kv = 1, source = default>
+// SM90: instruction = wgmma, block_m = 192, block_n = 128, warps_m = 12, stages = 2, consumer_warpgroups = 3, ping_pong = false, overlap_softmax = true, pack_gqa = false, split_kv = 1, source = default>
 // SM80: block_m = 64, block_n = 64, warps_m = 4, stages = 2, {{.*}} pack_gqa = false, split_kv = 1, source = default>
 // MODEL: source = model
 // LOWER-LABEL: kgen.kernel @kgen_attention_bf16_b2_h32x8_q4096_kv4096_d64 grid [1408, 1, 1] threads 512 smem 91192

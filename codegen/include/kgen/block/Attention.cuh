@@ -36,11 +36,14 @@
 //         TOut (__nv_bfloat16, __half, or float for split-KV partials);
 //         lse[row0 + m] = l > 0 ? max + log(l) : -inf (natural log), when
 //         lse is not null. out and lse point at the (b, hk) plane.
+//   AttentionRowScale<BM, WarpsM>                   per row: a deferred alpha
+//     (in place of acc below: the rescale is applied later by
+//     AttentionAccumulator::rescale(scale))
 //   template <bool Causal, bool HasSoftcap, bool HasLeft, bool HasRight,
-//             bool HasAlibi, int BM, int BN, int Dp, int WarpsM>
+//             bool HasAlibi, int BM, int BN, int WarpsM, class Rescale>
 //   online_softmax(AttentionScores<BM, BN, WarpsM> &s,
 //                  AttentionRowStats<BM, WarpsM> &stats,
-//                  AttentionAccumulator<BM, Dp, WarpsM> &acc,
+//                  Rescale &acc,   (AttentionAccumulator or AttentionRowScale)
 //                  long row0, long col0, long kv_len, long seq_q,
 //                  float scale, float softcap, int left, int right,
 //                  const float *alibi, long head0)
@@ -250,6 +253,17 @@ template <int BM, int WarpsM> struct AttentionRowStats {
   }
 };
 
+/// The rescale factors of an online-softmax step, kept for later (the
+/// output accumulator is still being written by an asynchronous P V when
+/// the softmax runs: AttentionSm90.cuh's overlapped schedule). Passed to
+/// online_softmax in place of the accumulator; AttentionAccumulator::
+/// rescale applies them.
+template <int BM, int WarpsM> struct AttentionRowScale {
+  using Rows = AttentionRows<BM, WarpsM>;
+  float alpha[Rows::kRows];
+  KGEN_DEVICE void scale_row(int ri, float a) { alpha[ri] = a; }
+};
+
 template <int BM, int Dp, int WarpsM> struct AttentionAccumulator {
   static_assert(attention_dp_ok(Dp), "attention: the padded head dim Dp must "
                                      "be a multiple of 16 in [32, 256]");
@@ -305,6 +319,22 @@ template <int BM, int Dp, int WarpsM> struct AttentionAccumulator {
     }
   }
 
+  /// acc[row slot ri, :] *= alpha (online_softmax's rescale).
+  KGEN_DEVICE void scale_row(int ri, float alpha) {
+    const int mt = ri / 2, e0 = 2 * (ri % 2);
+#pragma unroll
+    for (int dt = 0; dt < kDTiles; ++dt) {
+      v[(mt * kDTiles + dt) * 4 + e0] *= alpha;
+      v[(mt * kDTiles + dt) * 4 + e0 + 1] *= alpha;
+    }
+  }
+  /// Every row slot scaled by its deferred factor (AttentionRowScale).
+  template <class Scale> KGEN_DEVICE void rescale(const Scale &scale) {
+#pragma unroll
+    for (int ri = 0; ri < Rows::kRows; ++ri)
+      scale_row(ri, scale.alpha[ri]);
+  }
+
   /// out = acc / l (0 when l = 0) inside (rows, cols); lse = max + log l.
   template <class TOut>
   KGEN_DEVICE void store(const AttentionRowStats<BM, WarpsM> &stats,
@@ -348,15 +378,15 @@ template <int BM, int Dp, int WarpsM> struct AttentionAccumulator {
 };
 
 template <bool Causal, bool HasSoftcap, bool HasLeft, bool HasRight,
-          bool HasAlibi, int BM, int BN, int Dp, int WarpsM>
+          bool HasAlibi, int BM, int BN, int WarpsM, class Rescale>
 KGEN_DEVICE void online_softmax(AttentionScores<BM, BN, WarpsM> &s,
                                 AttentionRowStats<BM, WarpsM> &stats,
-                                AttentionAccumulator<BM, Dp, WarpsM> &acc,
-                                long row0, long col0, long kv_len, long seq_q,
-                                float scale, float softcap, int left,
-                                int right, const float *alibi, long head0) {
+                                Rescale &acc, long row0, long col0,
+                                long kv_len, long seq_q, float scale,
+                                float softcap, int left, int right,
+                                const float *alibi, long head0) {
   using Rows = AttentionRows<BM, WarpsM>;
-  constexpr int kNT = BN / 8, kDT = Dp / 8;
+  constexpr int kNT = BN / 8;
   constexpr float kLog2e = 1.44269504088896341f;
   // t * log2(e) = u * mul with u = s (no softcap) or tanh(s * pre).
   const float mul = HasSoftcap ? softcap * kLog2e : scale * kLog2e;
@@ -407,11 +437,7 @@ KGEN_DEVICE void online_softmax(AttentionScores<BM, BN, WarpsM> &s,
         sum += x;
       }
     stats.sum[ri] = stats.sum[ri] * alpha + sum;
-#pragma unroll
-    for (int dt = 0; dt < kDT; ++dt) {
-      acc.v[(mt * kDT + dt) * 4 + e0] *= alpha;
-      acc.v[(mt * kDT + dt) * 4 + e0 + 1] *= alpha;
-    }
+    acc.scale_row(ri, alpha);
   }
 }
 

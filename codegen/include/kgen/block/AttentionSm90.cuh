@@ -20,7 +20,7 @@
 //     registers and V from shared memory (MN-major B), then the stage is
 //     freed (one arrive per consumer warpgroup).
 //   ping-pong (PingPong, Consumers >= 2): the consumer warpgroups take turns
-//     to issue their QK^T through a ring of named barriers (warpgroup w
+//     to issue their GEMMs through a ring of named barriers (warpgroup w
 //     waits on barrier w, then signals barrier w + 1, the last the first),
 //     so one warpgroup's softmax runs while the next one's GEMMs keep the
 //     tensor cores busy (FA3's inter-warpgroup overlap).
@@ -52,6 +52,14 @@
 //                                      later key tile follows (ping-pong)
 //     pv(acc, s, st)                   kgen.tile.pv by wgmma (P from s)
 //     release(st)                      frees the stage, moves to the next
+//   with overlap_softmax (FA3's intra-warpgroup pipelining, Stages >= 2),
+//   in place of qk, pv and release:
+//     qk_over_pv(s, acc, st, more)     QK^T of this key tile issued with the
+//                                      previous tile's P V; waits for S
+//     online_softmax(s, stats, scale, ...)  (the rescale kept in a Scale)
+//     pv_next(acc, s, scale, st)       waits for that P V, frees its stage,
+//                                      rescales O, packs P; moves on
+//     finish_pv(acc)                   the last key tile's P V
 //
 // Preconditions (static_asserts; dialect/AttentionLegality.cpp states the
 // same rules): T __nv_bfloat16 or __half; Dp a multiple of 64 in [64, 256]
@@ -237,9 +245,109 @@ struct AttentionSm90 {
     kgen::cuda::mbar_wait(&k_full[st], read.phase);
     if constexpr (PingPong)
       kgen::cuda::named_barrier_sync(turn_barrier(group()), 256);
+    kgen::cuda::wgmma_fence();
+    issue_qk(s, st);
+    kgen::cuda::wgmma_commit();
+    if constexpr (PingPong)
+      pass_turn(more);
+    kgen::cuda::wgmma_wait<0>();
+    kgen::cuda::fence_operand(s.v);
+  }
+
+  /// acc += round_T(P) V[0:BN, 0:Dp], P = s (kgen.tile.pv): P's registers
+  /// are the A fragments of the k16 slices (the FA2 packing: an m16n8k16 A
+  /// fragment is a wgmma A fragment, warp by warp).
+  KGEN_DEVICE void pv(Acc &acc, const Scores &s, int st) {
+    pack(s);
+    kgen::cuda::mbar_wait(&v_full[st], read.phase);
+    kgen::cuda::fence_operand(acc.v);
+    kgen::cuda::wgmma_fence();
+    issue_pv(acc, st);
+    kgen::cuda::wgmma_commit();
+    kgen::cuda::wgmma_wait<0>();
+    kgen::cuda::fence_operand(acc.v);
+  }
+
+  /// The warpgroup is done with stage st: one arrive on its `empty`.
+  KGEN_DEVICE void release(int st) {
+    release_stage(st);
+    ++read;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // overlap_softmax: FA3's intra-warpgroup pipelining
+  //===--------------------------------------------------------------------===//
+  //
+  // Per key tile kt (stage st): qk_over_pv issues QK^T(kt) and, under it,
+  // the P V of the previous tile, then waits for S only; online_softmax
+  // (s, stats, scale, ...) runs while that P V is in flight, keeping the
+  // rescale factors; pv_next waits for the P V, frees its stage, rescales O
+  // and packs P(kt); finish_pv issues the last tile's P V. Needs Stages >= 2
+  // (tile kt's K lands while the previous tile's stage is still held).
+
+  using Scale = AttentionRowScale<64, 4>;
+
+  KGEN_DEVICE void qk_over_pv(Scores &s, Acc &acc, int st, bool more) {
+    static_assert(Stages >= 2, "overlap_softmax holds two stages at once");
+    kgen::cuda::mbar_wait(&k_full[st], read.phase);
+    if constexpr (PingPong)
+      kgen::cuda::named_barrier_sync(turn_barrier(group()), 256);
+    kgen::cuda::fence_operand(acc.v);
+    kgen::cuda::wgmma_fence();
+    issue_qk(s, st);
+    kgen::cuda::wgmma_commit();
+    if (has_prev) {
+      kgen::cuda::mbar_wait(&v_full[prev.index], prev.phase);
+      issue_pv(acc, prev.index);
+      kgen::cuda::wgmma_commit();
+    }
+    if constexpr (PingPong)
+      pass_turn(more);
+    if (has_prev)
+      kgen::cuda::wgmma_wait<1>(); // S; the P V may still run
+    else
+      kgen::cuda::wgmma_wait<0>();
+    kgen::cuda::fence_operand(s.v);
+  }
+
+  KGEN_DEVICE void pv_next(Acc &acc, const Scores &s, const Scale &scale,
+                           int /*st*/) {
+    if (has_prev) {
+      kgen::cuda::wgmma_wait<0>(); // the previous P V is done
+      kgen::cuda::fence_operand(acc.v);
+      release_stage(prev.index);
+    }
+    acc.rescale(scale);
+    pack(s);
+    prev = read;
+    has_prev = true;
+    ++read;
+  }
+
+  KGEN_DEVICE void finish_pv(Acc &acc) {
+    if (!has_prev)
+      return;
+    kgen::cuda::mbar_wait(&v_full[prev.index], prev.phase);
+    kgen::cuda::fence_operand(acc.v);
+    kgen::cuda::wgmma_fence();
+    issue_pv(acc, prev.index);
+    kgen::cuda::wgmma_commit();
+    kgen::cuda::wgmma_wait<0>();
+    kgen::cuda::fence_operand(acc.v);
+    release_stage(prev.index);
+    has_prev = false;
+  }
+
+private:
+  /// P of the last packed key tile: the A fragments of its P V.
+  unsigned p[BN / 16][4];
+  /// overlap_softmax: the stage (and phase) whose P V is still to run.
+  PipelineState<Stages> prev{};
+  bool has_prev = false;
+
+  KGEN_DEVICE void issue_qk(Scores &s, int st) {
     const unsigned sq = kgen::cuda::smem_u32(smem);
     const unsigned sk = kgen::cuda::smem_u32(smem + kKOffset + st * kKvBytes);
-    kgen::cuda::wgmma_fence();
 #pragma unroll
     for (int k = 0; k < OpQ::kSlices; ++k) {
       const unsigned long long da = OpQ::desc(sq, k, int(rows0()));
@@ -249,32 +357,11 @@ struct AttentionSm90 {
       else
         kgen::cuda::wgmma_bf16<BN>(s.v, da, db, k > 0 ? 1 : 0);
     }
-    kgen::cuda::wgmma_commit();
-    if constexpr (PingPong)
-      if (more || group() != Consumers - 1)
-        kgen::cuda::named_barrier_arrive(
-            turn_barrier((group() + 1) % Consumers), 256);
-    kgen::cuda::wgmma_wait<0>();
-    kgen::cuda::fence_operand(s.v);
   }
 
-  /// acc += round_T(P) V[0:BN, 0:Dp], P = s (kgen.tile.pv): P's registers
-  /// are the A fragments of the k16 slices (the FA2 packing: an m16n8k16 A
-  /// fragment is a wgmma A fragment, warp by warp).
-  KGEN_DEVICE void pv(Acc &acc, const Scores &s, int st) {
-    using E = AttentionElement<T>;
-    unsigned p[BN / 16][4];
-#pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk)
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const float *c = &s.v[(2 * kk + q / 2) * 4 + 2 * (q % 2)];
-        p[kk][q] = E::pack(c[0], c[1]);
-      }
-    kgen::cuda::mbar_wait(&v_full[st], read.phase);
+  /// P (the registers pack() filled) times the V tile of stage st.
+  KGEN_DEVICE void issue_pv(Acc &acc, int st) {
     const unsigned sv = kgen::cuda::smem_u32(smem + kVOffset + st * kKvBytes);
-    kgen::cuda::fence_operand(acc.v);
-    kgen::cuda::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < BN / 16; ++kk) {
       const unsigned long long db = OpV::desc(sv, kk);
@@ -283,16 +370,32 @@ struct AttentionSm90 {
       else
         kgen::cuda::wgmma_rs_bf16<Dp, true>(acc.v, p[kk], db, 1);
     }
-    kgen::cuda::wgmma_commit();
-    kgen::cuda::wgmma_wait<0>();
-    kgen::cuda::fence_operand(acc.v);
   }
 
-  /// The warpgroup is done with stage st: one arrive on its `empty`.
-  KGEN_DEVICE void release(int st) {
+  /// p = round_T(s) as A fragments: slice kk, register q holds accumulators
+  /// (2 (q % 2), + 1) of n-tile 2 kk + q / 2.
+  KGEN_DEVICE void pack(const Scores &s) {
+    using E = AttentionElement<T>;
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const float *c = &s.v[(2 * kk + q / 2) * 4 + 2 * (q % 2)];
+        p[kk][q] = E::pack(c[0], c[1]);
+      }
+  }
+
+  /// Ping-pong: the next warpgroup's turn; the ring's last signal is left
+  /// out (no barrier left half-arrived at the exit).
+  KGEN_DEVICE static void pass_turn(bool more) {
+    if (more || group() != Consumers - 1)
+      kgen::cuda::named_barrier_arrive(turn_barrier((group() + 1) % Consumers),
+                                       256);
+  }
+
+  KGEN_DEVICE void release_stage(int st) {
     if (threadIdx.x % 128 == 0)
       kgen::cuda::mbar_arrive(&empty[st]);
-    ++read;
   }
 };
 
