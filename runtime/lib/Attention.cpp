@@ -172,6 +172,34 @@ bool readMask(const json &op, AttentionSpec &spec, std::string &err) {
   return true;
 }
 
+constexpr int64_t kMaxPageSize = 256;
+
+/// paged, page_size and num_pages: all three or none (paged false).
+bool readPaging(const json &op, AttentionSpec &spec, std::string &err) {
+  if (!readBool(op, "paged", spec.paged, err))
+    return false;
+  spec.pageSize = spec.numPages = 0;
+  if (!spec.paged) {
+    for (const char *key : {"page_size", "num_pages"})
+      if (present(op, key))
+        return fail(err, std::string("'") + key + "' needs 'paged'");
+    return true;
+  }
+  if (!readInt(op, "page_size", 1, spec.pageSize, err) ||
+      !readInt(op, "num_pages", 1, spec.numPages, err))
+    return false;
+  if (spec.pageSize > kMaxPageSize)
+    return fail(err, "'page_size' is " + std::to_string(spec.pageSize) +
+                         "; expected an integer in [1, 256]");
+  if (spec.seqKv % spec.pageSize != 0)
+    return fail(err, "'seq_kv' (" + std::to_string(spec.seqKv) +
+                         ") must be a multiple of 'page_size' (" +
+                         std::to_string(spec.pageSize) +
+                         "): with 'paged' it is the pages per sequence "
+                         "times the page size");
+  return true;
+}
+
 double count(const std::vector<int64_t> &shape) {
   double n = 1;
   for (int64_t d : shape)
@@ -259,14 +287,14 @@ bool parseAttentionOp(const json &op, AttentionSpec &spec, std::string &err) {
   }
   AttentionSpec s;
   if (!readSizes(op, s, err) || !readTypes(op, s, err) ||
-      !readMask(op, s, err))
+      !readMask(op, s, err) || !readPaging(op, s, err))
     return false;
   spec = s;
   return true;
 }
 
 json attentionOpJson(const AttentionSpec &spec) {
-  return json{
+  json op{
       {"kind", "attention"},
       {"batch", spec.batch},
       {"q_heads", spec.qHeads},
@@ -287,6 +315,12 @@ json attentionOpJson(const AttentionSpec &spec) {
        spec.windowRight ? json(*spec.windowRight) : json(nullptr)},
       {"alibi", spec.alibi},
       {"softcap", spec.softcap ? json(*spec.softcap) : json(nullptr)}};
+  if (spec.paged) {
+    op["paged"] = true;
+    op["page_size"] = spec.pageSize;
+    op["num_pages"] = spec.numPages;
+  }
+  return op;
 }
 
 int64_t attentionGroup(const AttentionSpec &spec) {
@@ -297,7 +331,15 @@ std::vector<int64_t> attentionShapeQ(const AttentionSpec &spec) {
   return {spec.batch, spec.qHeads, spec.seqQ, spec.headDim};
 }
 std::vector<int64_t> attentionShapeKv(const AttentionSpec &spec) {
+  if (spec.paged)
+    return {spec.numPages, spec.kvHeads, spec.pageSize, spec.headDim};
   return {spec.batch, spec.kvHeads, spec.seqKv, spec.headDim};
+}
+std::vector<int64_t> attentionShapeBlockTable(const AttentionSpec &spec) {
+  return {spec.batch, attentionPagesPerSequence(spec)};
+}
+int64_t attentionPagesPerSequence(const AttentionSpec &spec) {
+  return spec.paged && spec.pageSize > 0 ? spec.seqKv / spec.pageSize : 0;
 }
 std::vector<int64_t> attentionShapeLse(const AttentionSpec &spec) {
   return {spec.batch, spec.qHeads, spec.seqQ};
@@ -324,14 +366,21 @@ double attentionFlops(const AttentionSpec &spec) {
 
 double attentionBytes(const AttentionSpec &spec) {
   const double in = static_cast<double>(elemTypeBytes(spec.dtype));
-  double bytes = count(attentionShapeQ(spec)) * in +
-                 2 * count(attentionShapeKv(spec)) * in +
+  // The keys the B sequences name: B * Hkv * Skv * D elements of k and of
+  // v, contiguous or in B * M pages of P keys.
+  const double kv = static_cast<double>(spec.batch) *
+                    static_cast<double>(spec.kvHeads) *
+                    static_cast<double>(spec.seqKv) *
+                    static_cast<double>(spec.headDim);
+  double bytes = count(attentionShapeQ(spec)) * in + 2 * kv * in +
                  count(attentionShapeQ(spec)) *
                      static_cast<double>(elemTypeBytes(spec.out));
   if (spec.lse)
     bytes += count(attentionShapeLse(spec)) * 4;
   if (spec.kvLens)
     bytes += count(attentionShapeKvLens(spec)) * 4;
+  if (spec.paged)
+    bytes += count(attentionShapeBlockTable(spec)) * 4;
   return bytes;
 }
 
@@ -350,12 +399,18 @@ bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
   const std::vector<std::vector<int64_t>> lseShapes = {
       attentionShapeLse(spec), attentionPackedShapeLse(spec)};
   const std::string where = "package " + pkg.name + ": attention ";
-  if (!checkTensor(pkg, "q", spec.dtype, ParamRole::Input, qShapes, err) ||
-      !checkTensor(pkg, "k", spec.dtype, ParamRole::Input,
-                   {attentionShapeKv(spec)}, err) ||
-      !checkTensor(pkg, "v", spec.dtype, ParamRole::Input,
-                   {attentionShapeKv(spec)}, err) ||
-      !checkTensor(pkg, "out", spec.out, ParamRole::Output, qShapes, err))
+  if (!checkTensor(pkg, "q", spec.dtype, ParamRole::Input, qShapes, err))
+    return false;
+  for (const char *name : {"k", "v"})
+    if (!checkTensor(pkg, name, spec.dtype, ParamRole::Input,
+                     {attentionShapeKv(spec)}, err)) {
+      if (spec.paged && err.find(" is ") != std::string::npos)
+        err += " (a paged cache [N, Hkv, P, D]: num_pages " +
+               std::to_string(spec.numPages) + ", page_size " +
+               std::to_string(spec.pageSize) + ")";
+      return false;
+    }
+  if (!checkTensor(pkg, "out", spec.out, ParamRole::Output, qShapes, err))
     return false;
   if (spec.kvLens ? !checkTensor(pkg, "kv_lens", ElemType::I32,
                                  ParamRole::Input,
@@ -364,6 +419,17 @@ bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
     if (!spec.kvLens)
       err = where + "has a tensor parameter 'kv_lens' but the op has no "
                     "kv_lens";
+    return false;
+  }
+  if (spec.paged ? !checkTensor(pkg, "block_table", ElemType::I32,
+                                ParamRole::Input,
+                                {attentionShapeBlockTable(spec)}, err)
+                 : hasTensor(pkg, "block_table")) {
+    if (!spec.paged)
+      err = where + "has a tensor parameter 'block_table' but the op is not "
+                    "paged";
+    else if (!hasTensor(pkg, "block_table"))
+      err += " (a paged op reads k and v through an i32 [B, M] block table)";
     return false;
   }
   if (spec.alibi ? !checkTensor(pkg, "alibi_slopes", ElemType::F32,
@@ -385,14 +451,14 @@ bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
     return false;
   for (const KernelParam &p : pkg.params) {
     static const char *const kNames[] = {
-        "q",   "k",   "v",         "kv_lens",    "alibi_slopes",
+        "q",   "k",   "v",         "kv_lens",    "block_table", "alibi_slopes",
         "out", "lse", "o_partial", "lse_partial"};
     if (p.kind == ParamKind::Tensor &&
         std::none_of(std::begin(kNames), std::end(kNames),
                      [&](const char *n) { return p.name == n; })) {
       err = where + "has a tensor parameter '" + p.name +
-            "', not one of q k v kv_lens alibi_slopes out lse o_partial "
-                  "lse_partial";
+            "', not one of q k v kv_lens block_table alibi_slopes out lse "
+                  "o_partial lse_partial";
       return false;
     }
   }
@@ -416,10 +482,39 @@ HostTensor attentionKvLens(const AttentionSpec &spec, uint64_t seed) {
   return lens;
 }
 
+HostTensor attentionBlockTable(const AttentionSpec &spec, uint64_t seed,
+                               const HostTensor *kvLens) {
+  const int64_t M = attentionPagesPerSequence(spec);
+  HostTensor table = makeZeros(ElemType::I32, attentionShapeBlockTable(spec));
+  const int64_t N = spec.numPages;
+  if (M == 0 || N < 1)
+    return table;
+  std::vector<int64_t> pages(static_cast<size_t>(N));
+  for (int64_t n = 0; n < N; ++n)
+    pages[n] = n;
+  for (int64_t n = N - 1; n > 0; --n) // Fisher-Yates
+    std::swap(pages[n], pages[mixSeed(seed, static_cast<uint64_t>(n)) %
+                              static_cast<uint64_t>(n + 1)]);
+  for (int64_t b = 0; b < spec.batch; ++b) {
+    int64_t used = M; // the pages that hold keys a kernel reads
+    if (kvLens != nullptr) {
+      const int64_t L = std::clamp<int64_t>(
+          static_cast<int64_t>(kvLens->getAsDouble(b)), 0, spec.seqKv);
+      used = (L + spec.pageSize - 1) / spec.pageSize;
+    }
+    for (int64_t m = 0; m < M; ++m)
+      table.setFromDouble(b * M + m,
+                          m < used ? static_cast<double>(pages[(b * M + m) % N])
+                                   : -1.0);
+  }
+  return table;
+}
+
 AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
                           const HostTensor &k, const HostTensor &v,
                           const HostTensor *kvLens, int64_t b, int64_t h,
-                          int64_t i, const HostTensor *alibi) {
+                          int64_t i, const HostTensor *alibi,
+                          const HostTensor *blockTable) {
   const int64_t D = spec.headDim, Skv = spec.seqKv;
   const int64_t hk = h / attentionGroup(spec);
   int64_t L = Skv;
@@ -449,13 +544,34 @@ AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
   const int64_t qBase = ((b * spec.qHeads + h) * spec.seqQ + i) * D;
   for (int64_t d = 0; d < D; ++d)
     qRow[d] = q.getAsDouble(qBase + d);
-  const int64_t kvBase = (b * spec.kvHeads + hk) * Skv * D;
+  // The offset of key j's row of K and V: contiguous, or through the table.
+  std::vector<int64_t> keyBase(static_cast<size_t>(end - begin));
+  for (int64_t j = begin; j < end; ++j) {
+    if (!spec.paged) {
+      keyBase[j - begin] = ((b * spec.kvHeads + hk) * Skv + j) * D;
+      continue;
+    }
+    const int64_t M = attentionPagesPerSequence(spec);
+    const double page = blockTable != nullptr
+                            ? blockTable->getAsDouble(b * M + j / spec.pageSize)
+                            : -1.0;
+    if (!(page >= 0 && page < static_cast<double>(spec.numPages))) {
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      row.out.assign(static_cast<size_t>(D), nan);
+      row.lse = nan;
+      return row;
+    }
+    keyBase[j - begin] =
+        ((static_cast<int64_t>(page) * spec.kvHeads + hk) * spec.pageSize +
+         j % spec.pageSize) *
+        D;
+  }
   std::vector<double> t(static_cast<size_t>(end - begin));
   double mx = -std::numeric_limits<double>::infinity();
   for (int64_t j = begin; j < end; ++j) {
     double dot = 0;
     for (int64_t d = 0; d < D; ++d)
-      dot += qRow[d] * k.getAsDouble(kvBase + j * D + d);
+      dot += qRow[d] * k.getAsDouble(keyBase[j - begin] + d);
     double s = spec.scale * dot;
     if (spec.softcap)
       s = *spec.softcap * std::tanh(s / *spec.softcap);
@@ -468,7 +584,7 @@ AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
     const double w = std::exp(t[j - begin] - mx);
     sum += w;
     for (int64_t d = 0; d < D; ++d)
-      row.out[d] += w * v.getAsDouble(kvBase + j * D + d);
+      row.out[d] += w * v.getAsDouble(keyBase[j - begin] + d);
   }
   for (double &o : row.out)
     o /= sum;
@@ -481,7 +597,8 @@ AttentionExpected attentionExpected(const AttentionSpec &spec,
                                     const HostTensor &v,
                                     const HostTensor *kvLens,
                                     const std::vector<int64_t> &rows,
-                                    const HostTensor *alibi) {
+                                    const HostTensor *alibi,
+                                    const HostTensor *blockTable) {
   const auto n = static_cast<int64_t>(rows.size());
   AttentionExpected e{makeZeros(spec.out, {n, spec.headDim}),
                       makeZeros(ElemType::F32, {n})};
@@ -491,7 +608,7 @@ AttentionExpected attentionExpected(const AttentionSpec &spec,
     const int64_t h = (flat / spec.seqQ) % spec.qHeads;
     const int64_t b = flat / (spec.seqQ * spec.qHeads);
     const AttentionRow row =
-        attentionRow(spec, q, k, v, kvLens, b, h, i, alibi);
+        attentionRow(spec, q, k, v, kvLens, b, h, i, alibi, blockTable);
     for (int64_t d = 0; d < spec.headDim; ++d)
       e.out.setFromDouble(r * spec.headDim + d, row.out[d]);
     e.lse.setFromDouble(r, row.lse);

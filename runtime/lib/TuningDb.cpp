@@ -103,6 +103,7 @@ enum class SignatureValue {
 struct SignatureField {
   const char *name;
   SignatureValue value;
+  bool optional = false; // may be absent (a field newer than old keys)
 };
 
 /// Every field of a gemm signature, as dialect/GemmJson.cpp's gemmSignature
@@ -128,7 +129,9 @@ const SignatureField kGemmSignature[] = {
 
 /// Every field of an attention signature, as dialect/AttentionJson.cpp's
 /// attentionSignature writes it (and runtime/lib/Attention.cpp's
-/// attentionOpJson): a key's op has all of them and no other.
+/// attentionOpJson): a key's op has all of them and no other, but paged,
+/// page_size and num_pages, which only a paged cache's signature has (old
+/// databases, and ops without one: absent).
 const SignatureField kAttentionSignature[] = {
     {"kind", SignatureValue::Kind},
     {"batch", SignatureValue::Size},
@@ -148,6 +151,9 @@ const SignatureField kAttentionSignature[] = {
     {"window_right", SignatureValue::OptionalCount},
     {"alibi", SignatureValue::Flag},
     {"softcap", SignatureValue::OptionalScalar},
+    {"paged", SignatureValue::Flag, true},
+    {"page_size", SignatureValue::Size, true},
+    {"num_pages", SignatureValue::Size, true},
 };
 
 /// Every field of a grouped GEMM key (groupedGemmKeyOp writes them): a
@@ -251,19 +257,23 @@ bool checkSignatureValue(const json &j, const std::string &path,
   return true;
 }
 
-/// `op` has every field of `signature`, each valid, and no other (so it
-/// holds no nested values either).
+/// `op` has every field of `signature` (the optional ones when present),
+/// each valid, and no other (so it holds no nested values either).
 template <size_t N>
 bool checkSignature(const json &op, const std::string &path,
                     const char *kind, const SignatureField (&signature)[N],
                     std::string &err) {
+  size_t seen = 0;
   for (const SignatureField &field : signature) {
+    if (field.optional && !op.contains(field.name))
+      continue;
+    ++seen;
     const json *value = require(op, path, field.name, err);
     if (!value || !checkSignatureValue(*value, fieldPath(path, field.name),
                                        field.value, err))
       return false;
   }
-  if (op.size() == N)
+  if (op.size() == seen)
     return true;
   for (auto it = op.begin(); it != op.end(); ++it) {
     bool known = false;
@@ -311,6 +321,28 @@ bool checkAttentionValues(const json &op, const std::string &path,
     return fieldError(fieldPath(path, "softcap"),
                       "expected null or a number > 0, got " + describe(cap),
                       err);
+  // A paged cache: paged true with page_size (<= 256, dividing seq_kv) and
+  // num_pages; none of them without one.
+  const bool paged = op.contains("paged") && op["paged"].get<bool>();
+  for (const char *key : {"page_size", "num_pages"})
+    if (op.contains(key) != paged)
+      return fieldError(fieldPath(path, paged ? key : "paged"),
+                        paged ? std::string("a paged signature needs it")
+                              : std::string("expected true with ") + key,
+                        err);
+  if (paged) {
+    const int64_t pageSize = op["page_size"].get<int64_t>();
+    if (pageSize > 256)
+      return fieldError(fieldPath(path, "page_size"),
+                        "expected an integer in [1, 256], got " +
+                            std::to_string(pageSize),
+                        err);
+    if (op["seq_kv"].get<int64_t>() % pageSize != 0)
+      return fieldError(fieldPath(path, "seq_kv"),
+                        "expected a multiple of page_size (" +
+                            std::to_string(pageSize) + ")",
+                        err);
+  }
   return true;
 }
 

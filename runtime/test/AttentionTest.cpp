@@ -77,6 +77,17 @@ double roundTo(ElemType type, double x) {
   return t.getAsDouble(0);
 }
 
+/// parseAttentionOp refuses `op` with `key` set to `value`, saying `message`.
+void expectOpRefused(json op, const char *key, const json &value,
+                     const char *message) {
+  op[key] = value;
+  AttentionSpec s;
+  std::string err;
+  EXPECT_FALSE(parseAttentionOp(op, s, err)) << key << " " << value;
+  EXPECT_NE(err.find(message), std::string::npos)
+      << key << " = " << value << ": " << err;
+}
+
 HostTensor lensOf(std::vector<int> lens) {
   HostTensor t = makeZeros(ElemType::I32, {int64_t(lens.size())});
   for (size_t i = 0; i < lens.size(); ++i)
@@ -164,15 +175,8 @@ TEST(AttentionOpTest, RefusesBadFieldsNamingThem) {
       {"softcap", -30.0, "'softcap' must be finite and > 0"},
       {"softcap", 1e300, "'softcap' must be finite and > 0"},
   };
-  for (const Case &c : cases) {
-    json op = llamaOp();
-    op[c.key] = c.value;
-    AttentionSpec s;
-    std::string err;
-    EXPECT_FALSE(parseAttentionOp(op, s, err)) << c.key << " " << c.value;
-    EXPECT_NE(err.find(c.message), std::string::npos)
-        << c.key << " = " << c.value << ": " << err;
-  }
+  for (const Case &c : cases)
+    expectOpRefused(llamaOp(), c.key, c.value, c.message);
   json op = llamaOp();
   op["causal"] = false;
   AttentionSpec s;
@@ -732,3 +736,283 @@ TEST(AttentionOpTest, ReadsWindowsAndAlibi) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// A paged KV cache: k and v [N, Hkv, P, D] read through block_table [B, M]
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+json pagedOp() {
+  json op = llamaOp(); // seq_kv 256
+  op["paged"] = true;
+  op["page_size"] = 16;
+  op["num_pages"] = 64;
+  return op;
+}
+
+/// gqaSpec's heads in f32, causal, three sequences of up to 3 pages of 4
+/// keys in a pool of 16 pages.
+AttentionSpec pagedSpec() {
+  AttentionSpec s = gqaSpec();
+  s.batch = 3;
+  s.seqKv = 12;
+  s.dtype = s.out = ElemType::F32;
+  s.causal = s.paged = true;
+  s.pageSize = 4;
+  s.numPages = 16;
+  return s;
+}
+
+/// `s` with a contiguous cache of the same logical keys.
+AttentionSpec unpaged(AttentionSpec s) {
+  s.paged = false;
+  s.pageSize = s.numPages = 0;
+  return s;
+}
+
+/// attentionManifest's block_table param ([4, 64]: pages of 16 keys),
+/// inserted after kv_lens and passed to the split kernel.
+void addBlockTable(json &manifest) {
+  manifest["params"].insert(manifest["params"].begin() + 4,
+                            json{{"name", "block_table"}, {"kind", "tensor"},
+                                 {"dtype", "i32"}, {"shape", {4, 64}},
+                                 {"role", "input"}});
+  manifest["kernels"][0]["args"] = {"q", "k", "v", "kv_lens", "block_table",
+                                    "o_partial", "lse_partial"};
+}
+
+/// pagedSpec's package: kv_lens, block_table, lse, q in the op's layout.
+KernelPackage pagedPackage(const AttentionSpec &s) {
+  KernelPackage pkg = packageOf(s, false);
+  pkg.params.push_back(tensor("block_table", ElemType::I32,
+                              attentionShapeBlockTable(s), ParamRole::Input));
+  pkg.op = attentionOpJson(s);
+  return pkg;
+}
+
+} // namespace
+
+TEST(AttentionOpTest, ParsesAndRoundTripsAPagedCache) {
+  AttentionSpec s;
+  std::string err;
+  ASSERT_TRUE(parseAttentionOp(pagedOp(), s, err)) << err;
+  EXPECT_TRUE(s.paged);
+  EXPECT_EQ(s.pageSize, 16);
+  EXPECT_EQ(s.numPages, 64);
+  EXPECT_EQ(attentionPagesPerSequence(s), 16);
+  EXPECT_EQ(attentionShapeKv(s), (std::vector<int64_t>{64, 8, 16, 128}));
+  EXPECT_EQ(attentionShapeBlockTable(s), (std::vector<int64_t>{2, 16}));
+  AttentionSpec back;
+  ASSERT_TRUE(parseAttentionOp(attentionOpJson(s), back, err)) << err;
+  EXPECT_EQ(attentionOpJson(back), attentionOpJson(s));
+  EXPECT_EQ(attentionOpJson(s)["page_size"], 16);
+  EXPECT_EQ(attentionOpJson(s)["num_pages"], 64);
+  // Old packages have no paged field; the writer leaves it out as the
+  // dialect's signature does.
+  ASSERT_TRUE(parseAttentionOp(llamaOp(), s, err)) << err;
+  EXPECT_FALSE(s.paged);
+  EXPECT_FALSE(attentionOpJson(s).contains("paged"));
+  EXPECT_FALSE(attentionOpJson(s).contains("page_size"));
+  json op = llamaOp();
+  op["paged"] = false;
+  EXPECT_TRUE(parseAttentionOp(op, s, err)) << err;
+  EXPECT_FALSE(s.paged);
+}
+
+TEST(AttentionOpTest, RefusesBadPagingNamingIt) {
+  struct Case {
+    const char *key;
+    json value;
+    const char *message;
+  };
+  const Case cases[] = {
+      {"paged", "yes", "'paged' must be true or false"},
+      {"page_size", 0, "'page_size' must be an integer in [1,"},
+      {"page_size", 512, "'page_size' is 512; expected an integer in [1, 256]"},
+      {"page_size", 48, "'seq_kv' (256) must be a multiple of 'page_size' (48)"},
+      {"page_size", nullptr, "missing 'page_size'"},
+      {"num_pages", 0, "'num_pages' must be an integer in [1,"},
+      {"num_pages", nullptr, "missing 'num_pages'"},
+  };
+  for (const Case &c : cases)
+    expectOpRefused(pagedOp(), c.key, c.value, c.message);
+  json op = llamaOp();
+  op["page_size"] = 16;
+  AttentionSpec s;
+  std::string err;
+  EXPECT_FALSE(parseAttentionOp(op, s, err));
+  EXPECT_NE(err.find("'page_size' needs 'paged'"), std::string::npos) << err;
+}
+
+TEST(AttentionOpTest, CountsThePagesTheSequencesNameAndTheTable) {
+  AttentionSpec s = pagedSpec();
+  const AttentionSpec contiguous = unpaged(s);
+  // 3 sequences of 3 pages (not the 16 of the pool), and the i32 table.
+  EXPECT_EQ(attentionBytes(s), attentionBytes(contiguous) + 3 * 3 * 4);
+  EXPECT_EQ(attentionFlops(s), attentionFlops(contiguous));
+}
+
+TEST(AttentionParamsTest, PagedCacheNeedsItsTableAndPages) {
+  const AttentionSpec s = pagedSpec();
+  std::string err;
+  EXPECT_TRUE(checkAttentionParams(pagedPackage(s), s, err)) << err;
+
+  KernelPackage pkg = pagedPackage(s);
+  pkg.params.erase(pkg.params.begin() + *pkg.findParam("block_table"));
+  expectRefused(pkg, s, "attention needs a tensor parameter 'block_table' (a "
+                        "paged op reads k and v through an i32 [B, M] block "
+                        "table)");
+  pkg = pagedPackage(s);
+  pkg.params[*pkg.findParam("block_table")].shape = {3, 4};
+  expectRefused(pkg, s, "parameter 'block_table' is i32 3x4, the op says i32 3x3");
+  pkg = pagedPackage(s);
+  pkg.params[*pkg.findParam("block_table")].dtype = ElemType::I64;
+  expectRefused(pkg, s, "parameter 'block_table' is i64");
+  pkg = pagedPackage(s);
+  pkg.params[*pkg.findParam("k")].shape = {3, 2, 12, 64}; // contiguous
+  expectRefused(pkg, s, "parameter 'k' is f32 3x2x12x64, the op says f32 "
+                        "16x2x4x64 (a paged cache [N, Hkv, P, D]: num_pages "
+                        "16, page_size 4)");
+  pkg = pagedPackage(s);
+  pkg.params[*pkg.findParam("v")].shape = {16, 2, 8, 64};
+  expectRefused(pkg, s, "parameter 'v' is f32 16x2x8x64");
+
+  const AttentionSpec contiguous = unpaged(s);
+  pkg = packageOf(contiguous, false);
+  pkg.params.push_back(tensor("block_table", ElemType::I32, {3, 3},
+                              ParamRole::Input));
+  expectRefused(pkg, contiguous,
+                "has a tensor parameter 'block_table' but the op is not paged");
+}
+
+TEST(AttentionReferenceTest, BlockTableHoldsDistinctShuffledPagesPaddedPastTheLengths) {
+  AttentionSpec s = pagedSpec();
+  s.batch = 4;
+  s.seqKv = 64; // M = 16 pages of 4 keys
+  s.numPages = 80; // > B * M = 64: some pages unused
+  const KernelPackage pkg = pagedPackage(s);
+  const KernelParam &param = pkg.params[*pkg.findParam("block_table")];
+  int64_t padded = 0, shuffled = 0;
+  for (uint64_t seed : {1, 2, 3, 4, 5, 6, 7, 8}) {
+    const HostTensor table = makePackageInput(pkg, param, seed);
+    ASSERT_EQ(table.type, ElemType::I32);
+    ASSERT_EQ(table.shape, (std::vector<int64_t>{4, 16}));
+    EXPECT_EQ(table.data, makePackageInput(pkg, param, seed).data);
+    // The lengths the run's kv_lens input holds.
+    const HostTensor lens =
+        makePackageInput(pkg, pkg.params[*pkg.findParam("kv_lens")], seed);
+    std::vector<bool> seen(80, false);
+    for (int64_t b = 0; b < 4; ++b) {
+      const int64_t L = std::clamp<int64_t>(int64_t(lens.getAsDouble(b)), 0, 64);
+      for (int64_t m = 0; m < 16; ++m) {
+        const auto page = int64_t(table.getAsDouble(b * 16 + m));
+        if (m * 4 >= L) { // no key of this page is read
+          EXPECT_EQ(page, -1) << "seed " << seed << " b " << b << " m " << m;
+          ++padded;
+          continue;
+        }
+        ASSERT_GE(page, 0);
+        ASSERT_LT(page, 80);
+        EXPECT_FALSE(seen[page]) << "page " << page << " twice";
+        seen[page] = true;
+        shuffled += page != b * 16 + m;
+      }
+    }
+  }
+  EXPECT_GT(padded, 0);   // short lengths occur over 8 seeds of 4
+  EXPECT_GT(shuffled, 0); // not the identity layout
+  // Without kv_lens every entry is a page, all distinct.
+  s.kvLens = false;
+  const HostTensor full = attentionBlockTable(s, 9, nullptr);
+  std::vector<bool> seen(80, false);
+  for (int64_t e = 0; e < full.numElements(); ++e) {
+    const auto page = int64_t(full.getAsDouble(e));
+    ASSERT_GE(page, 0);
+    ASSERT_LT(page, 80);
+    EXPECT_FALSE(seen[page]);
+    seen[page] = true;
+  }
+  EXPECT_NE(attentionBlockTable(s, 10, nullptr).data, full.data);
+}
+
+TEST(AttentionReferenceTest, PagedReferenceEqualsTheContiguousOne) {
+  const AttentionSpec s = pagedSpec();
+  const AttentionSpec contiguous = unpaged(s);
+  const HostTensor q = makeRandom(ElemType::F32, attentionShapeQ(s), 1);
+  const HostTensor kc = makeRandom(ElemType::F32, attentionShapeKv(contiguous), 2);
+  const HostTensor vc = makeRandom(ElemType::F32, attentionShapeKv(contiguous), 3);
+  const HostTensor lens = lensOf({12, 5, 0}); // full, 2 pages of 3, none
+  const HostTensor table = attentionBlockTable(s, 4, &lens);
+  EXPECT_EQ(table.getAsDouble(1 * 3 + 2), -1.0); // padded past ceil(5 / 4)
+  // The pool: other values everywhere (a page read wrongly shows), then
+  // key j of sequence b at its page.
+  HostTensor kp = makeRandom(ElemType::F32, attentionShapeKv(s), 5);
+  HostTensor vp = makeRandom(ElemType::F32, attentionShapeKv(s), 6);
+  const int64_t D = s.headDim, P = s.pageSize, M = 3;
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t hk = 0; hk < s.kvHeads; ++hk)
+      for (int64_t j = 0; j < s.seqKv; ++j) {
+        const auto page = int64_t(table.getAsDouble(b * M + j / P));
+        if (page < 0)
+          continue;
+        for (int64_t d = 0; d < D; ++d) {
+          const int64_t from = ((b * s.kvHeads + hk) * s.seqKv + j) * D + d;
+          const int64_t to = ((page * s.kvHeads + hk) * P + j % P) * D + d;
+          kp.setFromDouble(to, kc.getAsDouble(from));
+          vp.setFromDouble(to, vc.getAsDouble(from));
+        }
+      }
+  std::vector<int64_t> rows(size_t(s.batch * s.qHeads * s.seqQ));
+  for (size_t r = 0; r < rows.size(); ++r)
+    rows[r] = int64_t(r);
+  const AttentionExpected paged =
+      attentionExpected(s, q, kp, vp, &lens, rows, nullptr, &table);
+  const AttentionExpected flat =
+      attentionExpected(contiguous, q, kc, vc, &lens, rows);
+  EXPECT_EQ(paged.out.data, flat.out.data);
+  EXPECT_EQ(paged.lse.data, flat.lse.data);
+  // Not the pool read as if contiguous: the table matters.
+  EXPECT_NE(attentionRow(s, q, kp, vp, &lens, 0, 0, 2, nullptr, &table).out,
+            attentionRow(contiguous, q, kp, vp, &lens, 0, 0, 2).out);
+
+  // A visible key's entry outside [0, N), or no table: a NaN row.
+  HostTensor bad = table;
+  bad.setFromDouble(0, 16);
+  EXPECT_TRUE(std::isnan(attentionRow(s, q, kp, vp, &lens, 0, 0, 2, nullptr, &bad).lse));
+  bad.setFromDouble(0, -1);
+  EXPECT_TRUE(std::isnan(attentionRow(s, q, kp, vp, &lens, 0, 0, 2, nullptr, &bad).out[0]));
+  EXPECT_TRUE(std::isnan(attentionRow(s, q, kp, vp, &lens, 0, 0, 2).lse));
+  // Sequence 2 sees no key: its -1 entries are not read.
+  EXPECT_EQ(attentionRow(s, q, kp, vp, &lens, 2, 0, 2, nullptr, &table).lse, -kInf);
+}
+
+TEST_F(AttentionPackageTest, LoadsAPagedAttentionPackage) {
+  json m = attentionManifest(); // B 4, Hkv 2, Skv 1024, D 128
+  m["op"]["paged"] = true;
+  m["op"]["page_size"] = 16;
+  m["op"]["num_pages"] = 300; // >= B * M = 256
+  m["params"][1]["shape"] = {300, 2, 16, 128};
+  m["params"][2]["shape"] = {300, 2, 16, 128};
+  addBlockTable(m);
+  KernelPackage pkg;
+  std::string err;
+  ASSERT_TRUE(loadPackage(write("paged", m), pkg, err)) << err;
+  AttentionSpec spec;
+  ASSERT_TRUE(parseAttentionOp(pkg.op, spec, err)) << err;
+  EXPECT_TRUE(spec.paged);
+  EXPECT_EQ(attentionPagesPerSequence(spec), 64);
+
+  m["params"].erase(4); // no block_table
+  m["kernels"][0]["args"].erase(4);
+  EXPECT_FALSE(loadPackage(write("no-table", m), pkg, err));
+  EXPECT_NE(err.find("needs a tensor parameter 'block_table'"), std::string::npos) << err;
+  json contiguousKv = attentionManifest();
+  contiguousKv["op"] = m["op"];
+  addBlockTable(contiguousKv);
+  EXPECT_FALSE(loadPackage(write("contiguous-kv", contiguousKv), pkg, err));
+  EXPECT_NE(err.find("parameter 'k' is bf16 4x2x1024x128, the op says bf16 "
+                     "300x2x16x128 (a paged cache"),
+            std::string::npos)
+      << err;
+}

@@ -595,7 +595,11 @@ const Mutation kAttentionMutations[] = {
     {"/entries/2/key/op/sliding_window", 0, "entries[2].key.op.sliding_window: expected an integer in [1, 2147483648], got 0"},
     {"/entries/2/key/op/softcap", "30", "entries[2].key.op.softcap: expected a finite number or null, got \"30\""},
     {"/entries/2/key/op/softcap", -30, "entries[2].key.op.softcap: expected null or a number > 0, got -30"},
-    {"/entries/2/key/op/m", 4096, "entries[2].key.op: unknown field \"m\" (an attention signature has exactly: kind batch q_heads kv_heads seq_q seq_kv head_dim dtype dtype_out kv_lens lse scale causal sliding_window window_left window_right alibi softcap)"},
+    {"/entries/2/key/op/m", 4096, "entries[2].key.op: unknown field \"m\" (an attention signature has exactly: kind batch q_heads kv_heads seq_q seq_kv head_dim dtype dtype_out kv_lens lse scale causal sliding_window window_left window_right alibi softcap paged page_size num_pages)"},
+    {"/entries/2/key/op/paged", "yes", "entries[2].key.op.paged: expected true or false, got \"yes\""},
+    {"/entries/2/key/op/paged", true, "entries[2].key.op.page_size: a paged signature needs it"},
+    {"/entries/2/key/op/page_size", 16, "entries[2].key.op.paged: expected true with page_size"},
+    {"/entries/2/key/op/num_pages", 0, "entries[2].key.op.num_pages: expected an integer in [1, 2147483648], got 0"},
     {"/entries/2/candidates/0/config/block_m", json::object(), "entries[2].candidates[0].config.block_m: expected a string, number, true, false or null, got an object"},
 };
 
@@ -650,6 +654,33 @@ TEST(TuningDbJsonTest, RefusesMalformedAttentionFields) {
   EXPECT_FALSE(fromJson(j, out, err));
   EXPECT_EQ(err, "entries[2].key.op.sliding_window: a sliding window needs "
                  "causal true");
+}
+
+TEST(TuningDbJsonTest, PagedAttentionKeysLoadAndOldOnesStillDo) {
+  // An old key (no paged field) loads: mixedDb's attention entry has none.
+  TuningDb back;
+  std::string err;
+  ASSERT_TRUE(fromJson(toJson(mixedDb()), back, err)) << err;
+  // A paged cache's key: the three fields, as the dialect writes them.
+  json j = toJson(mixedDb());
+  json &op = j["entries"][2]["key"]["op"];
+  op["paged"] = true;
+  op["page_size"] = 16;
+  op["num_pages"] = 1024;
+  ASSERT_TRUE(fromJson(j, back, err)) << err;
+  EXPECT_EQ(back.entries[2].key.op["page_size"], 16);
+  op["page_size"] = 512;
+  EXPECT_FALSE(fromJson(j, back, err));
+  EXPECT_EQ(err, "entries[2].key.op.page_size: expected an integer in "
+                 "[1, 256], got 512");
+  op["page_size"] = 48; // 4096 keys are not pages of 48
+  EXPECT_FALSE(fromJson(j, back, err));
+  EXPECT_EQ(err, "entries[2].key.op.seq_kv: expected a multiple of "
+                 "page_size (48)");
+  op["page_size"] = 16;
+  op.erase("num_pages");
+  EXPECT_FALSE(fromJson(j, back, err));
+  EXPECT_EQ(err, "entries[2].key.op.num_pages: a paged signature needs it");
 }
 
 TEST(TuningDbJsonTest, AttentionEntriesRoundTripBesideGemmOnes) {

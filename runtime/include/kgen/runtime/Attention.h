@@ -14,6 +14,13 @@
 // no visible key is 0, its log-sum-exp -inf; otherwise
 // lse = log(sum_j exp(t[j])) (natural log).
 //
+// With a paged cache (`paged`, FlashInfer's HND layout, vLLM's block
+// tables), K and V are [N, Hkv, P, D] (N pages of P keys) and an i32
+// block_table [B, M] names the pages of each sequence: the logical key
+// length is Skv = M * P and key j of sequence b is K[bt[b, j / P], hk,
+// j % P, :] (V alike). Entries of keys j >= L are never read (a serving
+// engine pads them with -1).
+//
 // The kernels see q, out and lse through the packed-GQA view [B, Hkv, G * Sq,
 // D] ([B, Hkv, G * Sq] for lse): the same bytes, since query head h = hk * G
 // + g is stored head-major. Everything here indexes them as [B, Hq, Sq, D].
@@ -48,6 +55,9 @@ struct AttentionSpec {
   std::optional<int64_t> windowRight; // window_right, >= 0
   bool alibi = false;              // an f32 [Hq] input of ALiBi slopes
   std::optional<double> softcap;   // an f32 value, > 0
+  bool paged = false;              // k, v [N, Hkv, P, D] + block_table [B, M]
+  int64_t pageSize = 0;            // P in [1, 256], only with paged
+  int64_t numPages = 0;            // N >= 1, only with paged
 };
 
 /// Reads an op object of kind "attention" (the manifest's "op"):
@@ -56,12 +66,17 @@ struct AttentionSpec {
 ///    "seq_q": Sq, "seq_kv": Skv, "head_dim": D, "dtype": "bf16",
 ///    "dtype_out": "bf16", "kv_lens": false, "lse": false, "scale": 0.088,
 ///    "causal": true, "sliding_window": null, "window_left": null,
-///    "window_right": null, "alibi": false, "softcap": null}
+///    "window_right": null, "alibi": false, "softcap": null,
+///    "paged": true, "page_size": 16, "num_pages": 64}
 ///
 /// Required: the six sizes (integers in [1, 2^31]) and dtype (bf16, f16 or
 /// f32). Optional: dtype_out (dtype's; bf16 f16 f32), kv_lens, lse, causal
 /// (false), scale (1 / sqrt(D) as kgen.attention defaults it), sliding_window,
-/// window_left, window_right and softcap (null), alibi (false). Checked as the op's verifier checks them: D a
+/// window_left, window_right and softcap (null), alibi (false), paged
+/// (false; absent in packages without a paged cache) and, exactly with
+/// paged, page_size (P in [1, 256]) and num_pages (N >= 1), seq_kv then
+/// being the logical key length M * P (a multiple of P). Checked as the
+/// op's verifier checks them: D a
 /// multiple of 8 in [32, 256], Hq a multiple of Hkv, scale finite and
 /// non-zero and softcap finite and > 0 (both as f32, to which they are
 /// rounded), sliding_window >= 1 and only with causal, window_left and
@@ -71,16 +86,22 @@ bool parseAttentionOp(const nlohmann::json &op, AttentionSpec &spec,
                       std::string &err);
 
 /// The op object for `spec`, every field written (null for no window or
-/// softcap). parseAttentionOp(attentionOpJson(s)) gives s back.
+/// softcap) but paged, page_size and num_pages, written only with a paged
+/// cache (as the dialect's signature has them). parseAttentionOp(
+/// attentionOpJson(s)) gives s back.
 nlohmann::json attentionOpJson(const AttentionSpec &spec);
 
 /// Hq / Hkv: the query heads that read one key/value head.
 int64_t attentionGroup(const AttentionSpec &spec);
 
 /// Shapes in the op's layout: q and out [B, Hq, Sq, D], k and v
-/// [B, Hkv, Skv, D], lse [B, Hq, Sq], kv_lens [B].
+/// [B, Hkv, Skv, D] ([N, Hkv, P, D] when paged), lse [B, Hq, Sq], kv_lens
+/// [B], block_table [B, M].
 std::vector<int64_t> attentionShapeQ(const AttentionSpec &spec);
 std::vector<int64_t> attentionShapeKv(const AttentionSpec &spec);
+std::vector<int64_t> attentionShapeBlockTable(const AttentionSpec &spec);
+/// M = Skv / P, the pages of one sequence (0 when not paged).
+int64_t attentionPagesPerSequence(const AttentionSpec &spec);
 std::vector<int64_t> attentionShapeLse(const AttentionSpec &spec);
 std::vector<int64_t> attentionShapeKvLens(const AttentionSpec &spec);
 /// The packed-GQA views of q/out, [B, Hkv, G * Sq, D], and of lse,
@@ -99,6 +120,10 @@ double attentionFlops(const AttentionSpec &spec);
 
 /// Fewest bytes moved: q, k, v read once, out written once, lse (f32) and
 /// kv_lens (i32) once when the op has them. Workspaces are not counted.
+/// With a paged cache, k and v count the pages the B sequences name, B * M
+/// pages of P keys each (the same B * Hkv * Skv * D elements as a
+/// contiguous cache; the rest of the pool is not read, and kv_lens'
+/// padding is not subtracted), and the block table (i32 [B, M]) once.
 double attentionBytes(const AttentionSpec &spec);
 
 /// Largest relative Frobenius error of `out` that passes (shared/notes/
@@ -118,7 +143,8 @@ double attentionLseTolerance(const AttentionSpec &spec);
 /// exactly when the op has it, alibi_slopes (input, f32 [Hq]) exactly when
 /// the op has it, out (output, dtype_out, q's shapes), lse
 /// (output, f32, [B, Hq, Sq] or [B, Hkv, G * Sq]) exactly when the op has
-/// it, and the split-KV workspaces o_partial (f32 [S, B, Hkv, G * Sq, D])
+/// it, block_table (input, i32 [B, M]) exactly when the op is paged (k and
+/// v then [N, Hkv, P, D]), and the split-KV workspaces o_partial (f32 [S, B, Hkv, G * Sq, D])
 /// and lse_partial (f32 [S, B, Hkv, G * Sq]), both or neither, role
 /// workspace, the same S >= 1. False with a message naming the parameter.
 bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
@@ -134,10 +160,26 @@ bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
 /// lengths drawn (the same for a seed).
 HostTensor attentionKvLens(const AttentionSpec &spec, uint64_t seed);
 
+/// The block table of a paged attention package ([B, M] i32), drawn from
+/// `seed` (packageInputSeed of the run and "block_table"): a seeded
+/// permutation of the N pages [0, N) cut into rows of M, row b holding
+/// pages b * M .. b * M + M - 1 of it, so the pages of the whole table are
+/// distinct and shuffled across sequences when N >= B * M (with fewer pages
+/// the permutation is read cyclically: distinct within a row when M <= N).
+/// With `kvLens` ([B], the lengths attentionKvLens drew for the run), the
+/// entries that hold no key a kernel reads, m >= ceil(L / P) for L =
+/// clamp(kv_lens[b], 0, Skv), are -1, as a serving engine pads its tables.
+HostTensor attentionBlockTable(const AttentionSpec &spec, uint64_t seed,
+                               const HostTensor *kvLens);
+
 /// One query row of the op in double precision: out[b, h, i, 0..D) and its
 /// lse. `q` is read as [B, Hq, Sq, D], `k` and `v` as [B, Hkv, Skv, D] (any
 /// shapes with those element counts: the packed view is the same bytes),
-/// `kvLens` ([B], integer) may be null when the op has none. Not rounded.
+/// `kvLens` ([B], integer) may be null when the op has none. With a paged
+/// spec, `k` and `v` are read as [N, Hkv, P, D] through `blockTable`
+/// ([B, M], integer); only the entries of visible keys are read. A paged
+/// spec without a table, or a visible key's entry outside [0, N), gives a
+/// row of NaN (out and lse), which no kernel's output matches. Not rounded.
 struct AttentionRow {
   std::vector<double> out; // D values
   double lse = 0;          // -inf when no key is visible
@@ -145,7 +187,8 @@ struct AttentionRow {
 AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
                           const HostTensor &k, const HostTensor &v,
                           const HostTensor *kvLens, int64_t b, int64_t h,
-                          int64_t i, const HostTensor *alibi = nullptr);
+                          int64_t i, const HostTensor *alibi = nullptr,
+                          const HostTensor *blockTable = nullptr);
 
 /// The reference at `rows` (flat indices of [B, Hq, Sq], e.g. from
 /// sampleIndices): out [rows, D] rounded to dtype_out, lse [rows] f32.
@@ -158,7 +201,8 @@ AttentionExpected attentionExpected(const AttentionSpec &spec,
                                     const HostTensor &v,
                                     const HostTensor *kvLens,
                                     const std::vector<int64_t> &rows,
-                                    const HostTensor *alibi = nullptr);
+                                    const HostTensor *alibi = nullptr,
+                                    const HostTensor *blockTable = nullptr);
 
 /// Rows `rows` of `t` read as [numElements / rowElements, rowElements]: a
 /// tensor [rows.size(), rowElements] of t's type.
