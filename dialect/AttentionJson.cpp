@@ -45,6 +45,12 @@ DictionaryAttr mlir::kgen::attentionSignature(AttentionOp op) {
       b.getNamedAttr("alibi", b.getBoolAttr(bool(op.getAlibiSlopes()))),
       b.getNamedAttr("softcap",
                      cap ? Attribute(b.getF32FloatAttr(*cap)) : unit)};
+  if (op.getBlockTable()) // a paged cache; absent: contiguous K and V
+    fields.append({b.getNamedAttr("paged", b.getBoolAttr(true)),
+                   b.getNamedAttr("page_size",
+                                  b.getI64IntegerAttr(op.getPageSize())),
+                   b.getNamedAttr("num_pages",
+                                  b.getI64IntegerAttr(op.getNumPages()))});
   return b.getDictionaryAttr(fields);
 }
 

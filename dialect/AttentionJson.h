@@ -17,7 +17,8 @@ namespace mlir::kgen {
 /// The op an attention computes, as the runtime reads it
 /// (docs/kernel-package.md): kind, batch, q_heads, kv_heads, seq_q, seq_kv,
 /// head_dim, dtype, dtype_out, kv_lens, lse, scale, causal, sliding_window,
-/// window_left, window_right and softcap (null when absent), alibi.
+/// window_left, window_right and softcap (null when absent), alibi; with a
+/// block table paged, page_size and num_pages (absent otherwise).
 DictionaryAttr attentionSignature(AttentionOp op);
 
 /// Every field of an attention_config, plus "attribute": its MLIR text, and

@@ -39,6 +39,7 @@ AttentionOperands AttentionOperands::of(AttentionOp op) {
   o.groups = op.getQueryHeads() / std::max<int64_t>(1, op.getKvHeads());
   o.seqQ = op.getSeqQ();
   o.seqKv = op.getSeqKv();
+  o.paged = bool(op.getBlockTable());
   return o;
 }
 
@@ -233,6 +234,11 @@ Error checkWgmma(const AttentionConfigFields &c, const AttentionOperands *o) {
   if (!o->elem.isBF16() && !o->elem.isF16())
     return fail("instruction", "wgmma attention takes bf16 or f16 operands "
                                "(m64nNk16)");
+  if (o->paged)
+    return fail("instruction",
+                "wgmma attention loads K and V as TMA boxes of consecutive "
+                "rows; a paged cache (block_table) gathers rows page by "
+                "page: use mma_sync");
   // TMA's global row strides are multiples of 16 bytes: the op's head_dim
   // is a multiple of 8 (its verifier), 16 bytes of bf16 or f16.
   int64_t dp = attentionTileHeadDim(o->headDim, c.instruction);

@@ -50,6 +50,7 @@ struct AttentionOperands {
   int64_t headDim = 0;  // D
   int64_t groups = 1;   // G = Hq / Hkv
   int64_t seqQ = 0, seqKv = 0;
+  bool paged = false;   // K and V in a paged cache (a block table)
 
   static AttentionOperands of(AttentionOp op);
   int64_t elemBytes() const;

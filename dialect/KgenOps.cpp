@@ -386,7 +386,18 @@ int64_t AttentionOp::getBatch() { return getQ().getType().getDimSize(0); }
 int64_t AttentionOp::getQueryHeads() { return getQ().getType().getDimSize(1); }
 int64_t AttentionOp::getKvHeads() { return getK().getType().getDimSize(1); }
 int64_t AttentionOp::getSeqQ() { return getQ().getType().getDimSize(2); }
-int64_t AttentionOp::getSeqKv() { return getK().getType().getDimSize(2); }
+int64_t AttentionOp::getSeqKv() {
+  int64_t keys = getK().getType().getDimSize(2);
+  if (Value table = getBlockTable())
+    return cast<RankedTensorType>(table.getType()).getDimSize(1) * keys;
+  return keys;
+}
+int64_t AttentionOp::getPageSize() {
+  return getBlockTable() ? getK().getType().getDimSize(2) : 0;
+}
+int64_t AttentionOp::getNumPages() {
+  return getBlockTable() ? getK().getType().getDimSize(0) : 0;
+}
 int64_t AttentionOp::getHeadDim() { return getQ().getType().getDimSize(3); }
 float AttentionOp::getScaleValue() {
   if (std::optional<APFloat> s = getScale())
@@ -397,24 +408,50 @@ float AttentionOp::getScaleValue() {
 LogicalResult AttentionOp::verify() {
   TensorChecker check(*this);
   RankedTensorType q, k, v, o;
+  bool paged = bool(getBlockTable());
+  const char *kvShape = paged ? "[N, Hkv, P, D] (pages)" : "[B, Hkv, Skv, D]";
   if (failed(check.shaped("q", getQ(), {4}, "[B, Hq, Sq, D]", q)) ||
       failed(check.floatElem("q", q)) ||
-      failed(check.shaped("k", getK(), {4}, "[B, Hkv, Skv, D]", k)) ||
+      failed(check.shaped("k", getK(), {4}, kvShape, k)) ||
       failed(check.elem("k", k, q.getElementType(), "the element type of 'q'")) ||
-      failed(check.shaped("v", getV(), {4}, "[B, Hkv, Skv, D]", v)) ||
+      failed(check.shaped("v", getV(), {4}, kvShape, v)) ||
       failed(check.elem("v", v, q.getElementType(), "the element type of 'q'")))
     return failure();
 
   int64_t batch = getBatch(), hq = getQueryHeads(), hkv = getKvHeads();
-  int64_t sq = getSeqQ(), skv = getSeqKv(), hd = getHeadDim();
+  int64_t sq = getSeqQ(), hd = getHeadDim();
   if (hd < 32 || hd > 256 || hd % 8 != 0)
     return emitOpError() << "head_dim (dimension 3 of 'q') is " << hd
                          << "; expected a multiple of 8 in [32, 256]";
-  if (failed(check.shape("k", k, {batch, hkv, skv, hd},
-                         "[B, Hkv, Skv, D] with B and D of 'q'")) ||
-      failed(check.shape("v", v, {batch, hkv, skv, hd},
-                         "[B, Hkv, Skv, D], the shape of 'k'")))
+  if (Value table = getBlockTable()) {
+    // A paged cache: K and V hold N pages of P keys of every K/V head.
+    int64_t pages = k.getDimSize(0), pageSize = k.getDimSize(2);
+    RankedTensorType t;
+    if (failed(check.shaped("block_table", table, {2}, "[B, M]", t)) ||
+        failed(check.elem("block_table", t,
+                          IntegerType::get(getContext(), 32))) ||
+        failed(check.shape("block_table", t, {batch, t.getDimSize(1)},
+                           "[B, M] with B of 'q'")))
+      return failure();
+    if (t.getDimSize(1) < 1)
+      return emitOpError("'block_table' needs at least one page per "
+                         "sequence (dimension 1)");
+    if (pageSize < 1 || pageSize > 256)
+      return emitOpError() << "page size (dimension 2 of 'k') is " << pageSize
+                           << "; expected 1 to 256";
+    if (pages < 1)
+      return emitOpError("'k' holds no page (dimension 0)");
+    if (failed(check.shape("k", k, {pages, hkv, pageSize, hd},
+                           "[N, Hkv, P, D] with D of 'q'")) ||
+        failed(check.shape("v", v, {pages, hkv, pageSize, hd},
+                           "[N, Hkv, P, D], the shape of 'k'")))
+      return failure();
+  } else if (failed(check.shape("k", k, {batch, hkv, getSeqKv(), hd},
+                                "[B, Hkv, Skv, D] with B and D of 'q'")) ||
+             failed(check.shape("v", v, {batch, hkv, getSeqKv(), hd},
+                                "[B, Hkv, Skv, D], the shape of 'k'"))) {
     return failure();
+  }
   if (hq % hkv != 0)
     return emitOpError() << "query heads (" << hq
                          << ") must be a multiple of key/value heads (" << hkv

@@ -102,6 +102,13 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     - the optional `kv_lens` (`[B]`, `i32`) gives each sequence's number of
       valid keys `L` (clamped to `[0, Skv]`; `Skv` when absent); keys at
       `j >= L` are masked;
+    - with the optional `block_table` (`[B, M]`, `i32`) `K` and `V` are a
+      paged cache `[N, Hkv, P, D]` (N pages of P keys, `1 <= P <= 256`, as
+      FlashInfer's HND layout): sequence `b` has `Skv = M * P` keys, key `j`
+      at `K[block_table[b, j / P], hk, j mod P, :]`. Keys `j >= L` and their
+      table entries are never read (a serving engine pads with -1); the
+      entries of keys `j < L` must lie in `[0, N)` (the reference clamps
+      them into range; the kernels read what they name);
     - `causal` aligns the queries bottom-right, as FlashAttention does: query
       `i` sits at position `p = i + L - Sq` and sees keys `j <= p`;
     - `sliding_window = W` (needs `causal`) also hides keys `j <= p - W`;
@@ -135,6 +142,7 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     AnyRankedTensor:$k,
     AnyRankedTensor:$v,
     Optional<AnyRankedTensor>:$kv_lens,
+    Optional<AnyRankedTensor>:$block_table,
     Optional<AnyRankedTensor>:$alibi_slopes,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
@@ -147,6 +155,7 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure, AttrSizedOperandSegments]> {
   let results = (outs AnyRankedTensor:$out, Optional<AnyRankedTensor>:$lse);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
+    (`block_table` `(` $block_table^ `:` type($block_table) `)`)?
     (`alibi` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     attr-dict `:` type($q) `,` type($k) `,` type($v) `->` type($out) (`,` type($lse)^)?
   }];
@@ -156,8 +165,12 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     int64_t getQueryHeads();
     int64_t getKvHeads();
     int64_t getSeqQ();
+    /// Keys per sequence: K's dimension 2, or with a block table M * P.
     int64_t getSeqKv();
     int64_t getHeadDim();
+    /// With a block table: keys per page (P) and pages (N); 0 without.
+    int64_t getPageSize();
+    int64_t getNumPages();
     /// `scale` if given, else 1 / sqrt(head_dim).
     float getScaleValue();
     /// `softcap` as a float, if given.

@@ -140,6 +140,24 @@ LogicalResult TileLoadOp::verify() {
   return success();
 }
 
+LogicalResult TileLoadPagedOp::verify() {
+  MemRefType src = memrefOf(getSrc()), table = memrefOf(getTable()),
+             dst = memrefOf(getDst());
+  if (failed(checkStageBuffer(*this, "dst", dst)))
+    return failure();
+  if (src.getRank() != 4)
+    return emitOpError() << "'src' must be a paged cache [N, H, P, C]; got "
+                         << src;
+  if (table.getRank() != 2 || !table.getElementType().isInteger(32))
+    return emitOpError() << "'table' must be a block table [B, M] of i32; got "
+                         << table;
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "'dst' element type " << dst.getElementType()
+                         << " differs from 'src' element type "
+                         << src.getElementType();
+  return success();
+}
+
 LogicalResult TileMmaOp::verify() {
   MemRefType a = memrefOf(getA()), b = memrefOf(getB()),
              acc = memrefOf(getAcc());

@@ -113,6 +113,29 @@ def Kgen_TileLoadOp : Kgen_Op<"tile.load"> {
   let hasVerifier = 1;
 }
 
+def Kgen_TileLoadPagedOp : Kgen_Op<"tile.load_paged"> {
+  let summary = "masked copy of consecutive keys of a paged cache into a stage buffer";
+  let description = [{
+    A paged K or V cache `src` of shape [N, H, P, C'] (N pages of P rows of
+    head `h`), a block table `table` [B, M] (i32) and `dst` of shape
+    [S, R, C]: for r < R, c < C, with key `j = key0 + r`,
+    `dst[stage, r, c] = src[page, h, j mod P, c]` when `j < rows` and
+    `c < cols`, else 0, where `page = table[b, j / P]` clamped to [0, N).
+    Table entries of keys `j >= rows` are not read (a serving engine pads
+    them with -1); `rows <= M * P`. On the GPU: one 16-byte cp.async row
+    chunk at a time, each row's source from its page.
+  }];
+  let arguments = (ins AnyMemRef:$src, Index:$head, AnyMemRef:$table,
+                       Index:$batch, Index:$key0, Index:$rows, Index:$cols,
+                       AnyMemRef:$dst, Index:$stage);
+  let assemblyFormat = [{
+    $src `[` $head `]` `table` `(` $table `[` $batch `]` `)` `keys` `(` $key0 `)`
+    `bounds` `(` $rows `,` $cols `)` `into` $dst `[` $stage `]`
+    attr-dict `:` type($src) `,` type($table) `,` type($dst)
+  }];
+  let hasVerifier = 1;
+}
+
 def Kgen_TileMmaOp : Kgen_Op<"tile.mma"> {
   let summary = "accumulate the product of two stage tiles";
   let description = [{

@@ -147,6 +147,7 @@ AttentionProblem AttentionProblem::of(AttentionOp op) {
   p.causal = op.getCausal();
   p.lse = bool(op.getLse());
   p.window = op.getSlidingWindow();
+  p.paged = bool(op.getBlockTable());
   return p;
 }
 
@@ -157,6 +158,7 @@ AttentionOperands AttentionProblem::operands() const {
   o.groups = groups();
   o.seqQ = seqQ;
   o.seqKv = seqKv;
+  o.paged = paged;
   return o;
 }
 

@@ -101,6 +101,7 @@ struct AttentionProblem {
   Type elem;           // Q's, K's and V's element type
   double outBytes = 2; // element bytes of the output
   bool causal = false, lse = false;
+  bool paged = false;            // K and V in a paged cache (block_table)
   std::optional<int64_t> window; // sliding_window
   static AttentionProblem of(AttentionOp op);
   int64_t groups() const { return qHeads / kvHeads; }

@@ -21,6 +21,8 @@
 //   Q tile -> sq; stats, acc = init
 //   pipeline over the key tiles, `stages` deep:
 //     load:    K, V boxes at (kt * BN, 0), bounds (L, D) -> sk, sv[stage]
+//              (a paged cache: kgen.tile.load_paged, rows from the pages
+//              of the block table)
 //     compute: s = qk(sq, sk[stage]); online_softmax; acc += pv(s, sv[stage])
 //   attention_store(acc) -> out (or, split: f32 o_partial[bz], lse_partial[bz])
 // The combine kernel: 16-row boxes of every plane, the splits combined in
@@ -129,7 +131,7 @@ std::pair<Value, Value> visibleKeyTiles(Ix &ix, AttentionPlan &p,
 }
 
 /// The main kernel's body. Parameters after (bx, by, bz): q, k, v,
-/// [kv_lens], [alibi_slopes], then out, [lse] (or o_partial, lse_partial
+/// [kv_lens], [block_table], [alibi_slopes], then out, [lse] (or o_partial, lse_partial
 /// with a split).
 void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
   Ix ix{b};
@@ -138,6 +140,7 @@ void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
         v = body->getArgument(5);
   size_t i = 6;
   Value lens = p.op.getKvLens() ? body->getArgument(i++) : Value();
+  Value table = p.op.getBlockTable() ? body->getArgument(i++) : Value();
   Value slopes = p.op.getAlibiSlopes() ? body->getArgument(i++) : Value();
   Value out = body->getArgument(i++);
   Value lse = i < body->getNumArguments() ? body->getArgument(i) : Value();
@@ -179,9 +182,16 @@ void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
     b.setInsertionPointToStart(load);
     Value j0 = ix.mul(load->getArgument(0), p.bn);
     Value stage = load->getArgument(1);
-    ValueRange at{rows.b, rows.hk, j0, zero};
-    TileLoadOp::create(b, k, at, len, dDim, sk, stage);
-    TileLoadOp::create(b, v, at, len, dDim, sv, stage);
+    if (table) { // rows of the pages the block table names
+      TileLoadPagedOp::create(b, k, rows.hk, table, rows.b, j0, len, dDim, sk,
+                              stage);
+      TileLoadPagedOp::create(b, v, rows.hk, table, rows.b, j0, len, dDim, sv,
+                              stage);
+    } else {
+      ValueRange at{rows.b, rows.hk, j0, zero};
+      TileLoadOp::create(b, k, at, len, dDim, sk, stage);
+      TileLoadOp::create(b, v, at, len, dDim, sv, stage);
+    }
   }
   {
     Block *compute = addPipelineStep(pipeline.getCompute(), loc);
@@ -242,6 +252,8 @@ std::string kernelName(AttentionPlan &p) {
           std::to_string(p.d);
   if (p.op.getCausal())
     name += "_causal";
+  if (p.op.getBlockTable())
+    name += "_page" + std::to_string(p.op.getPageSize());
   return name;
 }
 
@@ -291,6 +303,10 @@ void lowerAttention(AttentionOp op, SymbolTable &symbols, OpBuilder &top) {
   if (Value lens = op.getKvLens()) {
     inputs.push_back(lens);
     names.push_back("kv_lens");
+  }
+  if (Value table = op.getBlockTable()) {
+    inputs.push_back(table);
+    names.push_back("block_table");
   }
   if (Value slopes = op.getAlibiSlopes()) {
     inputs.push_back(slopes);

@@ -216,6 +216,49 @@ void lowerLoad(TileLoadOp op, RefBuilder &rb) {
               });
 }
 
+/// kgen.tile.load_paged: every index clamped into its dimension before the
+/// load and the element selected only where the definition reads it, so
+/// bad table entries or hand-written indices never read out of bounds.
+void lowerLoadPaged(TileLoadPagedOp op, RefBuilder &rb) {
+  OpBuilder::InsertionGuard guard(rb.b);
+  auto ifOp = scf::IfOp::create(rb.b, validStage(rb, op.getStage(), op.getDst()),
+                                /*withElseRegion=*/false);
+  rb.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  Value src = op.getSrc(), table = op.getTable(), dst = op.getDst();
+  int64_t pages = dim(src, 0), heads = dim(src, 1), pageSize = dim(src, 2),
+          width = dim(src, 3);
+  int64_t batches = dim(table, 0), slots = dim(table, 1);
+  Type elem = cast<MemRefType>(dst.getType()).getElementType();
+  auto within = [&](Value x, int64_t n) {
+    return rb.clamp(x, rb.idx(0), rb.idx(n - 1));
+  };
+  Value head = within(op.getHead(), heads);
+  Value batch = within(op.getBatch(), batches);
+  Value planeOk = rb.andi(rb.inRange(op.getHead(), rb.idx(0), rb.idx(heads)),
+                          rb.inRange(op.getBatch(), rb.idx(0), rb.idx(batches)));
+  rb.loop(dim(dst, 1), [&](Value r) {
+    Value j = rb.addi(op.getKey0(), r);
+    Value slot = rb.divi(j, pageSize);
+    Value rowOk = rb.andi(
+        planeOk, rb.andi(rb.inRange(j, rb.idx(0), op.getRows()),
+                         rb.inRange(slot, rb.idx(0), rb.idx(slots))));
+    // The entry is read only for a key the definition reads.
+    Value entry = rb.select(
+        rowOk, rb.loadIndex(table, {batch, within(slot, slots)}), rb.idx(0));
+    Value page = within(entry, pages);
+    Value inPage = within(rb.remi(rb.select(rowOk, j, rb.idx(0)), pageSize),
+                          pageSize);
+    rb.loop(dim(dst, 2), [&](Value c) {
+      Value in = rb.andi(rowOk, rb.andi(rb.inRange(c, rb.idx(0), op.getCols()),
+                                        rb.inRange(c, rb.idx(0), rb.idx(width))));
+      Value v = memref::LoadOp::create(
+          rb.b, src, ValueRange{page, head, inPage, within(c, width)});
+      memref::StoreOp::create(rb.b, rb.select(in, v, rb.zero(elem)), dst,
+                              ValueRange{op.getStage(), r, c});
+    });
+  });
+}
+
 void lowerMma(TileMmaOp op, RefBuilder &rb) {
   OpBuilder::InsertionGuard guard(rb.b);
   auto ifOp = scf::IfOp::create(
@@ -800,7 +843,8 @@ struct KgenLowerTilesToLoopsPass
     }
     SmallVector<Operation *> tileOps;
     module.walk([&](Operation *op) {
-      if (isa<TileZeroOp, TileLoadOp, TileMmaOp, TileAccumulateOp,
+      if (isa<TileZeroOp, TileLoadOp, TileLoadPagedOp, TileMmaOp,
+              TileAccumulateOp,
               TileStoreOp, TileEpilogueOp, TileSoftmaxInitOp, TileQkOp,
               TileOnlineSoftmaxOp, TilePvOp, TileAttentionStoreOp,
               TileAttentionCombineOp, TileMoeRouteOp, TileMoeRankOp,
@@ -818,6 +862,7 @@ struct KgenLowerTilesToLoopsPass
             rb.fill(o.getTile(), rb.zero(elem));
           })
           .Case([&](TileLoadOp o) { lowerLoad(o, rb); })
+          .Case([&](TileLoadPagedOp o) { lowerLoadPaged(o, rb); })
           .Case([&](TileMmaOp o) { lowerMma(o, rb); })
           .Case([&](TileAccumulateOp o) { lowerAccumulate(o, rb); })
           .Case([&](TileStoreOp o) { lowerStore(o, rb); })

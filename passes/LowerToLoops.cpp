@@ -114,6 +114,8 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
   Value q = rb.buffer(op.getQ()), k = rb.buffer(op.getK()),
         v = rb.buffer(op.getV());
   Value lens = op.getKvLens() ? rb.buffer(op.getKvLens()) : Value();
+  Value table = op.getBlockTable() ? rb.buffer(op.getBlockTable()) : Value();
+  int64_t pageSize = op.getPageSize(), pages = op.getNumPages();
   Value slopes = op.getAlibiSlopes() ? rb.buffer(op.getAlibiSlopes()) : Value();
   Value out = rb.alloc(op.getOut().getType());
   Value lse = op.getLse() ? rb.alloc(op.getLse().getType()) : Value();
@@ -126,15 +128,27 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
   rb.loop(batch, [&](Value bi) {
     Value len = lens ? rb.clamp(rb.loadIndex(lens, bi), rb.idx(0), rb.idx(skv))
                      : rb.idx(skv);
+    // (plane, row) of key j in K and V: (b, j), or through the block table
+    // (page, j mod P) for a visible key; a key j >= L reads page 0, masked
+    // (its entry may be padding), and an entry out of [0, N) is clamped.
+    auto keyAt = [&](Value j) -> std::pair<Value, Value> {
+      if (!table)
+        return {bi, j};
+      Value entry = rb.loadIndex(table, {bi, rb.divi(j, pageSize)});
+      Value page = rb.clamp(entry, rb.idx(0), rb.idx(pages - 1));
+      Value read = rb.cmpi(arith::CmpIPredicate::slt, j, len);
+      return {rb.select(read, page, rb.idx(0)), rb.remi(j, pageSize)};
+    };
     rb.loop(hq, [&](Value h) {
       Value hk = rb.divi(h, group);
       rb.loop(sq, [&](Value i) {
         Value pos = rb.subi(rb.addi(i, len), rb.idx(sq)); // bottom-right
         // Pass 1: masked logits into `row`, and their max.
         Value mx = rb.reduce(skv, rb.f32(negInf), [&](Value j, Value mx) {
+          auto [plane, key] = keyAt(j);
           Value dot = rb.reduce(hd, rb.f32(0.0), [&](Value dd, Value acc) {
             return rb.addf(acc, rb.mulf(rb.loadF32(q, {bi, h, i, dd}),
-                                        rb.loadF32(k, {bi, hk, j, dd})));
+                                        rb.loadF32(k, {plane, hk, key, dd})));
           });
           Value s = rb.mulf(rb.f32(scale), dot);
           if (cap)
@@ -162,7 +176,8 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
         rb.loop(hd, [&](Value dd) {
           Value o = rb.reduce(skv, rb.f32(0.0), [&](Value j, Value acc) {
             Value p = memref::LoadOp::create(rb.b, row, j);
-            return rb.addf(acc, rb.mulf(p, rb.loadF32(v, {bi, hk, j, dd})));
+            auto [plane, key] = keyAt(j);
+            return rb.addf(acc, rb.mulf(p, rb.loadF32(v, {plane, hk, key, dd})));
           });
           o = rb.select(nonEmpty, rb.divf(o, sum), rb.f32(0.0));
           rb.storeF32(o, out, {bi, h, i, dd});

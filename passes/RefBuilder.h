@@ -40,6 +40,9 @@ public:
     return arith::DivUIOp::create(b, x, idx(d));
   }
   Value muli(Value x, int64_t m) { return arith::MulIOp::create(b, x, idx(m)); }
+  Value remi(Value x, int64_t d) {
+    return arith::RemUIOp::create(b, x, idx(d));
+  }
   Value minsi(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
   Value cmpi(arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, p, x, y);

@@ -229,6 +229,10 @@ mlir::kgen::assemblePackage(ArrayRef<KernelOp> kernels) {
                                     "runtime refuses: "
                                  << why;
     pkg.flops = rt::attentionFlops(spec); // as FlashAttention counts them
+    // A paged cache's pool holds other sequences' pages too: count the
+    // pages the block table names, as the runtime does.
+    if (spec.paged)
+      bytes = rt::attentionBytes(spec);
   } else if (op.contains("m")) {
     pkg.flops = 2.0 * op.value("batch", int64_t(1)) * op["m"].get<int64_t>() *
                 op["n"].get<int64_t>() * op["k"].get<int64_t>();

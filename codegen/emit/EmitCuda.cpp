@@ -245,6 +245,22 @@ LogicalResult KernelPrinter::printOp(Operation *op) {
                << name(o.getRows()) << ", " << name(o.getCols()) << ");\n";
         return success();
       })
+      .Case([&](TileLoadPagedOp o) -> LogicalResult {
+        auto dst = cast<MemRefType>(o.getDst().getType());
+        auto src = cast<MemRefType>(o.getSrc().getType());
+        int64_t rows = dst.getDimSize(1), cols = dst.getDimSize(2);
+        int64_t slots = dimOf(o.getTable(), 1);
+        line() << "kgen::block::load_paged_box<" << rows << ", " << cols << ", "
+               << kernel.getThreads() << ">(" << name(o.getDst()) << " + "
+               << name(o.getStage()) << " * " << rows * cols << ", "
+               << name(o.getSrc()) << ", " << src.getDimSize(1) << ", "
+               << src.getDimSize(2) << ", " << src.getDimSize(3) << ", "
+               << name(o.getHead()) << ", " << name(o.getTable()) << " + "
+               << name(o.getBatch()) << " * " << slots << ", "
+               << name(o.getKey0()) << ", " << name(o.getRows()) << ", "
+               << name(o.getCols()) << ");\n";
+        return success();
+      })
       .Case([&](TileMmaOp o) -> LogicalResult {
         auto a = cast<MemRefType>(o.getA().getType());
         auto b = cast<MemRefType>(o.getB().getType());
@@ -336,6 +352,10 @@ void KernelPrinter::nameRoles(Block &body) {
       std::string param = names.lookup(load.getSrc());
       if (!param.empty())
         setRole(load.getDst(), "s" + param);
+    } else if (auto paged = dyn_cast<TileLoadPagedOp>(op)) {
+      std::string param = names.lookup(paged.getSrc());
+      if (!param.empty())
+        setRole(paged.getDst(), "s" + param);
     } else if (auto mma = dyn_cast<TileMmaOp>(op)) {
       setRole(mma.getAcc(), "acc");
     } else if (auto epi = dyn_cast<TileEpilogueOp>(op)) {
@@ -501,6 +521,7 @@ FailureOr<AttentionOperands> attentionOperandsOf(KernelOp kernel) {
   if (!qk)
     return failure();
   AttentionOperands o;
+  kernel.walk([&](TileLoadPagedOp) { o.paged = true; });
   auto q = cast<MemRefType>(qk.getQ().getType());
   o.elem = q.getElementType();
   o.headDim = q.getDimSize(2);

@@ -241,10 +241,12 @@ bool verifyAttention(const rt::KernelPackage &pkg, const rt::AttentionSpec &spec
       rt::mixSeed(seed, kRowSalt));
   const int iLens = paramIndex(pkg, "kv_lens");
   const int iSlopes = paramIndex(pkg, "alibi_slopes");
+  const int iTable = paramIndex(pkg, "block_table");
   const rt::AttentionExpected expected = rt::attentionExpected(
       spec, host[paramIndex(pkg, "q")], host[paramIndex(pkg, "k")],
       host[paramIndex(pkg, "v")], iLens >= 0 ? &host[iLens] : nullptr, rows,
-      iSlopes >= 0 ? &host[iSlopes] : nullptr);
+      iSlopes >= 0 ? &host[iSlopes] : nullptr,
+      iTable >= 0 ? &host[iTable] : nullptr);
   const rt::HostTensor got = rt::gatherRows(
       computed(host, mem, paramIndex(pkg, "out")), rows, spec.headDim);
   rt::CompareStats stats;

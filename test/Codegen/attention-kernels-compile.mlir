@@ -3,7 +3,7 @@
 // (dialect/AttentionLegality.cpp's register rules: Dp + block_n <= 288,
 // and per thread and K tile at most 16 copies up to Dp 128 and 12 beyond),
 // with every mask and ALiBi, 2 to 4 stages, both 16-bit types, padded head
-// dims and split-KV's combine kernel.
+// dims, split-KV's combine kernel and paged caches (kgen.tile.load_paged).
 // REQUIRES: nvcc
 // RUN: kgen-opt %s --kgen-lower-attention-to-tiles | kgen-translate --kgen-emit-cuda -o %t.cu
 // RUN: %nvcc -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -c %t.cu -o %t.o 2>&1 | FileCheck %s
@@ -169,3 +169,26 @@ func.func @alibi_decode_d192_bn16(%q: tensor<4x16x1x192xbf16>, %k: tensor<4x2x40
   return %o, %lse : tensor<4x16x1x192xbf16>, tensor<4x16x1xf32>
 }
 
+// At the register rule's edge, paged: Dp + block_n = 256, 16 copies per thread per K tile; every mask.
+func.func @paged_d128_bn128_all_masks(%q: tensor<2x8x300x128xbf16>, %k: tensor<64x2x16x128xbf16>, %v: tensor<64x2x16x128xbf16>, %lens: tensor<2xi32>, %bt: tensor<2x20xi32>)
+    -> (tensor<2x8x300x128xbf16>, tensor<2x8x300xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v kv_lens(%lens : tensor<2xi32>) block_table(%bt : tensor<2x20xi32>) {causal, sliding_window = 100, softcap = 30.0 : f32, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 128, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>}
+      : tensor<2x8x300x128xbf16>, tensor<64x2x16x128xbf16>, tensor<64x2x16x128xbf16> -> tensor<2x8x300x128xbf16>, tensor<2x8x300xf32>
+  return %o, %lse : tensor<2x8x300x128xbf16>, tensor<2x8x300xf32>
+}
+
+// Head dim 256, paged (pages of 1 key), Dp + block_n = 288, every mask.
+func.func @paged_d256_bn32_all_masks(%q: tensor<1x8x300x256xbf16>, %k: tensor<400x2x1x256xbf16>, %v: tensor<400x2x1x256xbf16>, %bt: tensor<1x300xi32>)
+    -> (tensor<1x8x300x256xbf16>, tensor<1x8x300xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v block_table(%bt : tensor<1x300xi32>) {causal, sliding_window = 100, softcap = 30.0 : f32, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 32, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>}
+      : tensor<1x8x300x256xbf16>, tensor<400x2x1x256xbf16>, tensor<400x2x1x256xbf16> -> tensor<1x8x300x256xbf16>, tensor<1x8x300xf32>
+  return %o, %lse : tensor<1x8x300x256xbf16>, tensor<1x8x300xf32>
+}
+
+// One warp at 16 copies (block_n 32, Dp 128), 3 stages at 8 (Dp 128, two warps), paged decode.
+func.func @paged_decode_one_warp(%q: tensor<4x32x1x128xbf16>, %k: tensor<300x8x16x128xbf16>, %v: tensor<300x8x16x128xbf16>, %lens: tensor<4xi32>, %bt: tensor<4x64xi32>)
+    -> (tensor<4x32x1x128xbf16>, tensor<4x32x1xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v kv_lens(%lens : tensor<4xi32>) block_table(%bt : tensor<4x64xi32>) {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 32, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 4, source = user>}
+      : tensor<4x32x1x128xbf16>, tensor<300x8x16x128xbf16>, tensor<300x8x16x128xbf16> -> tensor<4x32x1x128xbf16>, tensor<4x32x1xf32>
+  return %o, %lse : tensor<4x32x1x128xbf16>, tensor<4x32x1xf32>
+}

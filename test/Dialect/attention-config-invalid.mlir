@@ -243,3 +243,12 @@ func.func @f(%q: tensor<1x8x128x128xbf16>, %k: tensor<1x2x128x128xbf16>, %v: ten
   %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 128, block_n = 128, warps_m = 8, stages = 4, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x128xbf16>, tensor<1x2x128x128xbf16>, tensor<1x2x128x128xbf16> -> tensor<1x8x128x128xbf16>
   return %o : tensor<1x8x128x128xbf16>
 }
+
+// -----
+
+// wgmma: a paged cache gathers rows page by page (TMA boxes cannot)
+func.func @f(%q: tensor<2x8x1x64xbf16>, %k: tensor<40x2x16x64xbf16>, %v: tensor<40x2x16x64xbf16>, %bt: tensor<2x8xi32>) -> tensor<2x8x1x64xbf16> {
+  // expected-error @+1 {{attention_config 'instruction': wgmma attention loads K and V as TMA boxes of consecutive rows; a paged cache (block_table) gathers rows page by page: use mma_sync}}
+  %o = kgen.attention %q, %k, %v block_table(%bt : tensor<2x8xi32>) {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>} : tensor<2x8x1x64xbf16>, tensor<40x2x16x64xbf16>, tensor<40x2x16x64xbf16> -> tensor<2x8x1x64xbf16>
+  return %o : tensor<2x8x1x64xbf16>
+}

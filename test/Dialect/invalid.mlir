@@ -593,6 +593,46 @@ func.func @attention_lse_shape(%q: tensor<1x8x16x64xf32>, %k: tensor<1x2x32x64xf
 
 // -----
 
+func.func @attention_table_elem(%q: tensor<2x8x16x64xf32>, %k: tensor<8x2x16x64xf32>, %v: tensor<8x2x16x64xf32>, %bt: tensor<2x4xi64>) -> tensor<2x8x16x64xf32> {
+  // expected-error @+1 {{'block_table' has element type 'i64'; expected 'i32'}}
+  %o = kgen.attention %q, %k, %v block_table(%bt : tensor<2x4xi64>) : tensor<2x8x16x64xf32>, tensor<8x2x16x64xf32>, tensor<8x2x16x64xf32> -> tensor<2x8x16x64xf32>
+  return %o : tensor<2x8x16x64xf32>
+}
+
+// -----
+
+func.func @attention_table_rank(%q: tensor<2x8x16x64xf32>, %k: tensor<8x2x16x64xf32>, %v: tensor<8x2x16x64xf32>, %bt: tensor<2xi32>) -> tensor<2x8x16x64xf32> {
+  // expected-error @+1 {{'block_table' must have rank 2 ([B, M]); got 'tensor<2xi32>'}}
+  %o = kgen.attention %q, %k, %v block_table(%bt : tensor<2xi32>) : tensor<2x8x16x64xf32>, tensor<8x2x16x64xf32>, tensor<8x2x16x64xf32> -> tensor<2x8x16x64xf32>
+  return %o : tensor<2x8x16x64xf32>
+}
+
+// -----
+
+func.func @attention_table_batch(%q: tensor<2x8x16x64xf32>, %k: tensor<8x2x16x64xf32>, %v: tensor<8x2x16x64xf32>, %bt: tensor<3x4xi32>) -> tensor<2x8x16x64xf32> {
+  // expected-error @+1 {{'block_table' has shape [3, 4]; expected [2, 4] ([B, M] with B of 'q')}}
+  %o = kgen.attention %q, %k, %v block_table(%bt : tensor<3x4xi32>) : tensor<2x8x16x64xf32>, tensor<8x2x16x64xf32>, tensor<8x2x16x64xf32> -> tensor<2x8x16x64xf32>
+  return %o : tensor<2x8x16x64xf32>
+}
+
+// -----
+
+func.func @attention_page_size(%q: tensor<2x8x16x64xf32>, %k: tensor<8x2x300x64xf32>, %v: tensor<8x2x300x64xf32>, %bt: tensor<2x1xi32>) -> tensor<2x8x16x64xf32> {
+  // expected-error @+1 {{page size (dimension 2 of 'k') is 300; expected 1 to 256}}
+  %o = kgen.attention %q, %k, %v block_table(%bt : tensor<2x1xi32>) : tensor<2x8x16x64xf32>, tensor<8x2x300x64xf32>, tensor<8x2x300x64xf32> -> tensor<2x8x16x64xf32>
+  return %o : tensor<2x8x16x64xf32>
+}
+
+// -----
+
+func.func @attention_paged_k_dim(%q: tensor<2x8x16x64xf32>, %k: tensor<8x2x16x32xf32>, %v: tensor<8x2x16x32xf32>, %bt: tensor<2x4xi32>) -> tensor<2x8x16x64xf32> {
+  // expected-error @+1 {{'k' has shape [8, 2, 16, 32]; expected [8, 2, 16, 64] ([N, Hkv, P, D] with D of 'q')}}
+  %o = kgen.attention %q, %k, %v block_table(%bt : tensor<2x4xi32>) : tensor<2x8x16x64xf32>, tensor<8x2x16x32xf32>, tensor<8x2x16x32xf32> -> tensor<2x8x16x64xf32>
+  return %o : tensor<2x8x16x64xf32>
+}
+
+// -----
+
 func.func @attention_kv_lens_rank(%q: tensor<2x8x16x64xf32>, %k: tensor<2x8x16x64xf32>, %v: tensor<2x8x16x64xf32>, %lens: tensor<2x1xi32>) -> tensor<2x8x16x64xf32> {
   // expected-error @+1 {{'kv_lens' must have rank 1 ([B]); got 'tensor<2x1xi32>'}}
   %o = kgen.attention %q, %k, %v kv_lens(%lens : tensor<2x1xi32>) : tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32> -> tensor<2x8x16x64xf32>

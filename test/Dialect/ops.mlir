@@ -249,6 +249,16 @@ func.func @attention_plain(%q: tensor<2x8x128x64xbf16>, %k: tensor<2x8x256x64xbf
 
 // -----
 
+// A paged cache: 40 pages of 16 keys, 8 pages per sequence (Skv 128).
+// CHECK-LABEL: func.func @attention_paged(
+// CHECK:         kgen.attention %{{.+}}, %{{.+}}, %{{.+}} kv_lens(%{{.+}} : tensor<2xi32>) block_table(%{{.+}} : tensor<2x8xi32>) {causal} : tensor<2x8x1x64xbf16>, tensor<40x2x16x64xbf16>, tensor<40x2x16x64xbf16> -> tensor<2x8x1x64xbf16>
+func.func @attention_paged(%q: tensor<2x8x1x64xbf16>, %k: tensor<40x2x16x64xbf16>, %v: tensor<40x2x16x64xbf16>, %lens: tensor<2xi32>, %bt: tensor<2x8xi32>) -> tensor<2x8x1x64xbf16> {
+  %o = kgen.attention %q, %k, %v kv_lens(%lens : tensor<2xi32>) block_table(%bt : tensor<2x8xi32>) {causal} : tensor<2x8x1x64xbf16>, tensor<40x2x16x64xbf16>, tensor<40x2x16x64xbf16> -> tensor<2x8x1x64xbf16>
+  return %o : tensor<2x8x1x64xbf16>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @attention_lse(
 // CHECK:         %[[O:.+]], %[[LSE:.+]] = kgen.attention %{{.+}}, %{{.+}}, %{{.+}} : tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>, tensor<1x4x16xf32>
 // CHECK:         return %[[O]], %[[LSE]]

@@ -153,3 +153,21 @@ func.func @hand_written(%q: tensor<1x8x100x64xbf16>, %k: tensor<1x2x100x64xbf16>
         -> tensor<1x8x100x64xbf16>
   return %o : tensor<1x8x100x64xbf16>
 }
+
+// -----
+
+// A paged cache (pages of 16 keys): FA2's tiles on sm_90a too (wgmma's TMA
+// boxes cannot gather a block table's pages), and the model keeps to
+// mma_sync.
+// CHECK-LABEL: func.func @paged_prefill
+// SM90: instruction = mma_sync, block_m = 64, block_n = 64, warps_m = 4, stages = 2, {{.*}} source = default>
+// MODEL: instruction = mma_sync, {{.*}} source = model
+// LOWER-LABEL: kgen.kernel @kgen_attention_bf16_h32x8_q2048_kv2048_d128_causal_page16 grid [1024, 1, 1] threads 128
+// LOWER: kgen.tile.load_paged
+func.func @paged_prefill(%q: tensor<1x32x2048x128xbf16>, %k: tensor<200x8x16x128xbf16>,
+                         %v: tensor<200x8x16x128xbf16>, %bt: tensor<1x128xi32>) -> tensor<1x32x2048x128xbf16> {
+  %o = kgen.attention %q, %k, %v block_table(%bt : tensor<1x128xi32>) {causal}
+      : tensor<1x32x2048x128xbf16>, tensor<200x8x16x128xbf16>, tensor<200x8x16x128xbf16>
+        -> tensor<1x32x2048x128xbf16>
+  return %o : tensor<1x32x2048x128xbf16>
+}

@@ -143,10 +143,13 @@ void AttentionGroupRun::computeReference() {
   const Tensor *lens = tensors_.count("kv_lens") ? &tensors_.at("kv_lens") : nullptr;
   const Tensor *slopes =
       tensors_.count("alibi_slopes") ? &tensors_.at("alibi_slopes") : nullptr;
+  const Tensor *table =
+      tensors_.count("block_table") ? &tensors_.at("block_table") : nullptr;
   expected_ = attentionExpected(spec_, tensors_.at("q").host,
                                 tensors_.at("k").host, tensors_.at("v").host,
                                 lens != nullptr ? &lens->host : nullptr, rows_,
-                                slopes != nullptr ? &slopes->host : nullptr);
+                                slopes != nullptr ? &slopes->host : nullptr,
+                                table != nullptr ? &table->host : nullptr);
 }
 
 /// Before a package's checked run: its outputs NaN again, so that an

@@ -71,6 +71,14 @@
 //       null). Split s's planes are at o_partial + s * o_split_stride and
 //       lse_partial + s * lse_split_stride; all pointers at split 0 of the
 //       (b, hk) plane.
+//   template <int Rows, int Cols, int Threads, class T>
+//   load_paged_box(T *dst, const T *cache, long heads, long page_size,
+//                  long ld, long hk, const int *table, long key0, long rows,
+//                  long cols)
+//       kgen.tile.load_paged: rows [key0, key0 + Rows) of head hk of a
+//       paged cache [pages, heads, page_size, ld] into a RowMajorPadded
+//       stage tile, key j's row from page table[j / page_size], zero where
+//       j >= rows or c >= cols (table entries of such keys not read).
 //   attention_smem_bytes<T>(BM, BN, Dp, Stages)     KGEN_HD constexpr
 //       the dynamic shared memory of the kernel: the Q tile at byte 0
 //       (stage_buffer_bytes<T>(1, BM, Dp)), then K (Stages, BN, Dp) at
@@ -438,6 +446,46 @@ KGEN_DEVICE void online_softmax(AttentionScores<BM, BN, WarpsM> &s,
       }
     stats.sum[ri] = stats.sum[ri] * alpha + sum;
     acc.scale_row(ri, alpha);
+  }
+}
+
+/// kgen.tile.load_paged: rows [key0, key0 + Rows) of head `hk` of a paged
+/// cache ([pages, heads, page_size, ld] elements at `cache`; key j at page
+/// table[j / page_size], row j mod page_size) into a RowMajorPadded<T,
+/// Rows, Cols> tile, zero where j >= rows or a column >= cols. `table` is
+/// the sequence's row of the block table; entries of keys j >= rows are
+/// not read. 16-byte cp.async chunks when `cache` and the row pitch are
+/// 16-byte aligned (commit with the stage), else element copies.
+template <int Rows, int Cols, int Threads, class T>
+KGEN_DEVICE void load_paged_box(T *dst, const T *cache, long heads,
+                                long page_size, long ld, long hk,
+                                const int *table, long key0, long rows,
+                                long cols) {
+  using Layout = kgen::cuda::RowMajorPadded<T, Rows, Cols>;
+  constexpr int kVec = 16 / int(sizeof(T));
+  static_assert(Cols % kVec == 0, "a stage tile's rows must be whole 16-byte "
+                                  "chunks");
+  constexpr int kChunksPerRow = Cols / kVec, kChunks = Rows * kChunksPerRow;
+  const bool async = kgen::cuda::can_use_cp_async_16(cache, ld, int(sizeof(T)));
+  char *smem = reinterpret_cast<char *>(dst);
+  for (int chunk = int(threadIdx.x); chunk < kChunks; chunk += Threads) {
+    const int row = chunk / kChunksPerRow;
+    const int col = (chunk % kChunksPerRow) * kVec;
+    const long j = key0 + row;
+    const int n = j < rows ? int(lmin(lmax(cols - col, 0), kVec)) : 0;
+    const T *src = cache;
+    if (n > 0) {
+      const long page = table[j / page_size];
+      src = cache + ((page * heads + hk) * page_size + j % page_size) * ld + col;
+    }
+    if (async) {
+      kgen::cuda::cp_async_cg_16(smem + Layout::byte_offset(row, col), src,
+                                 n * int(sizeof(T)));
+    } else {
+      T *d = reinterpret_cast<T *>(smem + Layout::byte_offset(row, col));
+      for (int e = 0; e < kVec; ++e)
+        d[e] = e < n ? src[e] : T(0.f);
+    }
   }
 }
 
