@@ -27,8 +27,9 @@
 # in build-device/attention-packages/, which the device check's packages
 # step verifies and times and its torch step compares with SDPA. Entries
 # whose K and V exceed ATTENTION_MAX_KV_GIB (default 4: batch 16 at 128k
-# keys and batch 128 at 32k) are left out, for the device time; "" keeps
-# every entry.
+# keys, batch 128 at 32k and the paged batch 64 at 32k; a paged entry's K
+# and V are its page pool, num_pages * kv_heads * page_size * head_dim
+# elements each) are left out, for the device time; "" keeps every entry.
 # Environment: BUILD_DIR (default build), JOBS (parallel compiles, default
 # all cores), KGEN_CACHE_DIR (NVRTC cache, default BUILD_DIR/nvrtc-cache).
 # Needs a build (scripts/dev.sh build): kgen-opt and kgen-tune from build/bin.

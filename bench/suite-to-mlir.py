@@ -17,11 +17,16 @@ Attention suite: one function per entry, named after it ("llama3-8b/decode
 b=1 kv=1k" -> llama3_8b_decode_b_1_kv_1k), holding one kgen.attention of the
 entry's op object (docs/kernel-package.md): q [B, Hq, Sq, D], k and v
 [B, Hkv, Skv, D], kv_lens ([B] i32) and the lse result ([B, Hq, Sq] f32) when
-the entry has them, scale, causal, sliding_window and softcap as given.
+the entry has them, scale, causal, sliding_window and softcap as given. A
+"paged" entry (a paged KV cache) has k and v [num_pages, Hkv, page_size, D]
+and a block_table(...) operand [B, Skv / page_size] i32 after kv_lens; one
+without page_size or num_pages, or whose seq_kv is not a multiple of
+page_size, is refused.
 --entries keeps the entries whose name contains one of the substrings;
---max-kv-gib drops those whose K and V together (2 B Hkv Skv D elements)
-exceed G GiB (the device check's cut of the largest decode steps). Entries with the same op are
-written once, under the first name.
+--max-kv-gib drops those whose K and V together (2 B Hkv Skv D elements,
+2 num_pages Hkv page_size D when paged) exceed G GiB (the device check's
+cut of the largest decode steps). Entries with the same op are written
+once, under the first name.
 
 MoE suite: one function per entry, named after it as above, holding one
 kgen.moe of the entry's op object: x [T, H], the router logits [T, E] (an
@@ -88,10 +93,29 @@ def gemm_module(suite, path, args):
     return out
 
 
+class Refused(Exception):
+    """An op object suite-to-mlir cannot write as a kgen op (moe, paged
+    attention)."""
+
+
 def kv_bytes(op):
-    """Bytes of K and V together."""
+    """Bytes of K and V together: the whole page pool when paged."""
     elem = 4 if op["dtype"] == "f32" else 2
-    return 2 * op["batch"] * op["kv_heads"] * op["seq_kv"] * op["head_dim"] * elem
+    rows = op["num_pages"] * op["page_size"] if op.get("paged") else op["batch"] * op["seq_kv"]
+    return 2 * rows * op["kv_heads"] * op["head_dim"] * elem
+
+
+def paged_pages(op):
+    """(page_size, num_pages, pages per sequence) of a paged attention op
+    object; raises Refused."""
+    size, count, skv = op.get("page_size"), op.get("num_pages"), op["seq_kv"]
+    for field, v, hi in (("page_size", size, 256), ("num_pages", count, None)):
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1 or (hi and v > hi):
+            bound = f"in [1, {hi}]" if hi else ">= 1"
+            raise Refused(f"a paged op needs {field} (an integer {bound}), not {v!r}")
+    if skv % size:
+        raise Refused(f"seq_kv {skv} is not a multiple of page_size {size}")
+    return size, count, skv // size
 
 
 def attention_function(name, op):
@@ -101,6 +125,11 @@ def attention_function(name, op):
     t = ATTENTION_TYPES[op["dtype"]]
     to = ATTENTION_TYPES[op.get("dtype_out") or op["dtype"]]
     q, kv = f"tensor<{b}x{hq}x{sq}x{d}x{t}>", f"tensor<{b}x{hkv}x{skv}x{d}x{t}>"
+    if op.get("paged"):
+        size, count, per_seq = paged_pages(op)
+        kv, table = f"tensor<{count}x{hkv}x{size}x{d}x{t}>", f"tensor<{b}x{per_seq}xi32>"
+    elif any(op.get(f) is not None for f in ("page_size", "num_pages")):
+        raise Refused("page_size and num_pages need \"paged\": true")
     o, lse, lens = f"tensor<{b}x{hq}x{sq}x{d}x{to}>", f"tensor<{b}x{hq}x{sq}xf32>", f"tensor<{b}xi32>"
     attrs = []
     if op.get("scale") is not None:
@@ -116,6 +145,9 @@ def attention_function(name, op):
     if op.get("kv_lens"):
         args.append(f"%lens: {lens}")
         operands += f" kv_lens(%lens : {lens})"
+    if op.get("paged"):
+        args.append(f"%bt: {table}")
+        operands += f" block_table(%bt : {table})"
     results, values = [o], ["%o"]
     if op.get("lse"):
         results.append(lse)
@@ -151,10 +183,25 @@ def entry_functions(suite, args, keep, function, what, filters):
 
 
 def attention_module(suite, path, args):
-    def keep(_, op):
+    def refuse(name, e):
+        sys.exit(f"suite-to-mlir: entry {name!r}: cannot write its op as a "
+                 f"kgen.attention: {e}")
+
+    def keep(name, op):
+        try:
+            if op.get("paged"):
+                paged_pages(op)   # before kv_bytes reads the page pool
+        except Refused as e:
+            refuse(name, e)
         return args.max_kv_gib is None or kv_bytes(op) <= args.max_kv_gib * 2**30
+
+    def function(name, op):
+        try:
+            return attention_function(name, op)
+        except Refused as e:
+            refuse(name, e)
     return [f"// Attention of {suite['name']} ({path}): one function per entry."] + \
-        entry_functions(suite, args, keep, attention_function, "attention",
+        entry_functions(suite, args, keep, function, "attention",
                         "--entries and --max-kv-gib")
 
 
@@ -170,10 +217,6 @@ SCALE_BLOCK = 128   # block scales: one f32 per 128 x 128 weights
 def scale_blocks(n):
     """ceil(n / 128): the blocks of a dimension of block-scaled weights."""
     return -(-n // SCALE_BLOCK)
-
-
-class Refused(Exception):
-    """An op object suite-to-mlir cannot write as a kgen.moe."""
 
 
 def moe_parts(op):

@@ -154,6 +154,7 @@ def attention_table(kgen_results, torch_results):
         return ""
     rows = [["attention", "kgen ms", "cudnn ms", "flash ms", "kgen TFLOP/s",
              "cudnn TFLOP/s", "flash TFLOP/s", "kgen %bw", "vs best"]]
+    contiguous = False
     for k, by in rows_by_op.items():
         kg = by.get("kgen")
         base = [by[i] for i in ATTENTION_BASELINES if i in by]
@@ -162,13 +163,20 @@ def attention_table(kgen_results, torch_results):
         vs = "-"
         if best and kg and kg["status"] == "ok" and kg["time"]:
             vs = f'{best / kg["time"]["median_ms"]:.2f}x'
-        cells = [names[k], ms(kg) if kg else "-"]
+        # A paged op's SDPA baselines ran on the contiguous cache
+        # (torch_baselines.py's comment): marked, with a note below.
+        mark = "*" if any(by[i].get("comment", "").startswith("contiguous cache")
+                          for i in ATTENTION_BASELINES if i in by) else ""
+        contiguous = contiguous or bool(mark)
+        cells = [names[k] + mark, ms(kg) if kg else "-"]
         cells += [ms(by[i]) if i in by else "-" for i in ATTENTION_BASELINES]
         cells += [f'{real(r["tflops"]):.1f}' if r and r["status"] == "ok" else "-"
                   for r in [kg] + [by.get(i) for i in ATTENTION_BASELINES]]
         cells += [percent(kg["fraction_of_copy_ceiling"]) if kg else "-", vs]
         rows.append(cells)
-    return table(rows)
+    note = ("\n* paged KV cache: SDPA (no paged input) on the equivalent contiguous "
+            "cache, the page gather not timed" if contiguous else "")
+    return table(rows) + note
 
 
 def median_ms(result):

@@ -25,7 +25,11 @@ package's place among --attention-packages; kgen's own rule,
 attentionKvLens), passed as a boolean key mask [B, 1, Sq, Skv] over the
 padded cache; the log-sum-exp, which SDPA does not return, is not
 computed. A backend that refuses a case is a "skipped" result whose reason
-is torch's (its warnings), not a failure.
+is torch's (its warnings), not a failure. SDPA takes no paged KV cache: a
+"paged" entry (K and V as pages read through a block table) is timed on
+the equivalent contiguous cache [B, Hkv, Skv, D] (the same math, the same
+kv_lens), its results carrying a "comment" that says so ("contiguous
+cache"): the gather of the pages, which kgen's kernel does, is not timed.
 
 For every entry of a MoE suite (--moe-suite, schema kgen.moe-suite, e.g.
 bench/suites/moe.json): the whole layer from the router logits to y, as
@@ -244,15 +248,21 @@ def attention_kv_lens(op, seed):
 
 
 OP_DEFAULTS = {"kv_lens": False, "lse": False, "causal": False,
-               "sliding_window": None, "softcap": None}
+               "sliding_window": None, "softcap": None,
+               "paged": False, "page_size": None, "num_pages": None}
+PAGED_COMMENT = ("contiguous cache: SDPA on the equivalent contiguous K and V "
+                 "[B, Hkv, Skv, D] (the same math and kv_lens; SDPA takes no paged "
+                 "cache); the gather of the pages through the block table, which "
+                 "kgen's kernel does, is not timed")
 
 
 def op_matches(entry_op, package_op):
-    """Whether a package's op object (every field written) is a suite
-    entry's: the fields the entry gives, and the op's defaults for the
-    others (dtype_out the dtype; scale whatever the package says)."""
+    """Whether a package's op object (every field written, but the paged
+    cache's, written only when paged) is a suite entry's: the fields the
+    entry gives, and the op's defaults for the others (dtype_out the dtype;
+    scale whatever the package says)."""
     want = dict(OP_DEFAULTS, dtype_out=entry_op.get("dtype"), **entry_op)
-    return all(package_op.get(k) == v for k, v in want.items())
+    return all(package_op.get(k, OP_DEFAULTS.get(k)) == v for k, v in want.items())
 
 
 def package_run_seeds(manifest_ops, run_seed):
@@ -273,7 +283,9 @@ def package_run_seeds(manifest_ops, run_seed):
 def attention_suite_work(op):
     """(flops, fewest bytes) as kgen counts them (Attention.h attentionFlops
     and attentionBytes): 4 B Hq Sq Skv D, halved with causal; q, k, v, out,
-    and lse (f32) and kv_lens (i32) when the op has them, once each."""
+    and lse (f32) and kv_lens (i32) when the op has them, once each; with
+    a paged cache k and v count the B * M pages the sequences name (as many
+    elements as the contiguous cache) and the i32 block table [B, M]."""
     b, hq, hkv = op["batch"], op["q_heads"], op["kv_heads"]
     sq, skv, d = op["seq_q"], op["seq_kv"], op["head_dim"]
     flops = 4.0 * b * hq * sq * skv * d * (0.5 if op.get("causal") else 1.0)
@@ -284,6 +296,8 @@ def attention_suite_work(op):
         nbytes += 4 * b * hq * sq
     if op.get("kv_lens"):
         nbytes += 4 * b
+    if op.get("paged"):
+        nbytes += 4 * b * (skv // op["page_size"])
     return flops, float(nbytes)
 
 
@@ -294,7 +308,8 @@ def attention_cases(entries, packages=None, run_seed=1):
     [B, Hq, Sq, D], kv_shape [B, Hkv, Skv, D], kv_lens (a list, or None),
     mask ("none", "is_causal" or "explicit": kv_lens, or causal with
     Sq != Skv, or a window), unsupported (why SDPA cannot compute the op,
-    or ""), work (flops, bytes)."""
+    or ""), work (flops, bytes), comment (PAGED_COMMENT for a paged op,
+    which SDPA computes on the contiguous kv_shape, else "")."""
     seeds = package_run_seeds([op for _, op in packages], run_seed) if packages else []
     cases = []
     for index, entry in enumerate(entries):
@@ -326,7 +341,8 @@ def attention_cases(entries, packages=None, run_seed=1):
                       "q_shape": [b, hq, sq, d], "kv_shape": [b, hkv, skv, d],
                       "kv_lens": kv_lens, "mask": mask,
                       "unsupported": "; ".join(unsupported),
-                      "work": attention_suite_work(op)})
+                      "work": attention_suite_work(op),
+                      "comment": PAGED_COMMENT if op.get("paged") else ""})
     return cases
 
 
@@ -846,13 +862,19 @@ def run_attention_suite(torch, timer, cases, ceilings, gen, log):
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
     results = []
+
+    def labelled(result, case):
+        """A result with its case's comment (the contiguous cache of a
+        paged op), when it has one."""
+        return dict(result, comment=case["comment"]) if case.get("comment") else result
+
     for case in cases:
         op = case["op"]
         impls = [(name, f"torch-sdpa-{name}") for name in ATTENTION_BACKENDS]
         if case["unsupported"]:
             for _, impl in impls:
-                results.append(make_result(case["name"], impl, op, "skipped",
-                                           case["unsupported"]))
+                results.append(labelled(make_result(case["name"], impl, op, "skipped",
+                                                    case["unsupported"]), case))
                 log(f'{impl} {case["name"]}: skipped: {case["unsupported"]}')
             continue
         dtype = {"bf16": torch.bfloat16, "f16": torch.float16,
@@ -864,8 +886,9 @@ def run_attention_suite(torch, timer, cases, ceilings, gen, log):
             mask = attention_mask(torch, case) if case["mask"] == "explicit" else None
         except Exception as e:  # noqa: BLE001 - out of memory: reported
             for _, impl in impls:
-                results.append(make_result(case["name"], impl, op, "launch_failed",
-                                           f"inputs: {type(e).__name__}: {e}"[:2000]))
+                results.append(labelled(make_result(
+                    case["name"], impl, op, "launch_failed",
+                    f"inputs: {type(e).__name__}: {e}"[:2000]), case))
             q = k = v = mask = None
             torch.cuda.empty_cache()
             continue
@@ -892,10 +915,12 @@ def run_attention_suite(torch, timer, cases, ceilings, gen, log):
         for name, impl in impls:
             member = getattr(SDPBackend, SDPA_BACKEND_ENUM[name])
             r = make_result(case["name"], impl, op)
-            results.append(run_backend(r, lambda: sdpa_kernel(member), call, check,
-                                       timer.time, SDPA_TOLERANCE, case["work"],
-                                       ceilings))
-            log(f'{impl} {case["name"]}: {results[-1]["status"]} {results[-1]["reason"][:200]}')
+            results.append(labelled(run_backend(r, lambda: sdpa_kernel(member), call,
+                                                check, timer.time, SDPA_TOLERANCE,
+                                                case["work"], ceilings), case))
+            paged = " (contiguous cache)" if case.get("comment") else ""
+            log(f'{impl} {case["name"]}{paged}: {results[-1]["status"]} '
+                f'{results[-1]["reason"][:200]}')
         del q, k, v, mask
         torch.cuda.empty_cache()
     return results
