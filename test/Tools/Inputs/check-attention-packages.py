@@ -28,8 +28,13 @@ def main():
         with open(path) as f:
             m = json.load(f)
         op = m["op"]
+        # The paging fields count even where an entry leaves them out: a
+        # paged package is not the contiguous entry of the same shape.
+        paging = ("paged", "page_size", "num_pages")
         entry = next((e["name"] for e in entries
-                      if all(op.get(k) == v for k, v in e["op"].items())), None)
+                      if all(op.get(k) == v for k, v in e["op"].items())
+                      and all(op.get(k) == e["op"].get(k) for k in paging)),
+                     None)
         if entry is None:
             bad.append(f'{m["name"]}: op matches no suite entry: {json.dumps(op)}')
         kernels = m["kernels"]
