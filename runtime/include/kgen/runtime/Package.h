@@ -135,7 +135,9 @@ bool writePackage(const std::string &dir, const KernelPackage &pkg,
 /// the one rule of the GPU run and the emulated device:
 /// makeRandom(dtype, shape, packageInputSeed(runSeed, name)), except an
 /// attention package's kv_lens, whose lengths attentionKvLens (Attention.h)
-/// draws from that seed so that they lie in [0, Skv], and a moe package's
+/// draws from that seed so that they lie in [0, Skv], and its block_table
+/// (attentionBlockTable: distinct shuffled pages, -1 past each sequence's
+/// length), and a moe package's
 /// inputs, filled by moeInput (Moe.h: weights scaled by 1 / sqrt(K),
 /// router logits without ties), and a grouped_gemm package's, filled by
 /// groupedGemmInput (GroupedGemm.h: B scaled likewise, non-decreasing
