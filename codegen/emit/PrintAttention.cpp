@@ -240,6 +240,13 @@ LogicalResult KernelPrinter::printAttentionWgmma(Block &body) {
   if (!qk || !pv)
     return pipe.emitOpError("the wgmma attention pipeline expects a "
                             "kgen.tile.qk and a kgen.tile.pv");
+  // The TMA boxes start at (b, hk, row, 0) of the 4-D views.
+  SmallVector<TileLoadOp> boxes(pipe.getLoad().getOps<TileLoadOp>());
+  boxes.push_back(loadQ);
+  for (TileLoadOp l : boxes)
+    if (l.getIndices().size() != 4 || name(l.getIndices()[3]) != "0")
+      return l.emitOpError("the wgmma attention kernel loads boxes at "
+                           "(b, hk, row, 0) of 4-D tensors");
   Type elem = cast<MemRefType>(qk.getQ().getType()).getElementType();
   int64_t bn = dimOf(qk.getK(), 1), dp = dimOf(qk.getK(), 2);
   int64_t groups = attention.getConsumerWarpgroups();
