@@ -220,7 +220,13 @@ TEST(AttentionSuiteFile, HasPrefillAndDecodeOfBothModels) {
   EXPECT_EQ(e->spec.seqKv, 32768);
   EXPECT_NE(entryNamed(suite, "llama3-70b/decode b=1 kv=128k"), nullptr);
   EXPECT_EQ(entryNamed(suite, "llama3-8b/decode b=128 kv=128k"), nullptr);
-  EXPECT_EQ(suite.entries.size(), 38u);
+  // A paged decode: every sequence its own pages of 16 keys.
+  e = entryNamed(suite, "llama3-8b/paged decode b=16 kv=8k page=16");
+  ASSERT_NE(e, nullptr);
+  EXPECT_TRUE(e->spec.paged);
+  EXPECT_EQ(e->spec.pageSize, 16);
+  EXPECT_EQ(e->spec.numPages, 16 * 8192 / 16);
+  EXPECT_EQ(suite.entries.size(), 43u);
 }
 
 TEST(AttentionSuite, ParsesEntriesAndRefusesBadOnes) {
