@@ -245,6 +245,19 @@ template <int BM, int BN, int WarpsM> struct AttentionScores {
                            kgen::cuda::smem_u32(sk), (thread / 32) * Rows::kWM,
                            0, thread % 32);
   }
+
+  /// P = round_T(s) as the A fragment of k-step kk (keys 16 kk .. + 15) of
+  /// m16 tile mt: register q holds accumulators (2 (q % 2), + 1) of n-tile
+  /// 2 kk + q / 2 (p_fragment_matches_a_fragment). The A operand of the
+  /// P V mma.sync, and of the wgmma with A from registers (AttentionSm90.cuh).
+  template <class T>
+  KGEN_DEVICE void p_fragment(int mt, int kk, unsigned (&a)[4]) const {
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const float *c = &v[(mt * kNTiles + 2 * kk + q / 2) * 4 + 2 * (q % 2)];
+      a[q] = AttentionElement<T>::pack(c[0], c[1]);
+    }
+  }
 };
 
 template <int BM, int WarpsM> struct AttentionRowStats {
@@ -290,9 +303,7 @@ template <int BM, int Dp, int WarpsM> struct AttentionAccumulator {
   template <int BN, class T>
   KGEN_DEVICE void pv(const AttentionScores<BM, BN, WarpsM> &s, const T *sv) {
     using Op = typename MmaOpFor<T>::type;
-    using E = AttentionElement<T>;
     using LayoutV = kgen::cuda::RowMajorPadded<T, BN, Dp>;
-    constexpr int kSNTiles = BN / 8;
     const int lane = int(threadIdx.x % 32);
     const unsigned base = kgen::cuda::smem_u32(sv);
     // ldmatrix.x4.trans of V (K = n rows, N = d cols): d-tiles 2np, 2np + 1.
@@ -302,12 +313,7 @@ template <int BM, int Dp, int WarpsM> struct AttentionAccumulator {
       unsigned a[Rows::kMTiles][4];
 #pragma unroll
       for (int mt = 0; mt < Rows::kMTiles; ++mt)
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          const float *c =
-              &s.v[(mt * kSNTiles + 2 * kk + q / 2) * 4 + 2 * (q % 2)];
-          a[mt][q] = E::pack(c[0], c[1]);
-        }
+        s.template p_fragment<T>(mt, kk, a[mt]);
 #pragma unroll
       for (int np = 0; np < Dp / 16; ++np) {
         unsigned r[4];

@@ -242,9 +242,7 @@ struct AttentionSm90 {
   /// block has a later key tile (the ping-pong ring's last signal is left
   /// out so that no barrier is left half-arrived at the exit).
   KGEN_DEVICE void qk(Scores &s, int st, bool more) {
-    kgen::cuda::mbar_wait(&k_full[st], read.phase);
-    if constexpr (PingPong)
-      kgen::cuda::named_barrier_sync(turn_barrier(group()), 256);
+    take_turn(st);
     kgen::cuda::wgmma_fence();
     issue_qk(s, st);
     kgen::cuda::wgmma_commit();
@@ -259,13 +257,7 @@ struct AttentionSm90 {
   /// fragment is a wgmma A fragment, warp by warp).
   KGEN_DEVICE void pv(Acc &acc, const Scores &s, int st) {
     pack(s);
-    kgen::cuda::mbar_wait(&v_full[st], read.phase);
-    kgen::cuda::fence_operand(acc.v);
-    kgen::cuda::wgmma_fence();
-    issue_pv(acc, st);
-    kgen::cuda::wgmma_commit();
-    kgen::cuda::wgmma_wait<0>();
-    kgen::cuda::fence_operand(acc.v);
+    run_pv(acc, st, read.phase);
   }
 
   /// The warpgroup is done with stage st: one arrive on its `empty`.
@@ -289,9 +281,7 @@ struct AttentionSm90 {
 
   KGEN_DEVICE void qk_over_pv(Scores &s, Acc &acc, int st, bool more) {
     static_assert(Stages >= 2, "overlap_softmax holds two stages at once");
-    kgen::cuda::mbar_wait(&k_full[st], read.phase);
-    if constexpr (PingPong)
-      kgen::cuda::named_barrier_sync(turn_barrier(group()), 256);
+    take_turn(st);
     kgen::cuda::fence_operand(acc.v);
     kgen::cuda::wgmma_fence();
     issue_qk(s, st);
@@ -327,13 +317,7 @@ struct AttentionSm90 {
   KGEN_DEVICE void finish_pv(Acc &acc) {
     if (!has_prev)
       return;
-    kgen::cuda::mbar_wait(&v_full[prev.index], prev.phase);
-    kgen::cuda::fence_operand(acc.v);
-    kgen::cuda::wgmma_fence();
-    issue_pv(acc, prev.index);
-    kgen::cuda::wgmma_commit();
-    kgen::cuda::wgmma_wait<0>();
-    kgen::cuda::fence_operand(acc.v);
+    run_pv(acc, prev.index, prev.phase);
     release_stage(prev.index);
     has_prev = false;
   }
@@ -359,6 +343,18 @@ private:
     }
   }
 
+  /// acc += P V of stage st, whose V load completes phase `phase` of its
+  /// `full` barrier; returns once the wgmmas are done.
+  KGEN_DEVICE void run_pv(Acc &acc, int st, unsigned phase) {
+    kgen::cuda::mbar_wait(&v_full[st], phase);
+    kgen::cuda::fence_operand(acc.v);
+    kgen::cuda::wgmma_fence();
+    issue_pv(acc, st);
+    kgen::cuda::wgmma_commit();
+    kgen::cuda::wgmma_wait<0>();
+    kgen::cuda::fence_operand(acc.v);
+  }
+
   /// P (the registers pack() filled) times the V tile of stage st.
   KGEN_DEVICE void issue_pv(Acc &acc, int st) {
     const unsigned sv = kgen::cuda::smem_u32(smem + kVOffset + st * kKvBytes);
@@ -372,17 +368,20 @@ private:
     }
   }
 
-  /// p = round_T(s) as A fragments: slice kk, register q holds accumulators
-  /// (2 (q % 2), + 1) of n-tile 2 kk + q / 2.
+  /// p = round_T(s) as the A fragments of the k16 slices (the FA2 packing:
+  /// an m16n8k16 A fragment is a wgmma A fragment, warp by warp).
   KGEN_DEVICE void pack(const Scores &s) {
-    using E = AttentionElement<T>;
 #pragma unroll
     for (int kk = 0; kk < BN / 16; ++kk)
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const float *c = &s.v[(2 * kk + q / 2) * 4 + 2 * (q % 2)];
-        p[kk][q] = E::pack(c[0], c[1]);
-      }
+      s.template p_fragment<T>(0, kk, p[kk]);
+  }
+
+  /// Waits for the K tile of stage st, then (ping-pong) for this
+  /// warpgroup's turn to issue its GEMMs.
+  KGEN_DEVICE void take_turn(int st) {
+    kgen::cuda::mbar_wait(&k_full[st], read.phase);
+    if constexpr (PingPong)
+      kgen::cuda::named_barrier_sync(turn_barrier(group()), 256);
   }
 
   /// Ping-pong: the next warpgroup's turn; the ring's last signal is left
