@@ -146,14 +146,16 @@ mlir::kgen::defaultAttentionFields(const AttentionProblem &p, Target target,
                                    AttentionLegalityError *refusal) {
   AttentionTileChoice tile = chooseAttentionTile(p);
   AttentionOperands operands = p.operands();
+  // The chosen tile with the split that fills the SMs (flash-decoding).
+  auto withSplit = [&](AttentionConfigFields f) {
+    AttentionGrid g = attentionGrid(p, f.blockM, f.blockN, f.packGqa);
+    int64_t slots = getTargetInfo(target).smCount * attentionBlocksPerSm(f, p);
+    f.splitKv = chooseSplitKv(g.planes * g.rowTiles, g.keyTiles, slots);
+    return f;
+  };
   if (target == Target::sm_90a)
-    if (std::optional<AttentionConfigFields> f = fa3AttentionFields(p)) {
-      AttentionGrid g = attentionGrid(p, f->blockM, f->blockN, f->packGqa);
-      int64_t slots =
-          getTargetInfo(target).smCount * attentionBlocksPerSm(*f, p);
-      f->splitKv = chooseSplitKv(g.planes * g.rowTiles, g.keyTiles, slots);
-      return f;
-    }
+    if (std::optional<AttentionConfigFields> f = fa3AttentionFields(p))
+      return withSplit(*f);
   std::optional<AttentionLegalityError> firstError;
   // More warps only where the tile's do not fit (one warp holding a row
   // block of head dim 208 and more spills at any block_n).
@@ -168,11 +170,7 @@ mlir::kgen::defaultAttentionFields(const AttentionProblem &p, Target target,
           firstError = e;
         continue;
       }
-      AttentionGrid g = attentionGrid(p, f.blockM, f.blockN, f.packGqa);
-      int64_t slots =
-          getTargetInfo(target).smCount * attentionBlocksPerSm(f, p);
-      f.splitKv = chooseSplitKv(g.planes * g.rowTiles, g.keyTiles, slots);
-      return f;
+      return withSplit(f);
     }
   if (refusal && firstError)
     *refusal = *firstError;

@@ -242,7 +242,8 @@ void lowerLoadPaged(TileLoadPagedOp op, RefBuilder &rb) {
     Value rowOk = rb.andi(
         planeOk, rb.andi(rb.inRange(j, rb.idx(0), op.getRows()),
                          rb.inRange(slot, rb.idx(0), rb.idx(slots))));
-    // The entry is read only for a key the definition reads.
+    // The entry counts only for a key the definition reads (the load itself
+    // is of a clamped, in-bounds slot).
     Value entry = rb.select(
         rowOk, rb.loadIndex(table, {batch, within(slot, slots)}), rb.idx(0));
     Value page = within(entry, pages);

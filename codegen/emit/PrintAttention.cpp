@@ -61,24 +61,24 @@ LogicalResult KernelPrinter::printAttentionRegisters(memref::AllocaOp op) {
     if (isa<TileSoftmaxInitOp>(user))
       isStats = true;
   }
+  // The rows the tile's threads hold: the block's ([rows, cols] tiles,
+  // [2, rows] statistics), a consumer warpgroup's 64 with wgmma.
+  int64_t rows = wgmma ? 64 : t.getDimSize(isStats ? 1 : 0);
   if (isScores) {
     line() << "// " << shapeComment(t.getShape())
            << " f32 scores, then probabilities: each warp's rows in "
            << fragments << "\n";
-    line() << "kgen::block::AttentionScores<"
-           << (wgmma ? 64 : t.getDimSize(0)) << ", " << t.getDimSize(1)
-           << ", " << warps << "> " << var << ";\n";
+    line() << "kgen::block::AttentionScores<" << rows << ", "
+           << t.getDimSize(1) << ", " << warps << "> " << var << ";\n";
   } else if (isStats) {
     line() << "// running max and sum of each row\n";
-    line() << "kgen::block::AttentionRowStats<"
-           << (wgmma ? 64 : t.getDimSize(1)) << ", " << warps << "> " << var
-           << ";\n";
+    line() << "kgen::block::AttentionRowStats<" << rows << ", " << warps
+           << "> " << var << ";\n";
   } else {
     line() << "// " << shapeComment(t.getShape())
            << " f32 output accumulator, in " << fragments << "\n";
-    line() << "kgen::block::AttentionAccumulator<"
-           << (wgmma ? 64 : t.getDimSize(0)) << ", " << t.getDimSize(1)
-           << ", " << warps << "> " << var << ";\n";
+    line() << "kgen::block::AttentionAccumulator<" << rows << ", "
+           << t.getDimSize(1) << ", " << warps << "> " << var << ";\n";
   }
   return success();
 }
