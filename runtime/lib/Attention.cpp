@@ -252,6 +252,22 @@ bool hasTensor(const KernelPackage &pkg, const char *name) {
   return index && pkg.params[*index].kind == ParamKind::Tensor;
 }
 
+/// A tensor the op may have: checked as checkTensor does when it has it
+/// (`present`), refused when it does not; `lacking` says what the op lacks
+/// ("has no kv_lens").
+bool checkOptionalTensor(const KernelPackage &pkg, const char *name,
+                         bool present, ElemType type, ParamRole role,
+                         const std::vector<std::vector<int64_t>> &shapes,
+                         const char *lacking, std::string &err) {
+  if (present)
+    return checkTensor(pkg, name, type, role, shapes, err) != nullptr;
+  if (!hasTensor(pkg, name))
+    return true;
+  err = "package " + pkg.name + ": attention has a tensor parameter '" +
+        name + "' but the op " + lacking;
+  return false;
+}
+
 /// Split-KV workspaces: both or neither, with one split count.
 bool checkWorkspaces(const KernelPackage &pkg, const AttentionSpec &spec,
                      std::string &err) {
@@ -412,41 +428,23 @@ bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
     }
   if (!checkTensor(pkg, "out", spec.out, ParamRole::Output, qShapes, err))
     return false;
-  if (spec.kvLens ? !checkTensor(pkg, "kv_lens", ElemType::I32,
-                                 ParamRole::Input,
-                                 {attentionShapeKvLens(spec)}, err)
-                  : hasTensor(pkg, "kv_lens")) {
-    if (!spec.kvLens)
-      err = where + "has a tensor parameter 'kv_lens' but the op has no "
-                    "kv_lens";
+  if (!checkOptionalTensor(pkg, "kv_lens", spec.kvLens, ElemType::I32,
+                           ParamRole::Input, {attentionShapeKvLens(spec)},
+                           "has no kv_lens", err))
     return false;
-  }
-  if (spec.paged ? !checkTensor(pkg, "block_table", ElemType::I32,
-                                ParamRole::Input,
-                                {attentionShapeBlockTable(spec)}, err)
-                 : hasTensor(pkg, "block_table")) {
-    if (!spec.paged)
-      err = where + "has a tensor parameter 'block_table' but the op is not "
-                    "paged";
-    else if (!hasTensor(pkg, "block_table"))
+  if (!checkOptionalTensor(pkg, "block_table", spec.paged, ElemType::I32,
+                           ParamRole::Input, {attentionShapeBlockTable(spec)},
+                           "is not paged", err)) {
+    if (spec.paged && !hasTensor(pkg, "block_table"))
       err += " (a paged op reads k and v through an i32 [B, M] block table)";
     return false;
   }
-  if (spec.alibi ? !checkTensor(pkg, "alibi_slopes", ElemType::F32,
-                                ParamRole::Input, {{spec.qHeads}}, err)
-                 : hasTensor(pkg, "alibi_slopes")) {
-    if (!spec.alibi)
-      err = where + "has a tensor parameter 'alibi_slopes' but the op has "
-                    "no alibi";
+  if (!checkOptionalTensor(pkg, "alibi_slopes", spec.alibi, ElemType::F32,
+                           ParamRole::Input, {{spec.qHeads}}, "has no alibi",
+                           err) ||
+      !checkOptionalTensor(pkg, "lse", spec.lse, ElemType::F32,
+                           ParamRole::Output, lseShapes, "has no lse", err))
     return false;
-  }
-  if (spec.lse ? !checkTensor(pkg, "lse", ElemType::F32, ParamRole::Output,
-                              lseShapes, err)
-               : hasTensor(pkg, "lse")) {
-    if (!spec.lse)
-      err = where + "has a tensor parameter 'lse' but the op has no lse";
-    return false;
-  }
   if (!checkWorkspaces(pkg, spec, err))
     return false;
   for (const KernelParam &p : pkg.params) {
