@@ -239,14 +239,14 @@ bool verifyAttention(const rt::KernelPackage &pkg, const rt::AttentionSpec &spec
   const std::vector<int64_t> rows = rt::sampleIndices(
       rowCount, rowCount <= kAttentionAllRows ? rowCount : kAttentionSampledRows,
       rt::mixSeed(seed, kRowSalt));
-  const int iLens = paramIndex(pkg, "kv_lens");
-  const int iSlopes = paramIndex(pkg, "alibi_slopes");
-  const int iTable = paramIndex(pkg, "block_table");
+  const rt::AttentionExtras extras = rt::attentionExtras(
+      [&](const std::string &name) -> const rt::HostTensor * {
+        const int i = paramIndex(pkg, name.c_str());
+        return i >= 0 ? &host[i] : nullptr;
+      });
   const rt::AttentionExpected expected = rt::attentionExpected(
       spec, host[paramIndex(pkg, "q")], host[paramIndex(pkg, "k")],
-      host[paramIndex(pkg, "v")], iLens >= 0 ? &host[iLens] : nullptr, rows,
-      iSlopes >= 0 ? &host[iSlopes] : nullptr,
-      iTable >= 0 ? &host[iTable] : nullptr);
+      host[paramIndex(pkg, "v")], extras, rows);
   const rt::HostTensor got = rt::gatherRows(
       computed(host, mem, paramIndex(pkg, "out")), rows, spec.headDim);
   rt::CompareStats stats;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <tuple>
 
 namespace kgen::rt {
 
@@ -72,21 +73,28 @@ bool readF32(const json &op, const char *key, double &out, std::string &err) {
   return true;
 }
 
-bool isAttentionType(ElemType t) {
-  return t == ElemType::BF16 || t == ElemType::F16 || t == ElemType::F32;
+constexpr const char *kOutTypes = "\"bf16\", \"f16\" or \"f32\"";
+constexpr const char *kInputTypes =
+    "\"bf16\", \"f16\", \"f32\" or \"f8E4M3FN\"";
+
+/// An element type of `out` (bf16, f16, f32), or with `input` also of q,
+/// k and v (f8E4M3FN as well).
+bool isAttentionType(ElemType t, bool input) {
+  return t == ElemType::BF16 || t == ElemType::F16 || t == ElemType::F32 ||
+         (input && t == ElemType::F8E4M3FN);
 }
 
-bool readType(const json &op, const char *key, std::optional<ElemType> &out,
-              std::string &err) {
+bool readType(const json &op, const char *key, bool input,
+              std::optional<ElemType> &out, std::string &err) {
   out.reset();
   if (!present(op, key))
     return true;
   const std::optional<ElemType> t =
       op[key].is_string() ? parseElemType(op[key].get<std::string>())
                           : std::nullopt;
-  if (!t || !isAttentionType(*t))
-    return fail(err, std::string("'") + key +
-                         "' must be \"bf16\", \"f16\" or \"f32\", got " +
+  if (!t || !isAttentionType(*t, input))
+    return fail(err, std::string("'") + key + "' must be " +
+                         (input ? kInputTypes : kOutTypes) + ", got " +
                          op[key].dump());
   out = t;
   return true;
@@ -110,14 +118,56 @@ bool readSizes(const json &op, AttentionSpec &spec, std::string &err) {
   return true;
 }
 
+/// dtype, dtype_kv (dtype, or e4m3 under a bf16, f16 or e4m3 Q) and
+/// dtype_out (dtype's by default, which an e4m3 Q has not).
 bool readTypes(const json &op, AttentionSpec &spec, std::string &err) {
-  std::optional<ElemType> dtype, out;
+  std::optional<ElemType> dtype, kv, out;
   if (!present(op, "dtype"))
-    return fail(err, "missing 'dtype' (\"bf16\", \"f16\" or \"f32\")");
-  if (!readType(op, "dtype", dtype, err) || !readType(op, "dtype_out", out, err))
+    return fail(err, std::string("missing 'dtype' (") + kInputTypes + ")");
+  if (!readType(op, "dtype", true, dtype, err) ||
+      !readType(op, "dtype_kv", true, kv, err) ||
+      !readType(op, "dtype_out", false, out, err))
     return false;
   spec.dtype = *dtype;
+  spec.kvDtype.reset();
+  if (kv && *kv != *dtype) {
+    if (*kv != ElemType::F8E4M3FN || *dtype == ElemType::F32)
+      return fail(err, std::string("'dtype_kv' is ") + elemTypeName(*kv) +
+                           "; expected 'dtype' (" + elemTypeName(*dtype) + ")" +
+                           (*dtype == ElemType::F32
+                                ? ": an f8E4M3FN K and V need a bf16, f16 "
+                                  "or f8E4M3FN 'dtype'"
+                            : *dtype == ElemType::F8E4M3FN ? ""
+                                                           : " or f8E4M3FN"));
+    spec.kvDtype = kv;
+  }
+  if (!out && spec.dtype == ElemType::F8E4M3FN)
+    return fail(err, std::string("missing 'dtype_out' (") + kOutTypes +
+                         "): an f8E4M3FN 'dtype' is no output type");
   spec.out = out.value_or(*dtype);
+  return true;
+}
+
+/// q_descale, k_descale, v_descale: each only with its operand in e4m3.
+bool readDescales(const json &op, AttentionSpec &spec, std::string &err) {
+  const struct {
+    const char *key;
+    bool *slot;
+    ElemType type;
+    const char *operand, *typeField;
+  } descales[] = {
+      {"q_descale", &spec.qDescale, spec.dtype, "Q", "dtype"},
+      {"k_descale", &spec.kDescale, attentionKvType(spec), "K", "dtype_kv"},
+      {"v_descale", &spec.vDescale, attentionKvType(spec), "V", "dtype_kv"}};
+  for (const auto &d : descales) {
+    if (!readBool(op, d.key, *d.slot, err))
+      return false;
+    if (*d.slot && d.type != ElemType::F8E4M3FN)
+      return fail(err, std::string("'") + d.key + "' needs '" + d.typeField +
+                           "' f8E4M3FN (" + d.operand + " is " +
+                           elemTypeName(d.type) +
+                           ": only an e4m3 operand has a descale)");
+  }
   return true;
 }
 
@@ -207,7 +257,13 @@ double count(const std::vector<int64_t> &shape) {
   return n;
 }
 
-bool is16Bit(ElemType t) { return t == ElemType::BF16 || t == ElemType::F16; }
+/// bf16, f16 or e4m3: the types whose rounding sets the 16-bit tolerances.
+bool isLowPrecision(ElemType t) {
+  return t == ElemType::BF16 || t == ElemType::F16 || t == ElemType::F8E4M3FN;
+}
+
+/// The shape of a descale input.
+const std::vector<int64_t> kDescaleShape = {1};
 
 //===----------------------------------------------------------------------===//
 // Parameters
@@ -303,7 +359,8 @@ bool parseAttentionOp(const json &op, AttentionSpec &spec, std::string &err) {
   }
   AttentionSpec s;
   if (!readSizes(op, s, err) || !readTypes(op, s, err) ||
-      !readMask(op, s, err) || !readPaging(op, s, err))
+      !readDescales(op, s, err) || !readMask(op, s, err) ||
+      !readPaging(op, s, err))
     return false;
   spec = s;
   return true;
@@ -336,7 +393,18 @@ json attentionOpJson(const AttentionSpec &spec) {
     op["page_size"] = spec.pageSize;
     op["num_pages"] = spec.numPages;
   }
+  if (attentionKvType(spec) != spec.dtype)
+    op["dtype_kv"] = elemTypeName(attentionKvType(spec));
+  for (auto [key, has] : {std::pair{"q_descale", spec.qDescale},
+                          std::pair{"k_descale", spec.kDescale},
+                          std::pair{"v_descale", spec.vDescale}})
+    if (has)
+      op[key] = true;
   return op;
+}
+
+ElemType attentionKvType(const AttentionSpec &spec) {
+  return spec.kvDtype.value_or(spec.dtype);
 }
 
 int64_t attentionGroup(const AttentionSpec &spec) {
@@ -382,13 +450,14 @@ double attentionFlops(const AttentionSpec &spec) {
 
 double attentionBytes(const AttentionSpec &spec) {
   const double in = static_cast<double>(elemTypeBytes(spec.dtype));
+  const double kvIn = static_cast<double>(elemTypeBytes(attentionKvType(spec)));
   // The keys the B sequences name: B * Hkv * Skv * D elements of k and of
   // v, contiguous or in B * M pages of P keys.
   const double kv = static_cast<double>(spec.batch) *
                     static_cast<double>(spec.kvHeads) *
                     static_cast<double>(spec.seqKv) *
                     static_cast<double>(spec.headDim);
-  double bytes = count(attentionShapeQ(spec)) * in + 2 * kv * in +
+  double bytes = count(attentionShapeQ(spec)) * in + 2 * kv * kvIn +
                  count(attentionShapeQ(spec)) *
                      static_cast<double>(elemTypeBytes(spec.out));
   if (spec.lse)
@@ -397,15 +466,22 @@ double attentionBytes(const AttentionSpec &spec) {
     bytes += count(attentionShapeKvLens(spec)) * 4;
   if (spec.paged)
     bytes += count(attentionShapeBlockTable(spec)) * 4;
+  for (bool has : {spec.qDescale, spec.kDescale, spec.vDescale})
+    bytes += has ? count(kDescaleShape) * 4 : 0;
   return bytes;
 }
 
 double attentionTolerance(const AttentionSpec &spec) {
-  return is16Bit(spec.dtype) || is16Bit(spec.out) ? kTol16Bit : kTolF32;
+  return isLowPrecision(spec.dtype) || isLowPrecision(attentionKvType(spec)) ||
+                 isLowPrecision(spec.out)
+             ? kTol16Bit
+             : kTolF32;
 }
 
 double attentionLseTolerance(const AttentionSpec &spec) {
-  return is16Bit(spec.dtype) ? kLseTol16Bit : kLseTolF32;
+  return isLowPrecision(spec.dtype) || isLowPrecision(attentionKvType(spec))
+             ? kLseTol16Bit
+             : kLseTolF32;
 }
 
 bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
@@ -418,7 +494,7 @@ bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
   if (!checkTensor(pkg, "q", spec.dtype, ParamRole::Input, qShapes, err))
     return false;
   for (const char *name : {"k", "v"})
-    if (!checkTensor(pkg, name, spec.dtype, ParamRole::Input,
+    if (!checkTensor(pkg, name, attentionKvType(spec), ParamRole::Input,
                      {attentionShapeKv(spec)}, err)) {
       if (spec.paged && err.find(" is ") != std::string::npos)
         err += " (a paged cache [N, Hkv, P, D]: num_pages " +
@@ -445,18 +521,28 @@ bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
       !checkOptionalTensor(pkg, "lse", spec.lse, ElemType::F32,
                            ParamRole::Output, lseShapes, "has no lse", err))
     return false;
+  for (auto [name, has, lacking] :
+       {std::tuple{"q_descale", spec.qDescale, "has no q_descale"},
+        std::tuple{"k_descale", spec.kDescale, "has no k_descale"},
+        std::tuple{"v_descale", spec.vDescale, "has no v_descale"}})
+    if (!checkOptionalTensor(pkg, name, has, ElemType::F32, ParamRole::Input,
+                             {kDescaleShape}, lacking, err))
+      return false;
   if (!checkWorkspaces(pkg, spec, err))
     return false;
   for (const KernelParam &p : pkg.params) {
     static const char *const kNames[] = {
-        "q",   "k",   "v",         "kv_lens",    "block_table", "alibi_slopes",
-        "out", "lse", "o_partial", "lse_partial"};
+        "q",          "k",           "v",
+        "kv_lens",    "block_table", "alibi_slopes",
+        "q_descale",  "k_descale",   "v_descale",
+        "out",        "lse",         "o_partial",
+        "lse_partial"};
     if (p.kind == ParamKind::Tensor &&
         std::none_of(std::begin(kNames), std::end(kNames),
                      [&](const char *n) { return p.name == n; })) {
-      err = where + "has a tensor parameter '" + p.name +
-            "', not one of q k v kv_lens block_table alibi_slopes out lse "
-                  "o_partial lse_partial";
+      err = where + "has a tensor parameter '" + p.name + "', not one of";
+      for (const char *n : kNames)
+        err += std::string(" ") + n;
       return false;
     }
   }
@@ -508,13 +594,83 @@ HostTensor attentionBlockTable(const AttentionSpec &spec, uint64_t seed,
   return table;
 }
 
+HostTensor attentionDescale(uint64_t seed) {
+  HostTensor t = makeZeros(ElemType::F32, kDescaleShape);
+  // 53 random bits: u uniform in [0, 1).
+  const double u = std::ldexp(static_cast<double>(mixSeed(seed, 0) >> 11), -53);
+  t.setFromDouble(0, 0.5 + 1.5 * u);
+  return t;
+}
+
+std::optional<HostTensor> attentionInput(const AttentionSpec &spec,
+                                         const KernelParam &param,
+                                         uint64_t runSeed) {
+  const uint64_t seed = packageInputSeed(runSeed, param.name);
+  if (param.name == "kv_lens")
+    return attentionKvLens(spec, seed);
+  // A paged package's table, padded with -1 past the pages of the lengths
+  // its kv_lens input holds in this run (the same draw: the kv_lens seed).
+  if (param.name == "block_table" && spec.paged) {
+    if (!spec.kvLens)
+      return attentionBlockTable(spec, seed, nullptr);
+    const HostTensor lens =
+        attentionKvLens(spec, packageInputSeed(runSeed, "kv_lens"));
+    return attentionBlockTable(spec, seed, &lens);
+  }
+  if (param.name == "q_descale" || param.name == "k_descale" ||
+      param.name == "v_descale")
+    return attentionDescale(seed);
+  return std::nullopt;
+}
+
+AttentionExtras attentionExtras(
+    const std::function<const HostTensor *(const std::string &)> &find) {
+  AttentionExtras e;
+  e.kvLens = find("kv_lens");
+  e.alibi = find("alibi_slopes");
+  e.blockTable = find("block_table");
+  e.qDescale = find("q_descale");
+  e.kDescale = find("k_descale");
+  e.vDescale = find("v_descale");
+  return e;
+}
+
+namespace {
+
+/// A row no kernel's output matches: NaN out and lse.
+AttentionRow nanRow(int64_t D) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  AttentionRow row;
+  row.out.assign(static_cast<size_t>(D), nan);
+  row.lse = nan;
+  return row;
+}
+
+/// The descale factor: 1 when the op has none, else element 0 of `t`
+/// (NaN when `t` is missing or empty).
+double descale(bool has, const HostTensor *t) {
+  if (!has)
+    return 1.0;
+  return t != nullptr && t->numElements() >= 1
+             ? t->getAsDouble(0)
+             : std::numeric_limits<double>::quiet_NaN();
+}
+
+} // namespace
+
 AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
                           const HostTensor &k, const HostTensor &v,
-                          const HostTensor *kvLens, int64_t b, int64_t h,
-                          int64_t i, const HostTensor *alibi,
-                          const HostTensor *blockTable) {
+                          const AttentionExtras &extras, int64_t b, int64_t h,
+                          int64_t i) {
   const int64_t D = spec.headDim, Skv = spec.seqKv;
   const int64_t hk = h / attentionGroup(spec);
+  const double dq = descale(spec.qDescale, extras.qDescale);
+  const double dk = descale(spec.kDescale, extras.kDescale);
+  const double dv = descale(spec.vDescale, extras.vDescale);
+  if (std::isnan(dq) || std::isnan(dk) || std::isnan(dv))
+    return nanRow(D);
+  const HostTensor *kvLens = extras.kvLens, *alibi = extras.alibi;
+  const HostTensor *blockTable = extras.blockTable;
   int64_t L = Skv;
   if (kvLens != nullptr)
     L = std::clamp<int64_t>(static_cast<int64_t>(kvLens->getAsDouble(b)), 0,
@@ -553,12 +709,8 @@ AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
     const double page = blockTable != nullptr
                             ? blockTable->getAsDouble(b * M + j / spec.pageSize)
                             : -1.0;
-    if (!(page >= 0 && page < static_cast<double>(spec.numPages))) {
-      const double nan = std::numeric_limits<double>::quiet_NaN();
-      row.out.assign(static_cast<size_t>(D), nan);
-      row.lse = nan;
-      return row;
-    }
+    if (!(page >= 0 && page < static_cast<double>(spec.numPages)))
+      return nanRow(D);
     keyBase[j - begin] =
         ((static_cast<int64_t>(page) * spec.kvHeads + hk) * spec.pageSize +
          j % spec.pageSize) *
@@ -566,11 +718,12 @@ AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
   }
   std::vector<double> t(static_cast<size_t>(end - begin));
   double mx = -std::numeric_limits<double>::infinity();
+  const double logitScale = spec.scale * dq * dk; // spec.scale when 1, 1
   for (int64_t j = begin; j < end; ++j) {
     double dot = 0;
     for (int64_t d = 0; d < D; ++d)
       dot += qRow[d] * k.getAsDouble(keyBase[j - begin] + d);
-    double s = spec.scale * dot;
+    double s = logitScale * dot;
     if (spec.softcap)
       s = *spec.softcap * std::tanh(s / *spec.softcap);
     s -= slope * static_cast<double>(std::abs(p - j)); // ALiBi
@@ -585,18 +738,16 @@ AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
       row.out[d] += w * v.getAsDouble(keyBase[j - begin] + d);
   }
   for (double &o : row.out)
-    o /= sum;
-  row.lse = mx + std::log(sum);
+    o = o / sum * dv;           // dv = 1: o / sum exactly
+  row.lse = mx + std::log(sum); // not dv's
   return row;
 }
 
 AttentionExpected attentionExpected(const AttentionSpec &spec,
                                     const HostTensor &q, const HostTensor &k,
                                     const HostTensor &v,
-                                    const HostTensor *kvLens,
-                                    const std::vector<int64_t> &rows,
-                                    const HostTensor *alibi,
-                                    const HostTensor *blockTable) {
+                                    const AttentionExtras &extras,
+                                    const std::vector<int64_t> &rows) {
   const auto n = static_cast<int64_t>(rows.size());
   AttentionExpected e{makeZeros(spec.out, {n, spec.headDim}),
                       makeZeros(ElemType::F32, {n})};
@@ -605,8 +756,7 @@ AttentionExpected attentionExpected(const AttentionSpec &spec,
     const int64_t i = flat % spec.seqQ;
     const int64_t h = (flat / spec.seqQ) % spec.qHeads;
     const int64_t b = flat / (spec.seqQ * spec.qHeads);
-    const AttentionRow row =
-        attentionRow(spec, q, k, v, kvLens, b, h, i, alibi, blockTable);
+    const AttentionRow row = attentionRow(spec, q, k, v, extras, b, h, i);
     for (int64_t d = 0; d < spec.headDim; ++d)
       e.out.setFromDouble(r * spec.headDim + d, row.out[d]);
     e.lse.setFromDouble(r, row.lse);

@@ -946,19 +946,9 @@ HostTensor makePackageInput(const KernelPackage &pkg, const KernelParam &param,
   std::string err;
   const std::string kind =
       pkg.op.is_object() ? pkg.op.value("kind", std::string()) : "";
-  if (param.name == "kv_lens" && kind == "attention" &&
-      parseAttentionOp(pkg.op, spec, err))
-    return attentionKvLens(spec, seed);
-  // A paged package's table, padded with -1 past the pages of the lengths
-  // its kv_lens input holds in this run (the same draw: the kv_lens seed).
-  if (param.name == "block_table" && kind == "attention" &&
-      parseAttentionOp(pkg.op, spec, err) && spec.paged) {
-    if (!spec.kvLens)
-      return attentionBlockTable(spec, seed, nullptr);
-    const HostTensor lens =
-        attentionKvLens(spec, packageInputSeed(runSeed, "kv_lens"));
-    return attentionBlockTable(spec, seed, &lens);
-  }
+  if (kind == "attention" && parseAttentionOp(pkg.op, spec, err))
+    if (std::optional<HostTensor> t = attentionInput(spec, param, runSeed))
+      return *t;
   if (kind == "moe" && parseMoeOp(pkg.op, moe, err))
     if (std::optional<HostTensor> t = moeInput(moe, param, seed))
       return *t;

@@ -75,7 +75,9 @@ std::string canonicalText(const json &j) {
 constexpr int64_t kMaxOpSize = int64_t{1} << 31;
 
 const char *const kElementTypes[] = {"f64", "f32", "f16", "bf16", "f8E4M3FN"};
+/// An attention's out; and its q, k and v, which may also be e4m3.
 const char *const kAttentionTypes[] = {"f32", "f16", "bf16"};
+const char *const kAttentionInputTypes[] = {"f32", "f16", "bf16", "f8E4M3FN"};
 const char *const kActivations[] = {"none", "relu", "gelu", "silu"};
 /// The op kinds a key may hold, each with its signature below.
 const char *const kOpKinds[] = {"gemm", "attention", "grouped_gemm"};
@@ -93,6 +95,7 @@ enum class SignatureValue {
   ElementType,         // one of kElementTypes
   OptionalElementType, // null (no such operand) or one of kElementTypes
   AttentionType,       // one of kAttentionTypes
+  AttentionInputType,  // one of kAttentionInputTypes
   Scalar,              // a finite number
   OptionalScalar,      // null (absent) or a finite number
   Activation,          // one of kActivations
@@ -130,8 +133,10 @@ const SignatureField kGemmSignature[] = {
 /// Every field of an attention signature, as dialect/AttentionJson.cpp's
 /// attentionSignature writes it (and runtime/lib/Attention.cpp's
 /// attentionOpJson): a key's op has all of them and no other, but paged,
-/// page_size and num_pages, which only a paged cache's signature has (old
-/// databases, and ops without one: absent).
+/// page_size and num_pages, which only a paged cache's signature has,
+/// dtype_kv, which only a signature whose K and V are not of dtype has,
+/// and q_descale, k_descale and v_descale, each only in a signature with
+/// that input (old databases, and ops without them: absent).
 const SignatureField kAttentionSignature[] = {
     {"kind", SignatureValue::Kind},
     {"batch", SignatureValue::Size},
@@ -140,7 +145,8 @@ const SignatureField kAttentionSignature[] = {
     {"seq_q", SignatureValue::Size},
     {"seq_kv", SignatureValue::Size},
     {"head_dim", SignatureValue::Size},
-    {"dtype", SignatureValue::AttentionType},
+    {"dtype", SignatureValue::AttentionInputType},
+    {"dtype_kv", SignatureValue::AttentionInputType, true},
     {"dtype_out", SignatureValue::AttentionType},
     {"kv_lens", SignatureValue::Flag},
     {"lse", SignatureValue::Flag},
@@ -154,6 +160,9 @@ const SignatureField kAttentionSignature[] = {
     {"paged", SignatureValue::Flag, true},
     {"page_size", SignatureValue::Size, true},
     {"num_pages", SignatureValue::Size, true},
+    {"q_descale", SignatureValue::Flag, true},
+    {"k_descale", SignatureValue::Flag, true},
+    {"v_descale", SignatureValue::Flag, true},
 };
 
 /// Every field of a grouped GEMM key (groupedGemmKeyOp writes them): a
@@ -230,6 +239,8 @@ bool checkSignatureValue(const json &j, const std::string &path,
     return j.is_null() || checkName(j, path, kElementTypes, err);
   case SignatureValue::AttentionType:
     return checkName(j, path, kAttentionTypes, err);
+  case SignatureValue::AttentionInputType:
+    return checkName(j, path, kAttentionInputTypes, err);
   case SignatureValue::Scalar:
     if (j.is_number() && std::isfinite(j.get<double>()))
       return true;
@@ -290,6 +301,33 @@ bool checkSignature(const json &op, const std::string &path,
   return true;
 }
 
+/// The element types of an attention signature: K and V (dtype_kv) of
+/// dtype, or e4m3 under a bf16, f16 or e4m3 Q; each descale only with its
+/// operand in e4m3. Precondition: checkSignature accepted `op`.
+bool checkAttentionTypes(const json &op, const std::string &path,
+                         std::string &err) {
+  const std::string &q = op["dtype"].get_ref<const std::string &>();
+  const std::string kv =
+      op.contains("dtype_kv") ? op["dtype_kv"].get<std::string>() : q;
+  if (kv != q && (kv != "f8E4M3FN" || q == "f32"))
+    return fieldError(
+        fieldPath(path, "dtype_kv"),
+        "expected dtype (" + q + ")" +
+            (q == "f32" || q == "f8E4M3FN" ? "" : " or f8E4M3FN") + ", got " +
+            describe(json(kv)),
+        err);
+  const std::pair<const char *, const std::string *> descales[] = {
+      {"q_descale", &q}, {"k_descale", &kv}, {"v_descale", &kv}};
+  for (const auto &[key, type] : descales)
+    if (op.contains(key) && op[key].get<bool>() && *type != "f8E4M3FN")
+      return fieldError(fieldPath(path, key),
+                        std::string("expected false or absent: its operand "
+                                    "is ") +
+                            *type + ", a descale needs f8E4M3FN",
+                        err);
+  return true;
+}
+
 /// What an attention signature's fields must satisfy together (the rules
 /// of kgen.attention's verifier that runtime/lib/Attention.cpp's
 /// parseAttentionOp states again), each naming the field it is about.
@@ -343,7 +381,7 @@ bool checkAttentionValues(const json &op, const std::string &path,
                             std::to_string(pageSize) + ")",
                         err);
   }
-  return true;
+  return checkAttentionTypes(op, path, err);
 }
 
 /// What a grouped GEMM key's fields must satisfy together: the gated GEMM

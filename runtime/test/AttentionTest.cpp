@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 
 using namespace kgen::rt;
 using nlohmann::json;
@@ -77,15 +78,20 @@ double roundTo(ElemType type, double x) {
   return t.getAsDouble(0);
 }
 
+/// parseAttentionOp refuses `op`, saying `message`.
+void expectOpRefused(const json &op, const std::string &message) {
+  AttentionSpec s;
+  std::string err;
+  EXPECT_FALSE(parseAttentionOp(op, s, err)) << op.dump();
+  EXPECT_NE(err.find(message), std::string::npos)
+      << message << " -> " << err;
+}
+
 /// parseAttentionOp refuses `op` with `key` set to `value`, saying `message`.
 void expectOpRefused(json op, const char *key, const json &value,
                      const char *message) {
   op[key] = value;
-  AttentionSpec s;
-  std::string err;
-  EXPECT_FALSE(parseAttentionOp(op, s, err)) << key << " " << value;
-  EXPECT_NE(err.find(message), std::string::npos)
-      << key << " = " << value << ": " << err;
+  expectOpRefused(op, message);
 }
 
 HostTensor lensOf(std::vector<int> lens) {
@@ -159,7 +165,7 @@ TEST(AttentionOpTest, RefusesBadFieldsNamingThem) {
       {"head_dim", 24, "'head_dim' is 24"},
       {"head_dim", 264, "'head_dim' is 264"},
       {"kv_heads", 12, "'q_heads' (32) must be a multiple of 'kv_heads' (12)"},
-      {"dtype", "f8E4M3FN", "'dtype' must be \"bf16\", \"f16\" or \"f32\""},
+      {"dtype", "f64", "'dtype' must be \"bf16\", \"f16\", \"f32\" or \"f8E4M3FN\""},
       {"dtype", nullptr, "missing 'dtype'"},
       {"dtype_out", "i32", "'dtype_out' must be"},
       {"kv_lens", 1, "'kv_lens' must be true or false"},
@@ -208,7 +214,11 @@ TEST(AttentionOpTest, CountsFlopsAsFlashAttention) {
   EXPECT_EQ(attentionFlops(s), 4.0 * 2 * 32 * 1 * 8192 * 128);
 }
 
-TEST(AttentionOpTest, CountsBytesOnce) {
+namespace {
+
+/// B 2, Hq 4, Hkv 2, Sq 3, Skv 5, D 32: q and out 768 elements, k and v
+/// 640 each; bf16 inputs, an f32 output.
+AttentionSpec smallSpec() {
   AttentionSpec s;
   s.batch = 2;
   s.qHeads = 4;
@@ -217,6 +227,13 @@ TEST(AttentionOpTest, CountsBytesOnce) {
   s.seqKv = 5;
   s.headDim = 32;
   s.out = ElemType::F32;
+  return s;
+}
+
+} // namespace
+
+TEST(AttentionOpTest, CountsBytesOnce) {
+  AttentionSpec s = smallSpec();
   const double q = 2 * 4 * 3 * 32, kv = 2 * 2 * 5 * 32;
   EXPECT_EQ(attentionBytes(s), q * 2 + 2 * kv * 2 + q * 4);
   s.lse = s.kvLens = true;
@@ -258,10 +275,15 @@ KernelPackage packageOf(const AttentionSpec &s, bool packed) {
   pkg.name = "attn";
   const auto qShape = packed ? attentionPackedShapeQ(s) : attentionShapeQ(s);
   pkg.params.push_back(tensor("q", s.dtype, qShape, ParamRole::Input));
-  pkg.params.push_back(tensor("k", s.dtype, attentionShapeKv(s), ParamRole::Input));
-  pkg.params.push_back(tensor("v", s.dtype, attentionShapeKv(s), ParamRole::Input));
+  pkg.params.push_back(tensor("k", attentionKvType(s), attentionShapeKv(s), ParamRole::Input));
+  pkg.params.push_back(tensor("v", attentionKvType(s), attentionShapeKv(s), ParamRole::Input));
   if (s.kvLens)
     pkg.params.push_back(tensor("kv_lens", ElemType::I32, {s.batch}, ParamRole::Input));
+  for (auto [name, has] : {std::pair{"q_descale", s.qDescale},
+                           std::pair{"k_descale", s.kDescale},
+                           std::pair{"v_descale", s.vDescale}})
+    if (has)
+      pkg.params.push_back(tensor(name, ElemType::F32, {1}, ParamRole::Input));
   pkg.params.push_back(tensor("out", s.out, qShape, ParamRole::Output));
   if (s.lse)
     pkg.params.push_back(tensor("lse", ElemType::F32,
@@ -372,7 +394,7 @@ TEST(AttentionReferenceTest, OneKeyGivesItsValueRow) {
   HostTensor q = filled(attentionShapeQ(s), 0.5);
   HostTensor k = filled(attentionShapeKv(s), 0.25);
   HostTensor v = keyNumbered(s);
-  const AttentionRow row = attentionRow(s, q, k, v, nullptr, 0, 0, 0);
+  const AttentionRow row = attentionRow(s, q, k, v, {}, 0, 0, 0);
   for (int64_t d = 0; d < 32; ++d)
     EXPECT_EQ(row.out[d], double(d));
   EXPECT_DOUBLE_EQ(row.lse, 32 * 0.5 * 0.25); // the one logit, scale 1
@@ -387,7 +409,7 @@ TEST(AttentionReferenceTest, NoVisibleKeyGivesZerosAndMinusInfinity) {
   HostTensor v = keyNumbered(s);
   const HostTensor lens = lensOf({0, -3});    // -3 clamps to 0
   for (int64_t b = 0; b < 2; ++b) {
-    const AttentionRow row = attentionRow(s, q, k, v, &lens, b, 0, 0);
+    const AttentionRow row = attentionRow(s, q, k, v, {&lens}, b, 0, 0);
     EXPECT_EQ(row.lse, -kInf);
     for (double o : row.out)
       EXPECT_EQ(o, 0.0);
@@ -398,8 +420,8 @@ TEST(AttentionReferenceTest, NoVisibleKeyGivesZerosAndMinusInfinity) {
   s.seqQ = 6;
   s.causal = true;
   q = filled(attentionShapeQ(s), 0);
-  EXPECT_EQ(attentionRow(s, q, k, v, nullptr, 0, 0, 1).lse, -kInf);
-  EXPECT_EQ(attentionRow(s, q, k, v, nullptr, 0, 0, 2).out[5], 5.0); // key 0
+  EXPECT_EQ(attentionRow(s, q, k, v, {}, 0, 0, 1).lse, -kInf);
+  EXPECT_EQ(attentionRow(s, q, k, v, {}, 0, 0, 2).out[5], 5.0); // key 0
 }
 
 TEST(AttentionReferenceTest, CausalIsBottomRight) {
@@ -412,8 +434,8 @@ TEST(AttentionReferenceTest, CausalIsBottomRight) {
   HostTensor q = filled(attentionShapeQ(s), 0), k = filled(attentionShapeKv(s), 1);
   HostTensor v = keyNumbered(s);
   // Query 0 sits at p = 0 + 4 - 2 = 2: keys 0..2; query 1 at 3: keys 0..3.
-  AttentionRow r0 = attentionRow(s, q, k, v, nullptr, 0, 0, 0);
-  AttentionRow r1 = attentionRow(s, q, k, v, nullptr, 0, 0, 1);
+  AttentionRow r0 = attentionRow(s, q, k, v, {}, 0, 0, 0);
+  AttentionRow r1 = attentionRow(s, q, k, v, {}, 0, 0, 1);
   EXPECT_DOUBLE_EQ(r0.out[7], meanOfKeys(0, 3, 7));
   EXPECT_DOUBLE_EQ(r0.lse, std::log(3.0));
   EXPECT_DOUBLE_EQ(r1.out[7], meanOfKeys(0, 4, 7));
@@ -421,13 +443,13 @@ TEST(AttentionReferenceTest, CausalIsBottomRight) {
   // kv_lens moves the diagonal: L = 3 puts query 0 at p = 1 (keys 0, 1).
   s.kvLens = true;
   const HostTensor lens = lensOf({3});
-  r0 = attentionRow(s, q, k, v, &lens, 0, 0, 0);
-  r1 = attentionRow(s, q, k, v, &lens, 0, 0, 1);
+  r0 = attentionRow(s, q, k, v, {&lens}, 0, 0, 0);
+  r1 = attentionRow(s, q, k, v, {&lens}, 0, 0, 1);
   EXPECT_DOUBLE_EQ(r0.out[0], meanOfKeys(0, 2, 0));
   EXPECT_DOUBLE_EQ(r1.out[0], meanOfKeys(0, 3, 0));
   // Without causal, kv_lens alone: keys 0..2 for every query.
   s.causal = false;
-  EXPECT_DOUBLE_EQ(attentionRow(s, q, k, v, &lens, 0, 0, 0).out[3],
+  EXPECT_DOUBLE_EQ(attentionRow(s, q, k, v, {&lens}, 0, 0, 0).out[3],
                    meanOfKeys(0, 3, 3));
 }
 
@@ -440,13 +462,13 @@ TEST(AttentionReferenceTest, WindowHidesKeysAtOrBeforePMinusW) {
   HostTensor q = filled(attentionShapeQ(s), 0), k = filled(attentionShapeKv(s), 1);
   HostTensor v = keyNumbered(s);
   // Query 0 at p = 4: keys 3, 4 (j > 2); query 1 at p = 5: keys 4, 5.
-  AttentionRow r0 = attentionRow(s, q, k, v, nullptr, 0, 0, 0);
-  AttentionRow r1 = attentionRow(s, q, k, v, nullptr, 0, 0, 1);
+  AttentionRow r0 = attentionRow(s, q, k, v, {}, 0, 0, 0);
+  AttentionRow r1 = attentionRow(s, q, k, v, {}, 0, 0, 1);
   EXPECT_DOUBLE_EQ(r0.out[1], meanOfKeys(3, 5, 1));
   EXPECT_DOUBLE_EQ(r1.out[1], meanOfKeys(4, 6, 1));
   EXPECT_DOUBLE_EQ(r1.lse, std::log(2.0));
   s.window = 1; // the diagonal key only
-  EXPECT_DOUBLE_EQ(attentionRow(s, q, k, v, nullptr, 0, 0, 0).out[2],
+  EXPECT_DOUBLE_EQ(attentionRow(s, q, k, v, {}, 0, 0, 0).out[2],
                    meanOfKeys(4, 5, 2));
 }
 
@@ -461,12 +483,12 @@ TEST(AttentionReferenceTest, SoftcapBendsTheScaledLogitsBeforeTheSoftmax) {
   setRow(q, 0, 0, 0, {1.0});
   setRow(k, 0, 0, 0, {4.0}); // logit 0.5 * 4 = 2, capped: tanh(2)
   const double t0 = std::tanh(2.0);
-  const AttentionRow row = attentionRow(s, q, k, v, nullptr, 0, 0, 0);
+  const AttentionRow row = attentionRow(s, q, k, v, {}, 0, 0, 0);
   const double w0 = std::exp(t0) / (std::exp(t0) + 1.0);
   EXPECT_NEAR(row.out[0], w0 * 0 + (1 - w0) * 100, 1e-12);
   EXPECT_NEAR(row.lse, std::log(std::exp(t0) + 1.0), 1e-12);
   s.softcap.reset(); // uncapped: logit 2
-  EXPECT_NEAR(attentionRow(s, q, k, v, nullptr, 0, 0, 0).lse,
+  EXPECT_NEAR(attentionRow(s, q, k, v, {}, 0, 0, 0).lse,
               std::log(std::exp(2.0) + 1.0), 1e-12);
 }
 
@@ -479,10 +501,10 @@ TEST(AttentionReferenceTest, QueryHeadsShareTheirGroupsKeyValueHead) {
   HostTensor v = makeZeros(ElemType::F32, attentionShapeKv(s));
   setRow(v, 0, 0, 0, {3.0});
   setRow(v, 0, 1, 0, {7.0});
-  EXPECT_EQ(attentionRow(s, q, k, v, nullptr, 0, 0, 0).out[0], 3.0);
-  EXPECT_EQ(attentionRow(s, q, k, v, nullptr, 0, 1, 0).out[0], 3.0);
-  EXPECT_EQ(attentionRow(s, q, k, v, nullptr, 0, 2, 0).out[0], 7.0);
-  EXPECT_EQ(attentionRow(s, q, k, v, nullptr, 0, 3, 0).out[0], 7.0);
+  EXPECT_EQ(attentionRow(s, q, k, v, {}, 0, 0, 0).out[0], 3.0);
+  EXPECT_EQ(attentionRow(s, q, k, v, {}, 0, 1, 0).out[0], 3.0);
+  EXPECT_EQ(attentionRow(s, q, k, v, {}, 0, 2, 0).out[0], 7.0);
+  EXPECT_EQ(attentionRow(s, q, k, v, {}, 0, 3, 0).out[0], 7.0);
 }
 
 TEST(AttentionReferenceTest, ExpectedRowsAreRowsOfTheOpAndOfThePackedView) {
@@ -499,14 +521,14 @@ TEST(AttentionReferenceTest, ExpectedRowsAreRowsOfTheOpAndOfThePackedView) {
   const std::vector<int64_t> rows = sampleIndices(2 * 4 * 3, 8, 7);
   ASSERT_EQ(rows.front(), 0);
   ASSERT_EQ(rows.back(), 23);
-  const AttentionExpected e = attentionExpected(s, q, k, v, nullptr, rows);
+  const AttentionExpected e = attentionExpected(s, q, k, v, {}, rows);
   ASSERT_EQ(e.out.shape, (std::vector<int64_t>{8, 32}));
   EXPECT_EQ(e.out.type, ElemType::BF16);
   for (size_t r = 0; r < rows.size(); ++r) {
     // Flat row = (b * Hq + h) * Sq + i; in the packed view
     // (b * Hkv + hk) * (G * Sq) + g * Sq + i: the same number.
     const int64_t i = rows[r] % 3, h = rows[r] / 3 % 4, b = rows[r] / 12;
-    const AttentionRow row = attentionRow(s, q, k, v, nullptr, b, h, i);
+    const AttentionRow row = attentionRow(s, q, k, v, {}, b, h, i);
     EXPECT_EQ(e.out.getAsDouble(int64_t(r) * 32 + 5), roundTo(ElemType::BF16, row.out[5]));
     EXPECT_FLOAT_EQ(float(e.lse.getAsDouble(int64_t(r))), float(row.lse));
   }
@@ -682,13 +704,13 @@ TEST(AttentionReferenceTest, LocalWindowKeepsKeysAroundThePosition) {
   HostTensor k = makeZeros(ElemType::F32, attentionShapeKv(s));
   HostTensor v = keyNumbered(s);
   // Query 0 at position 0 + 10 - 2 = 8: keys 6..9 (9 is the last key).
-  EXPECT_DOUBLE_EQ(attentionRow(s, q, k, v, nullptr, 0, 0, 0).out[3],
+  EXPECT_DOUBLE_EQ(attentionRow(s, q, k, v, {}, 0, 0, 0).out[3],
                    meanOfKeys(6, 10, 3));
   // Query 1 at position 9: keys 7..9.
-  EXPECT_DOUBLE_EQ(attentionRow(s, q, k, v, nullptr, 0, 0, 1).out[3],
+  EXPECT_DOUBLE_EQ(attentionRow(s, q, k, v, {}, 0, 0, 1).out[3],
                    meanOfKeys(7, 10, 3));
   s.windowRight = 0; // query 0 sees keys 6..8
-  EXPECT_DOUBLE_EQ(attentionRow(s, q, k, v, nullptr, 0, 0, 0).out[3],
+  EXPECT_DOUBLE_EQ(attentionRow(s, q, k, v, {}, 0, 0, 0).out[3],
                    meanOfKeys(6, 9, 3));
 }
 
@@ -705,10 +727,11 @@ TEST(AttentionReferenceTest, AlibiSubtractsSlopeTimesDistance) {
   HostTensor slopes = makeZeros(ElemType::F32, {2});
   slopes.setFromDouble(0, 0.5);
   slopes.setFromDouble(1, 2.0);
+  AttentionExtras extras;
+  extras.alibi = &slopes;
   for (int64_t h = 0; h < 2; ++h) {
     const double slope = h == 0 ? 0.5 : 2.0, w0 = std::exp(-slope);
-    const AttentionRow row =
-        attentionRow(s, q, k, v, nullptr, 0, h, 0, &slopes);
+    const AttentionRow row = attentionRow(s, q, k, v, extras, 0, h, 0);
     EXPECT_NEAR(row.out[0], (w0 * 0 + 1 * 100) / (w0 + 1), 1e-12);
     EXPECT_NEAR(row.lse, std::log(w0 + 1), 1e-12);
   }
@@ -966,25 +989,29 @@ TEST(AttentionReferenceTest, PagedReferenceEqualsTheContiguousOne) {
   std::vector<int64_t> rows(size_t(s.batch * s.qHeads * s.seqQ));
   for (size_t r = 0; r < rows.size(); ++r)
     rows[r] = int64_t(r);
-  const AttentionExpected paged =
-      attentionExpected(s, q, kp, vp, &lens, rows, nullptr, &table);
+  AttentionExtras extras;
+  extras.kvLens = &lens;
+  extras.blockTable = &table;
+  const AttentionExpected paged = attentionExpected(s, q, kp, vp, extras, rows);
   const AttentionExpected flat =
-      attentionExpected(contiguous, q, kc, vc, &lens, rows);
+      attentionExpected(contiguous, q, kc, vc, {&lens}, rows);
   EXPECT_EQ(paged.out.data, flat.out.data);
   EXPECT_EQ(paged.lse.data, flat.lse.data);
   // Not the pool read as if contiguous: the table matters.
-  EXPECT_NE(attentionRow(s, q, kp, vp, &lens, 0, 0, 2, nullptr, &table).out,
-            attentionRow(contiguous, q, kp, vp, &lens, 0, 0, 2).out);
+  EXPECT_NE(attentionRow(s, q, kp, vp, extras, 0, 0, 2).out,
+            attentionRow(contiguous, q, kp, vp, {&lens}, 0, 0, 2).out);
 
   // A visible key's entry outside [0, N), or no table: a NaN row.
   HostTensor bad = table;
+  AttentionExtras badTable = extras;
+  badTable.blockTable = &bad;
   bad.setFromDouble(0, 16);
-  EXPECT_TRUE(std::isnan(attentionRow(s, q, kp, vp, &lens, 0, 0, 2, nullptr, &bad).lse));
+  EXPECT_TRUE(std::isnan(attentionRow(s, q, kp, vp, badTable, 0, 0, 2).lse));
   bad.setFromDouble(0, -1);
-  EXPECT_TRUE(std::isnan(attentionRow(s, q, kp, vp, &lens, 0, 0, 2, nullptr, &bad).out[0]));
-  EXPECT_TRUE(std::isnan(attentionRow(s, q, kp, vp, &lens, 0, 0, 2).lse));
+  EXPECT_TRUE(std::isnan(attentionRow(s, q, kp, vp, badTable, 0, 0, 2).out[0]));
+  EXPECT_TRUE(std::isnan(attentionRow(s, q, kp, vp, {&lens}, 0, 0, 2).lse));
   // Sequence 2 sees no key: its -1 entries are not read.
-  EXPECT_EQ(attentionRow(s, q, kp, vp, &lens, 2, 0, 2, nullptr, &table).lse, -kInf);
+  EXPECT_EQ(attentionRow(s, q, kp, vp, extras, 2, 0, 2).lse, -kInf);
 }
 
 TEST_F(AttentionPackageTest, LoadsAPagedAttentionPackage) {
@@ -1015,4 +1042,395 @@ TEST_F(AttentionPackageTest, LoadsAPagedAttentionPackage) {
                      "300x2x16x128 (a paged cache"),
             std::string::npos)
       << err;
+}
+
+//===----------------------------------------------------------------------===//
+// FP8 (e4m3) operands with per-tensor descales
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// llamaOp reading an e4m3 KV cache with k and v descales (vLLM's fp8 KV
+/// cache under bf16 queries).
+json fp8KvOp() {
+  json op = llamaOp();
+  op["dtype_kv"] = "f8E4M3FN";
+  op["k_descale"] = true;
+  op["v_descale"] = true;
+  return op;
+}
+
+/// Every operand e4m3, each with its descale; the output bf16.
+json fp8Op() {
+  json op = fp8KvOp();
+  op["dtype"] = "f8E4M3FN";
+  op.erase("dtype_kv");
+  op["q_descale"] = true;
+  return op;
+}
+
+/// gqaSpec with an e4m3 KV cache and its k and v descales.
+AttentionSpec fp8KvSpec() {
+  AttentionSpec s = gqaSpec();
+  s.kvDtype = ElemType::F8E4M3FN;
+  s.kDescale = s.vDescale = true;
+  return s;
+}
+
+/// A descale tensor (f32 [1]) holding `value`.
+HostTensor descaleOf(double value) { return filled({1}, value); }
+
+/// `t`'s values in a tensor of `type` (exact when `type` holds them).
+HostTensor convertedTo(const HostTensor &t, ElemType type) {
+  HostTensor out = makeZeros(type, t.shape);
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    out.setFromDouble(i, t.getAsDouble(i));
+  return out;
+}
+
+} // namespace
+
+TEST(AttentionFp8Test, ParsesAndRoundTripsDtypeKvAndDescales) {
+  AttentionSpec s;
+  std::string err;
+  ASSERT_TRUE(parseAttentionOp(fp8KvOp(), s, err)) << err;
+  EXPECT_EQ(s.dtype, ElemType::BF16);
+  EXPECT_EQ(attentionKvType(s), ElemType::F8E4M3FN);
+  EXPECT_FALSE(s.qDescale);
+  EXPECT_TRUE(s.kDescale && s.vDescale);
+  AttentionSpec back;
+  ASSERT_TRUE(parseAttentionOp(attentionOpJson(s), back, err)) << err;
+  EXPECT_EQ(attentionOpJson(back), attentionOpJson(s));
+  EXPECT_EQ(attentionOpJson(s)["dtype_kv"], "f8E4M3FN");
+  EXPECT_EQ(attentionOpJson(s)["k_descale"], true);
+  EXPECT_FALSE(attentionOpJson(s).contains("q_descale")); // false: absent
+
+  // An e4m3 Q: K and V e4m3 too (dtype_kv absent), dtype_out given.
+  ASSERT_TRUE(parseAttentionOp(fp8Op(), s, err)) << err;
+  EXPECT_EQ(s.dtype, ElemType::F8E4M3FN);
+  EXPECT_EQ(attentionKvType(s), ElemType::F8E4M3FN);
+  EXPECT_EQ(s.out, ElemType::BF16);
+  EXPECT_TRUE(s.qDescale && s.kDescale && s.vDescale);
+  ASSERT_TRUE(parseAttentionOp(attentionOpJson(s), back, err)) << err;
+  EXPECT_EQ(attentionOpJson(back), attentionOpJson(s));
+  EXPECT_FALSE(attentionOpJson(s).contains("dtype_kv")); // dtype's
+  // e4m3 without descales (each 1).
+  json op = fp8Op();
+  for (const char *key : {"q_descale", "k_descale", "v_descale"})
+    op.erase(key);
+  ASSERT_TRUE(parseAttentionOp(op, s, err)) << err;
+  EXPECT_FALSE(s.qDescale || s.kDescale || s.vDescale);
+
+  // dtype_kv equal to dtype, and flags written false, are the defaults:
+  // the object written is the one without them.
+  op = llamaOp();
+  op["dtype_kv"] = "bf16";
+  op["q_descale"] = op["k_descale"] = op["v_descale"] = false;
+  ASSERT_TRUE(parseAttentionOp(op, s, err)) << err;
+  EXPECT_FALSE(s.kvDtype.has_value());
+  AttentionSpec plain;
+  ASSERT_TRUE(parseAttentionOp(llamaOp(), plain, err)) << err;
+  EXPECT_EQ(attentionOpJson(s).dump(), attentionOpJson(plain).dump());
+  for (const char *key : {"dtype_kv", "q_descale", "k_descale", "v_descale"})
+    EXPECT_FALSE(attentionOpJson(plain).contains(key)) << key;
+}
+
+TEST(AttentionFp8Test, RefusesMismatchedTypesAndDescalesNamingThem) {
+  struct Case {
+    json op;
+    const char *message;
+  };
+  auto with = [](json op, const char *key, const json &value) {
+    op[key] = value;
+    return op;
+  };
+  json f32Op = with(llamaOp(), "dtype", "f32");
+  const Case cases[] = {
+      {with(f32Op, "dtype_kv", "f8E4M3FN"),
+       "'dtype_kv' is f8E4M3FN; expected 'dtype' (f32): an f8E4M3FN K and V "
+       "need a bf16, f16 or f8E4M3FN 'dtype'"},
+      {with(llamaOp(), "dtype_kv", "f16"),
+       "'dtype_kv' is f16; expected 'dtype' (bf16) or f8E4M3FN"},
+      {with(with(fp8Op(), "dtype_kv", "bf16"), "k_descale", false),
+       "'dtype_kv' is bf16; expected 'dtype' (f8E4M3FN)"},
+      {with(llamaOp(), "dtype_kv", "i8"),
+       "'dtype_kv' must be \"bf16\", \"f16\", \"f32\" or \"f8E4M3FN\", got \"i8\""},
+      {with(llamaOp(), "dtype_kv", 8), "'dtype_kv' must be"},
+      {with(llamaOp(), "q_descale", true),
+       "'q_descale' needs 'dtype' f8E4M3FN (Q is bf16"},
+      {with(fp8KvOp(), "q_descale", true),
+       "'q_descale' needs 'dtype' f8E4M3FN (Q is bf16"},
+      {with(llamaOp(), "k_descale", true),
+       "'k_descale' needs 'dtype_kv' f8E4M3FN (K is bf16"},
+      {with(with(llamaOp(), "dtype", "f16"), "v_descale", true),
+       "'v_descale' needs 'dtype_kv' f8E4M3FN (V is f16"},
+      {with(fp8KvOp(), "v_descale", "yes"), "'v_descale' must be true or false"},
+      {with(fp8Op(), "dtype_out", "f8E4M3FN"),
+       "'dtype_out' must be \"bf16\", \"f16\" or \"f32\", got \"f8E4M3FN\""},
+  };
+  for (const Case &c : cases)
+    expectOpRefused(c.op, c.message);
+  // An e4m3 Q has no default output type.
+  json op = fp8Op();
+  op.erase("dtype_out");
+  expectOpRefused(op, "missing 'dtype_out' (\"bf16\", \"f16\" or \"f32\")");
+}
+
+TEST(AttentionFp8Test, CountsOneByteKeysAndValuesAndTheDescalesOnce) {
+  AttentionSpec s = smallSpec();
+  const double q = 2 * 4 * 3 * 32, kv = 2 * 2 * 5 * 32;
+  s.kvDtype = ElemType::F8E4M3FN;
+  EXPECT_EQ(attentionBytes(s), q * 2 + 2 * kv * 1 + q * 4);
+  s.kDescale = s.vDescale = true;
+  EXPECT_EQ(attentionBytes(s), q * 2 + 2 * kv * 1 + q * 4 + 2 * 4);
+  s.dtype = ElemType::F8E4M3FN;
+  s.qDescale = true;
+  EXPECT_EQ(attentionBytes(s), q * 1 + 2 * kv * 1 + q * 4 + 3 * 4);
+}
+
+TEST(AttentionFp8Test, EightBitTypesGetTheLowPrecisionTolerances) {
+  AttentionSpec s;
+  s.dtype = s.out = ElemType::F32;
+  EXPECT_EQ(attentionTolerance(s), 1e-4); // all f32
+  EXPECT_EQ(attentionLseTolerance(s), 1e-4);
+  s.kvDtype = ElemType::F8E4M3FN; // an 8-bit input (not a valid op: the
+                                  // tolerances read the types only)
+  EXPECT_EQ(attentionTolerance(s), 1e-2);
+  EXPECT_EQ(attentionLseTolerance(s), 1e-3);
+  s.kvDtype.reset();
+  s.dtype = ElemType::F8E4M3FN; // e4m3 Q and K, V; f32 out
+  EXPECT_EQ(attentionTolerance(s), 1e-2);
+  EXPECT_EQ(attentionLseTolerance(s), 1e-3);
+}
+
+TEST(AttentionFp8Test, ParamsAreE4m3KeysAndValuesAndF32Descales) {
+  const AttentionSpec s = fp8KvSpec();
+  std::string err;
+  EXPECT_TRUE(checkAttentionParams(packageOf(s, false), s, err)) << err;
+  EXPECT_TRUE(checkAttentionParams(packageOf(s, true), s, err)) << err;
+  AttentionSpec all = s;
+  all.dtype = ElemType::F8E4M3FN;
+  all.kvDtype.reset();
+  all.qDescale = true;
+  EXPECT_TRUE(checkAttentionParams(packageOf(all, true), all, err)) << err;
+
+  KernelPackage pkg = packageOf(s, false);
+  pkg.params[*pkg.findParam("k")].dtype = ElemType::BF16;
+  expectRefused(pkg, s, "parameter 'k' is bf16 2x2x40x64, the op says f8E4M3FN 2x2x40x64");
+  // A missing descale, one the op has not, a wrong type, shape or role.
+  pkg = packageOf(s, false);
+  pkg.params.erase(pkg.params.begin() + *pkg.findParam("v_descale"));
+  expectRefused(pkg, s, "attention needs a tensor parameter 'v_descale'");
+  pkg = packageOf(s, false);
+  pkg.params.push_back(tensor("q_descale", ElemType::F32, {1}, ParamRole::Input));
+  expectRefused(pkg, s, "has a tensor parameter 'q_descale' but the op has no q_descale");
+  AttentionSpec noK = s;
+  noK.kDescale = false;
+  expectRefused(packageOf(s, false), noK,
+                "has a tensor parameter 'k_descale' but the op has no k_descale");
+  pkg = packageOf(s, false);
+  pkg.params[*pkg.findParam("k_descale")].dtype = ElemType::F16;
+  expectRefused(pkg, s, "parameter 'k_descale' is f16 1, the op says f32 1");
+  pkg = packageOf(s, false);
+  pkg.params[*pkg.findParam("k_descale")].shape = {2};
+  expectRefused(pkg, s, "parameter 'k_descale' is f32 2, the op says f32 1");
+  pkg = packageOf(s, false);
+  pkg.params[*pkg.findParam("v_descale")].role = ParamRole::Output;
+  expectRefused(pkg, s, "parameter 'v_descale' has role output, expected input");
+  pkg = packageOf(s, false);
+  pkg.params.push_back(tensor("o_descale", ElemType::F32, {1}, ParamRole::Input));
+  expectRefused(pkg, s, "has a tensor parameter 'o_descale', not one of q k v "
+                        "kv_lens block_table alibi_slopes q_descale k_descale "
+                        "v_descale out lse o_partial lse_partial");
+}
+
+TEST(AttentionFp8Test, DescalesScaleTheLogitsAndTheOutputNotTheLse) {
+  // One query row, two keys: q = e0, K row 0 = 2 e0, row 1 = 0; V rows
+  // 1.5 e0 and -0.75 e0 (e4m3 holds all of them exactly).
+  AttentionSpec s = tinySpec();
+  s.dtype = s.out = ElemType::BF16;
+  s.kvDtype = ElemType::F8E4M3FN;
+  s.seqKv = 2;
+  s.scale = 0.5;
+  s.kDescale = s.vDescale = true;
+  HostTensor q = makeZeros(ElemType::BF16, attentionShapeQ(s));
+  HostTensor k = makeZeros(ElemType::F8E4M3FN, attentionShapeKv(s));
+  HostTensor v = makeZeros(ElemType::F8E4M3FN, attentionShapeKv(s));
+  setRow(q, 0, 0, 0, {1.0});
+  setRow(k, 0, 0, 0, {2.0});
+  setRow(v, 0, 0, 0, {1.5});
+  setRow(v, 0, 0, 1, {-0.75});
+  ASSERT_EQ(v.getAsDouble(32), -0.75);
+  const HostTensor dk = descaleOf(3.0), dv = descaleOf(1.25);
+  AttentionExtras extras;
+  extras.kDescale = &dk;
+  extras.vDescale = &dv;
+  // t0 = 0.5 * 3 * (1 * 2) = 3, t1 = 0.
+  const double w0 = std::exp(3.0) / (std::exp(3.0) + 1);
+  AttentionRow row = attentionRow(s, q, k, v, extras, 0, 0, 0);
+  EXPECT_NEAR(row.out[0], 1.25 * (w0 * 1.5 + (1 - w0) * -0.75), 1e-12);
+  EXPECT_EQ(row.out[1], 0.0);
+  EXPECT_NEAR(row.lse, std::log(std::exp(3.0) + 1), 1e-12);
+  // Without v's descale: the output / 1.25, the same lse.
+  s.vDescale = false;
+  const AttentionRow noDv = attentionRow(s, q, k, v, extras, 0, 0, 0);
+  EXPECT_NEAR(noDv.out[0] * 1.25, row.out[0], 1e-12);
+  EXPECT_EQ(noDv.lse, row.lse);
+  // Without k's: t0 = 0.5 * 2 = 1 (the tensor is not read).
+  s.kDescale = false;
+  EXPECT_NEAR(attentionRow(s, q, k, v, extras, 0, 0, 0).lse,
+              std::log(std::exp(1.0) + 1), 1e-12);
+  // dq multiplies like dk, before the softcap.
+  s.dtype = ElemType::F8E4M3FN;
+  s.qDescale = true;
+  s.softcap = 2.0;
+  q = convertedTo(q, ElemType::F8E4M3FN);
+  const HostTensor dq = descaleOf(0.5);
+  extras.qDescale = &dq;
+  const double t0 = 2.0 * std::tanh(0.5 * 0.5 * 2 / 2.0);
+  EXPECT_NEAR(attentionRow(s, q, k, v, extras, 0, 0, 0).lse,
+              std::log(std::exp(t0) + 1), 1e-12);
+}
+
+TEST(AttentionFp8Test, E4m3ReferenceIsTheWidenedOneWithTheDescalesApplied) {
+  // Random e4m3 operands with descales against the same values in bf16
+  // (exact: e4m3 widens exactly) without them: the scale multiplied by
+  // dq * dk, the output by dv, the lse as it is.
+  AttentionSpec s = gqaSpec(); // GQA, kv_lens, B 2, Sq 3, Skv 40, D 64
+  s.causal = true;
+  s.softcap = 5.0;
+  s.dtype = ElemType::F8E4M3FN;
+  s.qDescale = s.kDescale = s.vDescale = true;
+  const HostTensor q = makeRandom(ElemType::F8E4M3FN, attentionShapeQ(s), 1);
+  const HostTensor k = makeRandom(ElemType::F8E4M3FN, attentionShapeKv(s), 2);
+  const HostTensor v = makeRandom(ElemType::F8E4M3FN, attentionShapeKv(s), 3);
+  const HostTensor lens = lensOf({40, 17});
+  const HostTensor dq = attentionDescale(4), dk = attentionDescale(5),
+                   dv = attentionDescale(6);
+  std::map<std::string, const HostTensor *> inputs = {
+      {"kv_lens", &lens}, {"q_descale", &dq}, {"k_descale", &dk},
+      {"v_descale", &dv}};
+  const AttentionExtras extras =
+      attentionExtras([&](const std::string &name) -> const HostTensor * {
+        const auto it = inputs.find(name);
+        return it != inputs.end() ? it->second : nullptr;
+      });
+  EXPECT_EQ(extras.kvLens, &lens);
+  EXPECT_EQ(extras.alibi, nullptr);
+  EXPECT_EQ(extras.vDescale, &dv);
+
+  AttentionSpec wide = s;
+  wide.dtype = ElemType::BF16;
+  wide.qDescale = wide.kDescale = wide.vDescale = false;
+  wide.scale = s.scale * dq.getAsDouble(0) * dk.getAsDouble(0);
+  const HostTensor q16 = convertedTo(q, ElemType::BF16),
+                   k16 = convertedTo(k, ElemType::BF16),
+                   v16 = convertedTo(v, ElemType::BF16);
+  AttentionExtras lensOnly;
+  lensOnly.kvLens = &lens;
+  double largest = 0;
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t h = 0; h < s.qHeads; ++h)
+      for (int64_t i = 0; i < s.seqQ; ++i) {
+        const AttentionRow e4m3 = attentionRow(s, q, k, v, extras, b, h, i);
+        const AttentionRow ref = attentionRow(wide, q16, k16, v16, lensOnly, b, h, i);
+        ASSERT_EQ(e4m3.lse, ref.lse) << b << " " << h << " " << i;
+        for (int64_t d = 0; d < s.headDim; ++d) {
+          ASSERT_EQ(e4m3.out[d], ref.out[d] * dv.getAsDouble(0)) << d;
+          largest = std::max(largest, std::fabs(e4m3.out[d]));
+        }
+      }
+  EXPECT_GT(largest, 0.0);
+  // attentionExpected: the same rows, rounded to dtype_out.
+  const std::vector<int64_t> rows = {0, 5, 47};
+  const AttentionExpected e = attentionExpected(s, q, k, v, extras, rows);
+  const AttentionRow last = attentionRow(s, q, k, v, extras, 1, 7, 2);
+  EXPECT_EQ(e.out.getAsDouble(2 * 64 + 3), roundTo(ElemType::BF16, last.out[3]));
+  EXPECT_FLOAT_EQ(float(e.lse.getAsDouble(2)), float(last.lse));
+}
+
+TEST(AttentionFp8Test, AMissingDescaleGivesNaNRowsAndAnUnusedOneIsIgnored) {
+  AttentionSpec s = fp8KvSpec();
+  s.kvLens = false;
+  const HostTensor q = makeRandom(ElemType::BF16, attentionShapeQ(s), 1);
+  const HostTensor k = makeRandom(ElemType::F8E4M3FN, attentionShapeKv(s), 2);
+  const HostTensor v = makeRandom(ElemType::F8E4M3FN, attentionShapeKv(s), 3);
+  const HostTensor d = descaleOf(1.5), empty = makeZeros(ElemType::F32, {0});
+  AttentionExtras extras;
+  extras.kDescale = &d; // v's missing
+  AttentionRow row = attentionRow(s, q, k, v, extras, 0, 0, 0);
+  EXPECT_TRUE(std::isnan(row.lse));
+  EXPECT_TRUE(std::isnan(row.out[0]));
+  extras.vDescale = &empty;
+  EXPECT_TRUE(std::isnan(attentionRow(s, q, k, v, extras, 0, 0, 0).lse));
+  extras.vDescale = &d;
+  row = attentionRow(s, q, k, v, extras, 0, 0, 0);
+  EXPECT_FALSE(std::isnan(row.lse));
+  // A descale the op does not have is not read.
+  extras.qDescale = &empty;
+  EXPECT_EQ(attentionRow(s, q, k, v, extras, 0, 0, 0).out, row.out);
+  // Even a row that sees no key is NaN: the call is wrong, not the row.
+  s.kvLens = true;
+  const HostTensor lens = lensOf({0, 0});
+  extras.kvLens = &lens;
+  extras.vDescale = nullptr;
+  EXPECT_TRUE(std::isnan(attentionRow(s, q, k, v, extras, 0, 0, 0).lse));
+}
+
+TEST(AttentionFp8Test, DescaleInputsAreDrawnFromTheSeedInHalfToTwo) {
+  double lo = 2, hi = 0, sum = 0;
+  const int n = 4000;
+  for (uint64_t seed = 0; seed < uint64_t(n); ++seed) {
+    const HostTensor d = attentionDescale(seed);
+    ASSERT_EQ(d.type, ElemType::F32);
+    ASSERT_EQ(d.shape, (std::vector<int64_t>{1}));
+    ASSERT_EQ(d.data, attentionDescale(seed).data);
+    const double x = d.getAsDouble(0);
+    ASSERT_GE(x, 0.5);
+    ASSERT_LE(x, 2.0);
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+    sum += x;
+  }
+  EXPECT_LT(lo, 0.51);
+  EXPECT_GT(hi, 1.99);
+  EXPECT_NEAR(sum / n, 1.25, 0.03); // uniform
+  EXPECT_NE(attentionDescale(1).data, attentionDescale(2).data);
+}
+
+TEST(AttentionFp8Test, PackageInputsAreE4m3ValuesAndSeededDescales) {
+  AttentionSpec s = fp8KvSpec();
+  s.dtype = ElemType::F8E4M3FN;
+  s.kvDtype.reset();
+  s.qDescale = true;
+  KernelPackage pkg = packageOf(s, true);
+  pkg.op = attentionOpJson(s);
+  std::string err;
+  ASSERT_TRUE(checkAttentionParams(pkg, s, err)) << err;
+  for (const char *name : {"q_descale", "k_descale", "v_descale"}) {
+    const KernelParam &param = pkg.params[*pkg.findParam(name)];
+    const HostTensor d = makePackageInput(pkg, param, 7);
+    EXPECT_EQ(d.data, attentionDescale(packageInputSeed(7, name)).data) << name;
+    EXPECT_NE(d.data, makePackageInput(pkg, param, 8).data) << name;
+  }
+  // q, k, v: the generic draw, finite e4m3 values in [-1, 1], not all 0.
+  for (const char *name : {"q", "k", "v"}) {
+    const KernelParam &param = pkg.params[*pkg.findParam(name)];
+    const HostTensor t = makePackageInput(pkg, param, 7);
+    ASSERT_EQ(t.type, ElemType::F8E4M3FN);
+    EXPECT_EQ(t.data, makeRandom(ElemType::F8E4M3FN, param.shape,
+                                 packageInputSeed(7, name)).data);
+    int64_t nonZero = 0, distinct = 0;
+    std::vector<bool> seen(256, false);
+    for (int64_t i = 0; i < t.numElements(); ++i) {
+      const double x = t.getAsDouble(i);
+      ASSERT_TRUE(std::isfinite(x)) << name << " " << i;
+      ASSERT_LE(std::fabs(x), 1.0);
+      nonZero += x != 0;
+      distinct += !seen[t.data[size_t(i)]];
+      seen[t.data[size_t(i)]] = true;
+    }
+    EXPECT_GT(nonZero, t.numElements() * 9 / 10) << name;
+    EXPECT_GT(distinct, 64) << name; // many codes, both signs
+  }
 }

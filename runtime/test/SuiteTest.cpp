@@ -274,3 +274,24 @@ TEST(AttentionSuite, ParsesEntriesAndRefusesBadOnes) {
   GemmSuite gemm;
   EXPECT_FALSE(parseGemmSuite(good, gemm, err));
 }
+
+TEST(AttentionSuite, EntriesMayReadAnE4m3KvCache) {
+  // An entry's op is the op object: dtype_kv and the descales as a
+  // package's (parseAttentionOp's rules).
+  json j = json::parse(R"({"schema": "kgen.attention-suite", "version": 1,
+    "entries": [{"name": "m/fp8 kv", "op": {"kind": "attention", "batch": 1,
+      "q_heads": 4, "kv_heads": 2, "seq_q": 1, "seq_kv": 64, "head_dim": 64,
+      "dtype": "bf16", "dtype_kv": "f8E4M3FN", "k_descale": true,
+      "v_descale": true}}]})");
+  AttentionSuite suite;
+  std::string err;
+  ASSERT_TRUE(parseAttentionSuite(j, suite, err)) << err;
+  EXPECT_EQ(attentionKvType(suite.entries[0].spec), ElemType::F8E4M3FN);
+  EXPECT_TRUE(suite.entries[0].spec.kDescale && suite.entries[0].spec.vDescale);
+  j["entries"][0]["op"]["dtype"] = "f32";
+  EXPECT_FALSE(parseAttentionSuite(j, suite, err));
+  EXPECT_NE(err.find("suite: entry m/fp8 kv: attention op: 'dtype_kv' is "
+                     "f8E4M3FN; expected 'dtype' (f32)"),
+            std::string::npos)
+      << err;
+}

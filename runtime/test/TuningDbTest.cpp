@@ -586,7 +586,7 @@ const Mutation kAttentionMutations[] = {
     {"/entries/2/key/op/head_dim", 20, "entries[2].key.op.head_dim: expected a multiple of 8 in [32, 256], got 20"},
     {"/entries/2/key/op/head_dim", 512, "entries[2].key.op.head_dim: expected a multiple of 8 in [32, 256], got 512"},
     {"/entries/2/key/op/kv_heads", 5, "entries[2].key.op.q_heads: expected a multiple of kv_heads (5), got 32"},
-    {"/entries/2/key/op/dtype", "f64", "entries[2].key.op.dtype: unknown value \"f64\" (expected f32 f16 bf16)"},
+    {"/entries/2/key/op/dtype", "f64", "entries[2].key.op.dtype: unknown value \"f64\" (expected f32 f16 bf16 f8E4M3FN)"},
     {"/entries/2/key/op/dtype_out", nullptr, "entries[2].key.op.dtype_out: expected a string, got null"},
     {"/entries/2/key/op/causal", "yes", "entries[2].key.op.causal: expected true or false, got \"yes\""},
     {"/entries/2/key/op/lse", kRemoved, "entries[2].key.op.lse: missing"},
@@ -595,7 +595,7 @@ const Mutation kAttentionMutations[] = {
     {"/entries/2/key/op/sliding_window", 0, "entries[2].key.op.sliding_window: expected an integer in [1, 2147483648], got 0"},
     {"/entries/2/key/op/softcap", "30", "entries[2].key.op.softcap: expected a finite number or null, got \"30\""},
     {"/entries/2/key/op/softcap", -30, "entries[2].key.op.softcap: expected null or a number > 0, got -30"},
-    {"/entries/2/key/op/m", 4096, "entries[2].key.op: unknown field \"m\" (an attention signature has exactly: kind batch q_heads kv_heads seq_q seq_kv head_dim dtype dtype_out kv_lens lse scale causal sliding_window window_left window_right alibi softcap paged page_size num_pages)"},
+    {"/entries/2/key/op/m", 4096, "entries[2].key.op: unknown field \"m\" (an attention signature has exactly: kind batch q_heads kv_heads seq_q seq_kv head_dim dtype dtype_kv dtype_out kv_lens lse scale causal sliding_window window_left window_right alibi softcap paged page_size num_pages q_descale k_descale v_descale)"},
     {"/entries/2/key/op/paged", "yes", "entries[2].key.op.paged: expected true or false, got \"yes\""},
     {"/entries/2/key/op/paged", true, "entries[2].key.op.page_size: a paged signature needs it"},
     {"/entries/2/key/op/page_size", 16, "entries[2].key.op.paged: expected true with page_size"},
@@ -681,6 +681,72 @@ TEST(TuningDbJsonTest, PagedAttentionKeysLoadAndOldOnesStillDo) {
   op.erase("num_pages");
   EXPECT_FALSE(fromJson(j, back, err));
   EXPECT_EQ(err, "entries[2].key.op.num_pages: a paged signature needs it");
+}
+
+TEST(TuningDbJsonTest, Fp8AttentionKeysLoadAndOldOnesStillDo) {
+  // mixedDb's attention key has none of dtype_kv and the descales.
+  TuningDb back;
+  std::string err;
+  ASSERT_TRUE(fromJson(toJson(mixedDb()), back, err)) << err;
+  // An e4m3 KV cache under bf16 queries, with k and v descales; then an
+  // e4m3 Q too, with its descale.
+  json j = toJson(mixedDb());
+  json &op = j["entries"][2]["key"]["op"];
+  op["dtype_kv"] = "f8E4M3FN";
+  op["k_descale"] = true;
+  op["v_descale"] = true;
+  ASSERT_TRUE(fromJson(j, back, err)) << err;
+  EXPECT_EQ(back.entries[2].key.op["dtype_kv"], "f8E4M3FN");
+  EXPECT_EQ(back.entries[2].key.op["v_descale"], true);
+  // A key with the new fields is another op than the one without them.
+  EXPECT_EQ(back.find(h200Key(attentionOp())), nullptr);
+  EXPECT_NE(back.find(back.entries[2].key), nullptr);
+  op["dtype"] = "f8E4M3FN";
+  op["q_descale"] = true;
+  ASSERT_TRUE(fromJson(j, back, err)) << err;
+  op.erase("dtype_kv"); // K and V of dtype: e4m3 too
+  ASSERT_TRUE(fromJson(j, back, err)) << err;
+  std::string why;
+  EXPECT_TRUE(checkKey(back.entries[2].key, why)) << why;
+  json written = attentionOp();
+  written["dtype_kv"] = "bf16"; // dtype's, as parseAttentionOp accepts it
+  written["q_descale"] = false;
+  EXPECT_TRUE(checkKey(h200Key(written), why)) << why;
+}
+
+TEST(TuningDbJsonTest, RefusesFp8AttentionFieldsThatDoNotFit) {
+  struct Case {
+    std::vector<std::pair<const char *, json>> set;
+    const char *expected;
+  };
+  const Case cases[] = {
+      {{{"dtype_kv", "f64"}},
+       "entries[2].key.op.dtype_kv: unknown value \"f64\" (expected f32 f16 bf16 f8E4M3FN)"},
+      {{{"dtype_kv", nullptr}}, "entries[2].key.op.dtype_kv: expected a string, got null"},
+      {{{"dtype_out", "f8E4M3FN"}},
+       "entries[2].key.op.dtype_out: unknown value \"f8E4M3FN\" (expected f32 f16 bf16)"},
+      {{{"dtype_kv", "f16"}},
+       "entries[2].key.op.dtype_kv: expected dtype (bf16) or f8E4M3FN, got \"f16\""},
+      {{{"dtype", "f32"}, {"dtype_kv", "f8E4M3FN"}},
+       "entries[2].key.op.dtype_kv: expected dtype (f32), got \"f8E4M3FN\""},
+      {{{"q_descale", "yes"}}, "entries[2].key.op.q_descale: expected true or false, got \"yes\""},
+      {{{"q_descale", true}, {"dtype_kv", "f8E4M3FN"}},
+       "entries[2].key.op.q_descale: expected false or absent: its operand is bf16, a descale needs f8E4M3FN"},
+      {{{"k_descale", true}},
+       "entries[2].key.op.k_descale: expected false or absent: its operand is bf16"},
+      {{{"dtype", "f16"}, {"v_descale", true}},
+       "entries[2].key.op.v_descale: expected false or absent: its operand is f16"},
+  };
+  for (const Case &c : cases) {
+    json j = toJson(mixedDb());
+    for (const auto &[key, value] : c.set)
+      j["entries"][2]["key"]["op"][key] = value;
+    TuningDb out;
+    std::string err;
+    EXPECT_FALSE(fromJson(j, out, err)) << c.expected;
+    EXPECT_EQ(err.rfind(c.expected, 0), 0u) << err;
+    EXPECT_TRUE(out.entries.empty());
+  }
 }
 
 TEST(TuningDbJsonTest, AttentionEntriesRoundTripBesideGemmOnes) {

@@ -140,16 +140,14 @@ void AttentionGroupRun::computeReference() {
   const int64_t count =
       std::clamp<int64_t>(kReferenceWork / perRow, kMinRows, kSpotCheckElements);
   rows_ = sampleIndices(rowCount, count, mixSeed(o_.seed, kRowSalt));
-  const Tensor *lens = tensors_.count("kv_lens") ? &tensors_.at("kv_lens") : nullptr;
-  const Tensor *slopes =
-      tensors_.count("alibi_slopes") ? &tensors_.at("alibi_slopes") : nullptr;
-  const Tensor *table =
-      tensors_.count("block_table") ? &tensors_.at("block_table") : nullptr;
-  expected_ = attentionExpected(spec_, tensors_.at("q").host,
-                                tensors_.at("k").host, tensors_.at("v").host,
-                                lens != nullptr ? &lens->host : nullptr, rows_,
-                                slopes != nullptr ? &slopes->host : nullptr,
-                                table != nullptr ? &table->host : nullptr);
+  const AttentionExtras extras =
+      attentionExtras([&](const std::string &name) -> const HostTensor * {
+        const auto it = tensors_.find(name);
+        return it != tensors_.end() ? &it->second.host : nullptr;
+      });
+  expected_ =
+      attentionExpected(spec_, tensors_.at("q").host, tensors_.at("k").host,
+                        tensors_.at("v").host, extras, rows_);
 }
 
 /// Before a package's checked run: its outputs NaN again, so that an

@@ -3,16 +3,24 @@
 // Host-only logic for `op.kind = "attention"` packages (docs/kernel-package.md,
 // docs/attention.md; kgen.attention in dialect/KgenOps.td is the authority):
 //
-//   out[b, h, i, :] = sum_j softmax_j(t[j]) V[b, h / G, j, :]
-//   t[j] = visible(j) ? softcap(scale * Q[b, h, i, :] . K[b, h / G, j, :]) : -inf
+//   out[b, h, i, :] = dv * sum_j softmax_j(t[j]) V[b, h / G, j, :]
+//   t[j] = visible(j) ? softcap(a * Q[b, h, i, :] . K[b, h / G, j, :]) : -inf
 //
-// with Q and out [B, Hq, Sq, D], K and V [B, Hkv, Skv, D], G = Hq / Hkv,
+// with a = scale * dq * dk (the descales below; 1 without them), Q and out
+// [B, Hq, Sq, D], K and V [B, Hkv, Skv, D], G = Hq / Hkv,
 // softcap(s) = c tanh(s / c) (identity without a softcap), and key j visible
 // from query i when j < L (L = clamp(kv_lens[b], 0, Skv), Skv without
 // kv_lens), and with `causal` j <= p for the bottom-right position
 // p = i + L - Sq, and with `sliding_window = W` also j > p - W. A row with
 // no visible key is 0, its log-sum-exp -inf; otherwise
 // lse = log(sum_j exp(t[j])) (natural log).
+//
+// Q is bf16, f16, f32 or f8E4M3FN (e4m3); K and V share one type, Q's, or
+// e4m3 under a bf16, f16 or e4m3 Q (an fp8 KV cache, as vLLM's). An e4m3
+// operand may have a per-tensor f32 descale ([1]: q_descale, k_descale,
+// v_descale; 1 when absent): dq and dk scale the logits (before the
+// softcap), dv the output; the lse is that of the descaled logits and does
+// not see dv. Elements are read exactly (e4m3 widens exactly).
 //
 // With a paged cache (`paged`, FlashInfer's HND layout, vLLM's block
 // tables), K and V are [N, Hkv, P, D] (N pages of P keys) and an i32
@@ -35,6 +43,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,7 +53,10 @@ namespace kgen::rt {
 struct AttentionSpec {
   int64_t batch = 1, qHeads = 1, kvHeads = 1, seqQ = 1, seqKv = 1,
           headDim = 128;
-  ElemType dtype = ElemType::BF16; // q, k, v
+  ElemType dtype = ElemType::BF16; // q
+  // k, v: dtype when unset (what the parser leaves for dtype_kv absent or
+  // equal to dtype), else F8E4M3FN; read it through attentionKvType.
+  std::optional<ElemType> kvDtype;
   ElemType out = ElemType::BF16;   // out
   bool kvLens = false;             // an i32 [B] input of valid key counts
   bool lse = false;                // an f32 [B, Hq, Sq] output
@@ -58,6 +70,8 @@ struct AttentionSpec {
   bool paged = false;              // k, v [N, Hkv, P, D] + block_table [B, M]
   int64_t pageSize = 0;            // P in [1, 256], only with paged
   int64_t numPages = 0;            // N >= 1, only with paged
+  // f32 [1] inputs, each only with an F8E4M3FN operand (q; k; v).
+  bool qDescale = false, kDescale = false, vDescale = false;
 };
 
 /// Reads an op object of kind "attention" (the manifest's "op"):
@@ -67,10 +81,15 @@ struct AttentionSpec {
 ///    "dtype_out": "bf16", "kv_lens": false, "lse": false, "scale": 0.088,
 ///    "causal": true, "sliding_window": null, "window_left": null,
 ///    "window_right": null, "alibi": false, "softcap": null,
-///    "paged": true, "page_size": 16, "num_pages": 64}
+///    "paged": true, "page_size": 16, "num_pages": 64,
+///    "dtype_kv": "f8E4M3FN", "k_descale": true, "v_descale": true}
 ///
-/// Required: the six sizes (integers in [1, 2^31]) and dtype (bf16, f16 or
-/// f32). Optional: dtype_out (dtype's; bf16 f16 f32), kv_lens, lse, causal
+/// Required: the six sizes (integers in [1, 2^31]) and dtype (Q's type:
+/// bf16, f16, f32 or f8E4M3FN). Optional: dtype_out (bf16 f16 f32; dtype's
+/// by default, required with an f8E4M3FN dtype), dtype_kv (K's and V's
+/// type: dtype, the default, or f8E4M3FN when dtype is not f32),
+/// q_descale (only with an f8E4M3FN dtype), k_descale and v_descale (only
+/// with an f8E4M3FN dtype_kv; each false by default), kv_lens, lse, causal
 /// (false), scale (1 / sqrt(D) as kgen.attention defaults it), sliding_window,
 /// window_left, window_right and softcap (null), alibi (false), paged
 /// (false; absent in packages without a paged cache) and, exactly with
@@ -87,16 +106,22 @@ bool parseAttentionOp(const nlohmann::json &op, AttentionSpec &spec,
 
 /// The op object for `spec`, every field written (null for no window or
 /// softcap) but paged, page_size and num_pages, written only with a paged
-/// cache (as the dialect's signature has them). parseAttentionOp(
-/// attentionOpJson(s)) gives s back.
+/// cache, dtype_kv, written only when it is not dtype, and q_descale,
+/// k_descale and v_descale, written (true) only when the op has them (as
+/// the dialect's signature has them: an op without them has the object it
+/// had before they existed). parseAttentionOp(attentionOpJson(s)) gives s
+/// back.
 nlohmann::json attentionOpJson(const AttentionSpec &spec);
+
+/// The element type of k and v: spec.kvDtype, or dtype when unset.
+ElemType attentionKvType(const AttentionSpec &spec);
 
 /// Hq / Hkv: the query heads that read one key/value head.
 int64_t attentionGroup(const AttentionSpec &spec);
 
 /// Shapes in the op's layout: q and out [B, Hq, Sq, D], k and v
 /// [B, Hkv, Skv, D] ([N, Hkv, P, D] when paged), lse [B, Hq, Sq], kv_lens
-/// [B], block_table [B, M].
+/// [B], block_table [B, M], each descale [1].
 std::vector<int64_t> attentionShapeQ(const AttentionSpec &spec);
 std::vector<int64_t> attentionShapeKv(const AttentionSpec &spec);
 std::vector<int64_t> attentionShapeBlockTable(const AttentionSpec &spec);
@@ -118,8 +143,9 @@ std::vector<int64_t> attentionPackedShapeLse(const AttentionSpec &spec);
 /// counted: the rule is the op's nominal work, the same for every kernel.
 double attentionFlops(const AttentionSpec &spec);
 
-/// Fewest bytes moved: q, k, v read once, out written once, lse (f32) and
-/// kv_lens (i32) once when the op has them. Workspaces are not counted.
+/// Fewest bytes moved: q (dtype), k and v (dtype_kv) read once, out written
+/// once, lse (f32), kv_lens (i32) and each descale (f32, 4 bytes) once
+/// when the op has them. Workspaces are not counted.
 /// With a paged cache, k and v count the pages the B sequences name, B * M
 /// pages of P keys each (the same B * Hkv * Skv * D elements as a
 /// contiguous cache; the rest of the pool is not read, and kv_lens'
@@ -127,21 +153,24 @@ double attentionFlops(const AttentionSpec &spec);
 double attentionBytes(const AttentionSpec &spec);
 
 /// Largest relative Frobenius error of `out` that passes (shared/notes/
-/// perf-method.md): 1e-2 with bf16/f16 inputs or output (p is rounded to V's
-/// type before the PV product, and the output once), 1e-4 with f32 only.
+/// perf-method.md): 1e-2 with any bf16, f16 or f8E4M3FN input or output
+/// (p is rounded to the compute type before the PV product, Q's type, f16
+/// under an e4m3 Q, and the output once), 1e-4 with f32 only.
 double attentionTolerance(const AttentionSpec &spec);
 
-/// Largest absolute error of `lse` that passes: 1e-3 with bf16/f16 inputs,
-/// 1e-4 with f32. The log-sum-exp does not see the rounding of p or of the
-/// output, only the f32 dot products and exp/log (about 1e-6 relative over
-/// logits of magnitude ~1 with random inputs). -inf must match exactly.
+/// Largest absolute error of `lse` that passes: 1e-3 with a bf16, f16 or
+/// f8E4M3FN input (q, or k and v), 1e-4 with f32 ones. The log-sum-exp does
+/// not see the rounding of p or of the output, only the f32 dot products and
+/// exp/log (about 1e-6 relative over logits of magnitude ~1 with random
+/// inputs). -inf must match exactly.
 double attentionLseTolerance(const AttentionSpec &spec);
 
 /// Checks that `pkg` has the tensor parameters of `spec` and no others:
 /// q, k, v (role input; q [B, Hq, Sq, D] or the packed view [B, Hkv, G * Sq,
-/// D], k and v [B, Hkv, Skv, D], all of dtype), kv_lens (input, i32 [B])
-/// exactly when the op has it, alibi_slopes (input, f32 [Hq]) exactly when
-/// the op has it, out (output, dtype_out, q's shapes), lse
+/// D], of dtype, k and v [B, Hkv, Skv, D], of dtype_kv), kv_lens (input,
+/// i32 [B]) exactly when the op has it, alibi_slopes (input, f32 [Hq]) and
+/// q_descale, k_descale, v_descale (input, f32 [1]) each exactly when the
+/// op has it, out (output, dtype_out, q's shapes), lse
 /// (output, f32, [B, Hq, Sq] or [B, Hkv, G * Sq]) exactly when the op has
 /// it, block_table (input, i32 [B, M]) exactly when the op is paged (k and
 /// v then [N, Hkv, P, D]), and the split-KV workspaces o_partial (f32 [S, B, Hkv, G * Sq, D])
@@ -172,23 +201,61 @@ HostTensor attentionKvLens(const AttentionSpec &spec, uint64_t seed);
 HostTensor attentionBlockTable(const AttentionSpec &spec, uint64_t seed,
                                const HostTensor *kvLens);
 
+/// A descale input (q_descale, k_descale or v_descale: f32 [1]), drawn
+/// from `seed` (packageInputSeed of the run and the parameter's name):
+/// uniform in [0.5, 2], rounded to f32. Never zero or negative (a descale
+/// is a positive quantisation factor), and away from 1 often enough that a
+/// kernel that ignores one, or applies dv to the lse, fails the check.
+HostTensor attentionDescale(uint64_t seed);
+
+/// The value of an attention package's input `param` in a run seeded
+/// `runSeed` when the op has its own rule for it: kv_lens
+/// (attentionKvLens), block_table (attentionBlockTable, padded past the
+/// lengths the run's kv_lens holds: the kv_lens seed) and the descales
+/// (attentionDescale), each from packageInputSeed(runSeed, its name);
+/// nullopt for the others (q, k, v, alibi_slopes: makeRandom).
+std::optional<HostTensor> attentionInput(const AttentionSpec &spec,
+                                         const KernelParam &param,
+                                         uint64_t runSeed);
+
+/// The optional input tensors of an attention op, each null when the op
+/// (or the caller) has none; values read as getAsDouble reads them.
+struct AttentionExtras {
+  const HostTensor *kvLens = nullptr;     // kv_lens [B], integer
+  const HostTensor *alibi = nullptr;      // alibi_slopes [Hq]
+  const HostTensor *blockTable = nullptr; // block_table [B, M], integer
+  const HostTensor *qDescale = nullptr;   // q_descale [1]
+  const HostTensor *kDescale = nullptr;   // k_descale [1]
+  const HostTensor *vDescale = nullptr;   // v_descale [1]
+};
+
+/// The extras of a package by parameter name: `find(name)` gives the input
+/// tensor named `name` ("kv_lens", "alibi_slopes", "block_table",
+/// "q_descale", "k_descale", "v_descale"), or null when there is none.
+AttentionExtras attentionExtras(
+    const std::function<const HostTensor *(const std::string &)> &find);
+
 /// One query row of the op in double precision: out[b, h, i, 0..D) and its
 /// lse. `q` is read as [B, Hq, Sq, D], `k` and `v` as [B, Hkv, Skv, D] (any
-/// shapes with those element counts: the packed view is the same bytes),
-/// `kvLens` ([B], integer) may be null when the op has none. With a paged
-/// spec, `k` and `v` are read as [N, Hkv, P, D] through `blockTable`
-/// ([B, M], integer); only the entries of visible keys are read. A paged
-/// spec without a table, or a visible key's entry outside [0, N), gives a
-/// row of NaN (out and lse), which no kernel's output matches. Not rounded.
+/// shapes with those element counts: the packed view is the same bytes;
+/// any element types, e4m3 read exactly). extras.kvLens may be null when
+/// the op has none (every key then counts), extras.alibi when it has none
+/// (slopes 0). With a paged spec, `k` and `v` are read as [N, Hkv, P, D]
+/// through extras.blockTable; only the entries of visible keys are read.
+/// The descales are read from element 0 of their tensors when the spec has
+/// them (dq * dk scale the logits, dv the output, not the lse) and are
+/// ignored otherwise. A paged spec without a table, a visible key's entry
+/// outside [0, N), or a descale the spec has without its tensor (or an
+/// empty one) gives a row of NaN (out and lse), which no kernel's output
+/// matches. Not rounded.
 struct AttentionRow {
   std::vector<double> out; // D values
   double lse = 0;          // -inf when no key is visible
 };
 AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
                           const HostTensor &k, const HostTensor &v,
-                          const HostTensor *kvLens, int64_t b, int64_t h,
-                          int64_t i, const HostTensor *alibi = nullptr,
-                          const HostTensor *blockTable = nullptr);
+                          const AttentionExtras &extras, int64_t b, int64_t h,
+                          int64_t i);
 
 /// The reference at `rows` (flat indices of [B, Hq, Sq], e.g. from
 /// sampleIndices): out [rows, D] rounded to dtype_out, lse [rows] f32.
@@ -199,10 +266,8 @@ struct AttentionExpected {
 AttentionExpected attentionExpected(const AttentionSpec &spec,
                                     const HostTensor &q, const HostTensor &k,
                                     const HostTensor &v,
-                                    const HostTensor *kvLens,
-                                    const std::vector<int64_t> &rows,
-                                    const HostTensor *alibi = nullptr,
-                                    const HostTensor *blockTable = nullptr);
+                                    const AttentionExtras &extras,
+                                    const std::vector<int64_t> &rows);
 
 /// Rows `rows` of `t` read as [numElements / rowElements, rowElements]: a
 /// tensor [rows.size(), rowElements] of t's type.
