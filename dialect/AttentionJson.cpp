@@ -45,6 +45,16 @@ DictionaryAttr mlir::kgen::attentionSignature(AttentionOp op) {
       b.getNamedAttr("alibi", b.getBoolAttr(bool(op.getAlibiSlopes()))),
       b.getNamedAttr("softcap",
                      cap ? Attribute(b.getF32FloatAttr(*cap)) : unit)};
+  // An e4m3 cache read by 16-bit queries, and the descale factors of e4m3
+  // operands; absent: K and V of Q's type, no factors.
+  if (op.getK().getType().getElementType() !=
+      op.getQ().getType().getElementType())
+    fields.push_back(b.getNamedAttr("dtype_kv", typeName(op.getK())));
+  for (auto [name, value] : {std::pair{"q_descale", op.getQDescale()},
+                             std::pair{"k_descale", op.getKDescale()},
+                             std::pair{"v_descale", op.getVDescale()}})
+    if (value)
+      fields.push_back(b.getNamedAttr(name, b.getBoolAttr(true)));
   if (op.getBlockTable()) // a paged cache; absent: contiguous K and V
     fields.append({b.getNamedAttr("paged", b.getBoolAttr(true)),
                    b.getNamedAttr("page_size",

@@ -18,7 +18,10 @@ namespace mlir::kgen {
 /// (docs/kernel-package.md): kind, batch, q_heads, kv_heads, seq_q, seq_kv,
 /// head_dim, dtype, dtype_out, kv_lens, lse, scale, causal, sliding_window,
 /// window_left, window_right and softcap (null when absent), alibi; with a
-/// block table paged, page_size and num_pages (absent otherwise).
+/// block table paged, page_size and num_pages (absent otherwise); dtype_kv
+/// when K and V are not of Q's type (an e4m3 cache), and q_descale,
+/// k_descale, v_descale (true) for the factors the op has (absent
+/// otherwise).
 DictionaryAttr attentionSignature(AttentionOp op);
 
 /// Every field of an attention_config, plus "attribute": its MLIR text, and

@@ -35,6 +35,7 @@ AttentionConfigFields AttentionConfigFields::of(AttentionConfigAttr c) {
 AttentionOperands AttentionOperands::of(AttentionOp op) {
   AttentionOperands o;
   o.elem = op.getQ().getType().getElementType();
+  o.kvElem = op.getK().getType().getElementType();
   o.headDim = op.getHeadDim();
   o.groups = op.getQueryHeads() / std::max<int64_t>(1, op.getKvHeads());
   o.seqQ = op.getSeqQ();
@@ -45,6 +46,27 @@ AttentionOperands AttentionOperands::of(AttentionOp op) {
 
 int64_t AttentionOperands::elemBytes() const {
   return std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+}
+
+int64_t AttentionOperands::kvElemBytes() const {
+  Type t = kvElem ? kvElem : elem;
+  return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
+}
+
+bool AttentionOperands::widensQ() const {
+  return isa<Float8E4M3FNType>(elem);
+}
+
+bool AttentionOperands::widensKv() const {
+  return kvElem && isa<Float8E4M3FNType>(kvElem);
+}
+
+Type AttentionOperands::computeElem() const {
+  if (elem.isBF16() || elem.isF16())
+    return elem;
+  if (widensQ())
+    return Float16Type::get(elem.getContext());
+  return {};
 }
 
 std::string AttentionLegalityError::str() const {
@@ -59,9 +81,9 @@ int64_t mlir::kgen::attentionTileHeadDim(int64_t headDim,
 }
 
 int64_t mlir::kgen::attentionSharedMemoryBytes(const AttentionConfigFields &c,
-                                               int64_t headDim,
-                                               int64_t elemBytes) {
-  int64_t dp = attentionTileHeadDim(headDim, c.instruction);
+                                               const AttentionOperands &o) {
+  int64_t dp = attentionTileHeadDim(o.headDim, c.instruction);
+  int64_t elemBytes = o.elemBytes();
   if (c.instruction == InstructionFamily::wgmma) {
     // AttentionSm90.cuh's kSmemBytes: 1 KiB of alignment slack, the Q tile,
     // the K and V stages (whole 1 KiB swizzle atoms), 1 + 3 * stages
@@ -69,10 +91,17 @@ int64_t mlir::kgen::attentionSharedMemoryBytes(const AttentionConfigFields &c,
     return 1024 + (c.blockM + 2 * c.stages * c.blockN) * dp * elemBytes +
            8 * (1 + 3 * c.stages);
   }
-  auto buffer = [&](int64_t stages, int64_t rows) {
-    return int64_t(llvm::alignTo(stages * rows * dp * elemBytes, 128));
+  auto buffer = [&](int64_t stages, int64_t rows, int64_t bytes) {
+    return int64_t(llvm::alignTo(stages * rows * dp * bytes, 128));
   };
-  return buffer(1, c.blockM) + 2 * buffer(c.stages, c.blockN);
+  int64_t wide = o.computeElem() ? 2 : elemBytes; // the tensor cores' type
+  int64_t smem = buffer(1, c.blockM, wide) +
+                 2 * buffer(c.stages, c.blockN, o.kvElemBytes());
+  if (o.widensQ()) // Q's e4m3 tile, widened once into the first
+    smem += buffer(1, c.blockM, 1);
+  if (o.widensKv()) // one K and one V tile of the current stage, widened
+    smem += 2 * buffer(1, c.blockN, wide);
+  return smem;
 }
 
 namespace {
@@ -108,7 +137,7 @@ Error checkCommon(const AttentionConfigFields &c) {
 Error checkSharedMemory(const AttentionConfigFields &c,
                         const AttentionOperands &o, int64_t dp) {
   const TargetInfo &info = getTargetInfo(c.target);
-  int64_t smem = attentionSharedMemoryBytes(c, o.headDim, o.elemBytes());
+  int64_t smem = attentionSharedMemoryBytes(c, o);
   if (smem > info.maxSharedBytesPerBlock)
     return fail("stages",
                 llvm::formatv("is {0}; the Q tile and {0} K and V stages of "
@@ -149,9 +178,13 @@ Error checkMmaSync(const AttentionConfigFields &c,
                 "overlap_softmax = false");
   if (!o)
     return std::nullopt;
-  if (!o->elem.isBF16() && !o->elem.isF16())
-    return fail("instruction", "mma_sync attention takes bf16 or f16 "
-                               "operands (m16n8k16)");
+  if (!o->computeElem())
+    return fail("instruction", "mma_sync attention takes bf16, f16 or e4m3 "
+                               "operands (m16n8k16; e4m3 widened)");
+  if ((o->widensQ() || o->widensKv()) && c.target != Target::sm_90a)
+    return fail("instruction",
+                "e4m3 operands are widened by cvt.rn.f16x2.e4m3x2 (sm_89 "
+                "and later): target sm_90a");
   int64_t dp = attentionTileHeadDim(o->headDim, c.instruction);
   // Attention.cuh: a thread holds Dp / 2 output and block_n / 2 score
   // accumulators; beyond 288 of both together ptxas spills.
@@ -231,9 +264,10 @@ Error checkWgmma(const AttentionConfigFields &c, const AttentionOperands *o) {
                                         c.stages));
   if (!o)
     return std::nullopt;
-  if (!o->elem.isBF16() && !o->elem.isF16())
+  if (!o->elem.isBF16() && !o->elem.isF16() || o->widensKv())
     return fail("instruction", "wgmma attention takes bf16 or f16 operands "
-                               "(m64nNk16)");
+                               "(m64nNk16); e4m3 ones run on mma_sync, "
+                               "widened in shared memory");
   if (o->paged)
     return fail("instruction",
                 "wgmma attention loads K and V as TMA boxes of consecutive "

@@ -46,14 +46,23 @@ struct AttentionConfigFields {
 
 /// What legality reads of an attention op.
 struct AttentionOperands {
-  Type elem;            // Q's, K's and V's element type
+  Type elem;            // Q's element type
+  Type kvElem;          // K's and V's: Q's, or f8E4M3FN (an e4m3 cache)
   int64_t headDim = 0;  // D
   int64_t groups = 1;   // G = Hq / Hkv
   int64_t seqQ = 0, seqKv = 0;
   bool paged = false;   // K and V in a paged cache (a block table)
 
   static AttentionOperands of(AttentionOp op);
+  /// Bytes of an element of Q, and of K and V.
   int64_t elemBytes() const;
+  int64_t kvElemBytes() const;
+  /// The 16-bit type the tensor cores read (mma_sync): Q's, or f16 for e4m3
+  /// queries; e4m3 operands are widened to it in shared memory (exactly:
+  /// every e4m3 value is a bf16 and an f16 value). Null for f32 queries.
+  Type computeElem() const;
+  bool widensQ() const;
+  bool widensKv() const;
 };
 
 /// A rule a config breaks: the field it is about and why.
@@ -80,9 +89,11 @@ int64_t attentionTileHeadDim(int64_t headDim,
 
 /// The main kernel's dynamic shared memory in bytes: the Q tile and the
 /// K and V stage buffers, each rounded up to 128 bytes (what
-/// kgen/block/Attention.cuh's attention_smem_bytes states again).
+/// kgen/block/Attention.cuh's attention_smem_bytes states again); with
+/// e4m3 operands (mma_sync) also the widened tiles: Q's e4m3 staging tile,
+/// or one K and one V tile of the compute type beside the e4m3 stages.
 int64_t attentionSharedMemoryBytes(const AttentionConfigFields &config,
-                                   int64_t headDim, int64_t elemBytes);
+                                   const AttentionOperands &operands);
 
 /// Query rows of the packed view a (b, kv head) plane holds: G * Sq.
 inline int64_t attentionRows(const AttentionOperands &o) {

@@ -413,10 +413,35 @@ LogicalResult AttentionOp::verify() {
   if (failed(check.shaped("q", getQ(), {4}, "[B, Hq, Sq, D]", q)) ||
       failed(check.floatElem("q", q)) ||
       failed(check.shaped("k", getK(), {4}, kvShape, k)) ||
-      failed(check.elem("k", k, q.getElementType(), "the element type of 'q'")) ||
-      failed(check.shaped("v", getV(), {4}, kvShape, v)) ||
-      failed(check.elem("v", v, q.getElementType(), "the element type of 'q'")))
+      failed(check.shaped("v", getV(), {4}, kvShape, v)))
     return failure();
+  // K and V: Q's element type, or an e4m3 cache read by 16-bit or e4m3
+  // queries.
+  Type qElem = q.getElementType(), kvElem = k.getElementType();
+  bool e4m3Cache = isa<Float8E4M3FNType>(kvElem) && !qElem.isF32();
+  if (kvElem != qElem && !e4m3Cache)
+    return emitOpError() << "'k' has element type " << kvElem
+                         << "; expected " << qElem
+                         << " (the element type of 'q'), or f8E4M3FN (an "
+                            "e4m3 cache) when 'q' is bf16, f16 or f8E4M3FN";
+  if (failed(check.elem("v", v, kvElem, "the element type of 'k'")))
+    return failure();
+  for (auto [name, value, operand] :
+       {std::tuple{"q_descale", getQDescale(), q},
+        std::tuple{"k_descale", getKDescale(), k},
+        std::tuple{"v_descale", getVDescale(), v}}) {
+    if (!value)
+      continue;
+    if (!isa<Float8E4M3FNType>(operand.getElementType()))
+      return emitOpError() << "'" << name << "' dequantises an f8E4M3FN "
+                           << "operand, but '" << StringRef(name).take_front(1)
+                           << "' is " << operand.getElementType();
+    RankedTensorType t;
+    if (failed(check.shaped(name, value, {1}, "[1]", t)) ||
+        failed(check.elem(name, t, Float32Type::get(getContext()))) ||
+        failed(check.shape(name, t, {1}, "[1], one factor per tensor")))
+      return failure();
+  }
 
   int64_t batch = getBatch(), hq = getQueryHeads(), hkv = getKvHeads();
   int64_t sq = getSeqQ(), hd = getHeadDim();

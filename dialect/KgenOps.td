@@ -97,6 +97,13 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure, AttrSizedOperandSegments]> {
       `32 <= D <= 256`, `D` a multiple of 8, and `Hq` a multiple of `Hkv`
       (grouped-query attention: query head `h` reads key/value head
       `h / (Hq / Hkv)`; `Hkv = 1` is multi-query attention);
+    - `K` and `V` share an element type: `Q`'s, or `f8E4M3FN` when `Q` is
+      `bf16`, `f16` or `f8E4M3FN` (an e4m3 KV cache read by 16-bit queries);
+    - the optional `q_descale`, `k_descale` and `v_descale` (`[1]`, `f32`;
+      each only for an `f8E4M3FN` operand, 1 when absent) are per-tensor
+      dequantisation factors, as FlashAttention-3's FP8 path and vLLM's
+      fp8 KV cache take them: the logits are `scale * dq * dk * (Q . K)` and
+      the output is `dv * (P V)` (the log-sum-exp is that of the logits);
     - `scale` defaults to `1 / sqrt(D)`; with `softcap = c` the scaled
       logits `s` become `c * tanh(s / c)` before masking;
     - the optional `kv_lens` (`[B]`, `i32`) gives each sequence's number of
@@ -144,6 +151,9 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     Optional<AnyRankedTensor>:$kv_lens,
     Optional<AnyRankedTensor>:$block_table,
     Optional<AnyRankedTensor>:$alibi_slopes,
+    Optional<AnyRankedTensor>:$q_descale,
+    Optional<AnyRankedTensor>:$k_descale,
+    Optional<AnyRankedTensor>:$v_descale,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$sliding_window,
@@ -157,6 +167,9 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     $q `,` $k `,` $v (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
     (`block_table` `(` $block_table^ `:` type($block_table) `)`)?
     (`alibi` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
+    (`q_descale` `(` $q_descale^ `:` type($q_descale) `)`)?
+    (`k_descale` `(` $k_descale^ `:` type($k_descale) `)`)?
+    (`v_descale` `(` $v_descale^ `:` type($v_descale) `)`)?
     attr-dict `:` type($q) `,` type($k) `,` type($v) `->` type($out) (`,` type($lse)^)?
   }];
   let hasVerifier = 1;

@@ -158,6 +158,23 @@ LogicalResult TileLoadPagedOp::verify() {
   return success();
 }
 
+LogicalResult TileWidenOp::verify() {
+  MemRefType src = memrefOf(getSrc()), dst = memrefOf(getDst());
+  if (failed(checkStageBuffer(*this, "src", src)) ||
+      failed(checkStageBuffer(*this, "dst", dst)))
+    return failure();
+  if (!isa<Float8E4M3FNType>(src.getElementType()))
+    return emitOpError() << "'src' must hold f8E4M3FN elements; got "
+                         << src.getElementType();
+  if (!dst.getElementType().isBF16() && !dst.getElementType().isF16())
+    return emitOpError() << "'dst' must hold bf16 or f16 elements; got "
+                         << dst.getElementType();
+  if (src.getShape().drop_front() != dst.getShape().drop_front())
+    return emitOpError() << "'src' tiles " << src << " and 'dst' tiles "
+                         << dst << " differ in rows or columns";
+  return success();
+}
+
 LogicalResult TileMmaOp::verify() {
   MemRefType a = memrefOf(getA()), b = memrefOf(getB()),
              acc = memrefOf(getAcc());

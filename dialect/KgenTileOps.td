@@ -136,6 +136,24 @@ def Kgen_TileLoadPagedOp : Kgen_Op<"tile.load_paged"> {
   let hasVerifier = 1;
 }
 
+def Kgen_TileWidenOp : Kgen_Op<"tile.widen"> {
+  let summary = "widen a stage of e4m3 elements into a 16-bit tile";
+  let description = [{
+    With `src` of shape [S, R, C] (f8E4M3FN) and `dst` of shape [T, R, C]
+    (bf16 or f16): `dst[to, r, c] = src[stage, r, c]`, exactly (every e4m3
+    value is a bf16 and an f16 value). On the GPU every thread of the block
+    takes part (cvt.rn.f16x2.e4m3x2, sm_89+) and a block barrier ends it;
+    a widen outside a pipeline's compute step first waits for the copies
+    in flight.
+  }];
+  let arguments = (ins AnyMemRef:$src, Index:$stage, AnyMemRef:$dst,
+                       Index:$to);
+  let assemblyFormat = [{
+    $src `[` $stage `]` `into` $dst `[` $to `]` attr-dict `:` type($src) `,` type($dst)
+  }];
+  let hasVerifier = 1;
+}
+
 def Kgen_TileMmaOp : Kgen_Op<"tile.mma"> {
   let summary = "accumulate the product of two stage tiles";
   let description = [{
@@ -278,11 +296,14 @@ def Kgen_TileOnlineSoftmaxOp : Kgen_Op<"tile.online_softmax",
     `mn = max(mo, max_n t)`, `shift = mn == -inf ? 0 : mn`,
     `alpha = mo == -inf ? 0 : exp(mo - shift)`, `p_n = exp(t_n - shift)`;
     then `s[m, n] = p_n`, `acc[m, :] *= alpha`, `stats[1, m] = alpha * l +
-    sum_n p_n` (n in order) and `stats[0, m] = mn`. All in f32.
+    sum_n p_n` (n in order) and `stats[0, m] = mn`. All in f32. With
+    `descale` (an f32 runtime factor, e4m3 operands' dq * dk), `scale`
+    becomes `scale * descale` (one f32 product).
   }];
   let arguments = (ins AnyMemRef:$s, AnyMemRef:$stats, AnyMemRef:$acc,
                        Index:$row0, Index:$col0, Index:$kv_len,
                        Optional<AnyMemRef>:$alibi, Optional<Index>:$head0,
+                       Optional<F32>:$descale,
                        I64Attr:$seq_q, F32Attr:$scale, UnitAttr:$causal,
                        OptionalAttr<I64Attr>:$window_left,
                        OptionalAttr<I64Attr>:$window_right,
@@ -291,6 +312,7 @@ def Kgen_TileOnlineSoftmaxOp : Kgen_Op<"tile.online_softmax",
     $s `,` $stats `,` $acc `rows` `(` $row0 `)` `cols` `(` $col0 `)`
     `kv_len` `(` $kv_len `)`
     (`alibi` `(` $alibi^ `[` $head0 `]` `:` type($alibi) `)`)?
+    (`descale` `(` $descale^ `)`)?
     attr-dict `:` type($s) `,` type($stats) `,` type($acc)
   }];
   let hasVerifier = 1;
@@ -318,16 +340,18 @@ def Kgen_TileAttentionStoreOp : Kgen_Op<"tile.attention_store",
     For r, c inside the bounds, with `(y..., x) = (i..., i + r, j + c)` and
     the row's max `mx = stats[0, r]` and sum `l = stats[1, r]`:
     `dst[y..., x] = l > 0 ? acc[r, c] / l : 0`, rounded once to the element
-    type of `dst`; with `lse` (f32, the rank of `dst` less one, addressed by
-    the indices less the last), `lse[i..., i + r] = l > 0 ? (mx == -inf ? 0
-    : mx) + log(l) : -inf` for the rows inside the bounds.
+    type of `dst` (with `descale`, an f32 runtime factor, e4m3 V's dv:
+    `(acc[r, c] * descale) / l`); with `lse` (f32, the rank of `dst` less
+    one, addressed by the indices less the last), `lse[i..., i + r] = l > 0
+    ? (mx == -inf ? 0 : mx) + log(l) : -inf` for the rows inside the bounds.
   }];
   let arguments = (ins AnyMemRef:$acc, AnyMemRef:$stats, AnyMemRef:$dst,
                        Variadic<Index>:$indices, Index:$rows, Index:$cols,
-                       Optional<AnyMemRef>:$lse);
+                       Optional<AnyMemRef>:$lse, Optional<F32>:$descale);
   let assemblyFormat = [{
     $acc `,` $stats `into` $dst `[` $indices `]` `bounds` `(` $rows `,` $cols `)`
     (`lse` `(` $lse^ `:` type($lse) `)`)?
+    (`descale` `(` $descale^ `)`)?
     attr-dict `:` type($acc) `,` type($stats) `,` type($dst)
   }];
   let hasVerifier = 1;

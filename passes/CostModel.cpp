@@ -143,6 +143,7 @@ AttentionProblem AttentionProblem::of(AttentionOp op) {
   p.seqKv = op.getSeqKv();
   p.headDim = op.getHeadDim();
   p.elem = op.getQ().getType().getElementType();
+  p.kvElem = op.getK().getType().getElementType();
   p.outBytes = op.getOut().getType().getElementTypeBitWidth() / 8.0;
   p.causal = op.getCausal();
   p.lse = bool(op.getLse());
@@ -154,6 +155,7 @@ AttentionProblem AttentionProblem::of(AttentionOp op) {
 AttentionOperands AttentionProblem::operands() const {
   AttentionOperands o;
   o.elem = elem;
+  o.kvElem = kvElem ? kvElem : elem;
   o.headDim = headDim;
   o.groups = groups();
   o.seqQ = seqQ;
@@ -195,8 +197,7 @@ AttentionGrid mlir::kgen::attentionGrid(const AttentionProblem &p,
 
 int64_t mlir::kgen::attentionBlocksPerSm(const AttentionConfigFields &c,
                                          const AttentionProblem &p) {
-  int64_t smem =
-      attentionSharedMemoryBytes(c, p.headDim, p.operands().elemBytes());
+  int64_t smem = attentionSharedMemoryBytes(c, p.operands());
   int64_t bySmem = getTargetInfo(c.target).maxSharedBytesPerBlock /
                    std::max<int64_t>(1, smem);
   // A warp-specialised (wgmma) block holds its SM's registers: one per SM.
@@ -213,7 +214,9 @@ AttentionCost mlir::kgen::predictAttentionCost(const AttentionProblem &p,
   double bm = double(c.blockM), bn = double(c.blockN);
   double dp = double(attentionTileHeadDim(p.headDim, c.instruction)),
          d = double(p.headDim);
+  // Element bytes of Q, and of K and V (an e4m3 cache halves its traffic).
   double eb = double(p.operands().elemBytes());
+  double kvEb = double(p.operands().kvElemBytes());
   double split = double(c.splitKv);
   // (row tile, key tile) steps of all planes; a split divides a row tile's
   // steps among its blocks without adding any.
@@ -264,8 +267,8 @@ AttentionCost mlir::kgen::predictAttentionCost(const AttentionProblem &p,
   double qBytes = heads * sq * d * eb;
   double outBytes = heads * sq * d * p.outBytes + (p.lse ? heads * sq * 4 : 0);
   double partialBytes = split * heads * sq * (d + 1) * 4;
-  double kvOnce = 2.0 * double(p.batch * p.kvHeads * p.seqKv) * d * eb;
-  double kvReads = 2.0 * steps * bn * d * eb;
+  double kvOnce = 2.0 * double(p.batch * p.kvHeads * p.seqKv) * d * kvEb;
+  double kvReads = 2.0 * steps * bn * d * kvEb;
   double dram = qBytes * (1 + (split - 1) * kL2Miss) +
                 (c.splitKv > 1 ? partialBytes : outBytes) +
                 std::min(kvOnce, kvReads) +
@@ -276,7 +279,7 @@ AttentionCost mlir::kgen::predictAttentionCost(const AttentionProblem &p,
   cost.bytes = dram;
   // Bytes in flight: the K and V stages of the blocks running at once.
   double inFlight =
-      std::min(blocks, resident * sms) * double(c.stages) * 2 * bn * d * eb;
+      std::min(blocks, resident * sms) * double(c.stages) * 2 * bn * d * kvEb;
   double memUtil = std::min(1.0, inFlight / (kInFlightPerSm * sms));
   double copy = machine.copyGBps * 1e9;
   cost.memoryMs = std::max(dram / memUtil, l2 / kL2Ratio) / copy * 1e3 *

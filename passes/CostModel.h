@@ -98,7 +98,8 @@ MachineModel fitMachineModel(ArrayRef<GemmMeasurement> measured,
 struct AttentionProblem {
   int64_t batch = 1, qHeads = 1, kvHeads = 1, seqQ = 1, seqKv = 1;
   int64_t headDim = 64;
-  Type elem;           // Q's, K's and V's element type
+  Type elem;           // Q's element type
+  Type kvElem;         // K's and V's (Q's, or f8E4M3FN: an e4m3 cache)
   double outBytes = 2; // element bytes of the output
   bool causal = false, lse = false;
   bool paged = false;            // K and V in a paged cache (block_table)

@@ -18,13 +18,17 @@
 //                (j < L; j <= the last row's position with causal; j > the
 //                first row's position - W with a window), then split bz
 //                of split_kv equal parts
-//   Q tile -> sq; stats, acc = init
+//   Q tile -> sq (e4m3 Q: -> sq8, widened into sq); stats, acc = init
 //   pipeline over the key tiles, `stages` deep:
 //     load:    K, V boxes at (kt * BN, 0), bounds (L, D) -> sk, sv[stage]
 //              (a paged cache: kgen.tile.load_paged, rows from the pages
 //              of the block table)
-//     compute: s = qk(sq, sk[stage]); online_softmax; acc += pv(s, sv[stage])
-//   attention_store(acc) -> out (or, split: f32 o_partial[bz], lse_partial[bz])
+//     compute: (e4m3 K and V: sk, sv[stage] widened into skw, svw, which
+//              the MMAs read instead)
+//              s = qk(sq, sk[stage]); online_softmax (scale * dq * dk);
+//              acc += pv(s, sv[stage])
+//   attention_store(acc, times dv) -> out (or, split: f32 o_partial[bz],
+//   lse_partial[bz])
 // The combine kernel: 16-row boxes of every plane, the splits combined in
 // order. Boxes are masked at every edge, so any shape works; the rows of a
 // block past its bound load zeros and are never stored.
@@ -74,6 +78,7 @@ struct AttentionPlan {
     planes = batch * (pack ? hkv : hq);
   }
   Type elem() { return op.getQ().getType().getElementType(); }
+  Type kvElem() { return op.getK().getType().getElementType(); }
   Type outElem() { return op.getOut().getType().getElementType(); }
 };
 
@@ -131,8 +136,8 @@ std::pair<Value, Value> visibleKeyTiles(Ix &ix, AttentionPlan &p,
 }
 
 /// The main kernel's body. Parameters after (bx, by, bz): q, k, v,
-/// [kv_lens], [block_table], [alibi_slopes], then out, [lse] (or o_partial, lse_partial
-/// with a split).
+/// [kv_lens], [block_table], [alibi_slopes], [q_descale], [k_descale],
+/// [v_descale], then out, [lse] (or o_partial, lse_partial with a split).
 void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
   Ix ix{b};
   Value bx = body->getArgument(0), bz = body->getArgument(2);
@@ -142,6 +147,19 @@ void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
   Value lens = p.op.getKvLens() ? body->getArgument(i++) : Value();
   Value table = p.op.getBlockTable() ? body->getArgument(i++) : Value();
   Value slopes = p.op.getAlibiSlopes() ? body->getArgument(i++) : Value();
+  // The descale factors as f32 scalars: the logits' dq * dk, the output's
+  // dv (null when 1).
+  Value logitDescale, outDescale;
+  for (Value factor : {p.op.getQDescale(), p.op.getKDescale()})
+    if (factor) {
+      Value d = memref::LoadOp::create(b, body->getArgument(i++),
+                                       ValueRange{ix.c(0)});
+      logitDescale =
+          logitDescale ? arith::MulFOp::create(b, logitDescale, d) : d;
+    }
+  if (p.op.getVDescale())
+    outDescale = memref::LoadOp::create(b, body->getArgument(i++),
+                                        ValueRange{ix.c(0)});
   Value out = body->getArgument(i++);
   Value lse = i < body->getNumArguments() ? body->getArgument(i) : Value();
 
@@ -161,16 +179,30 @@ void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
     hi = ix.smin(ix.add(lo, per), visibleHi);
   }
 
-  Type elem = p.elem(), f32 = b.getF32Type();
-  Value sq = tileBuffer(b, {1, p.bm, p.dp}, elem, kSharedSpace);
-  Value sk = tileBuffer(b, {p.stages, p.bn, p.dp}, elem, kSharedSpace);
-  Value sv = tileBuffer(b, {p.stages, p.bn, p.dp}, elem, kSharedSpace);
+  // e4m3 operands are loaded as they are and widened to the compute type
+  // (Q's, or f16 for e4m3 queries) in shared memory: Q once, K and V tile
+  // by tile (AttentionLegality.h).
+  AttentionOperands operands = AttentionOperands::of(p.op);
+  Type wide = operands.computeElem(), f32 = b.getF32Type();
+  Value sq = tileBuffer(b, {1, p.bm, p.dp}, wide, kSharedSpace);
+  Value sk = tileBuffer(b, {p.stages, p.bn, p.dp}, p.kvElem(), kSharedSpace);
+  Value sv = tileBuffer(b, {p.stages, p.bn, p.dp}, p.kvElem(), kSharedSpace);
+  Value sq8 = operands.widensQ()
+                  ? tileBuffer(b, {1, p.bm, p.dp}, p.elem(), kSharedSpace)
+                  : Value();
+  Value skw, svw; // the current K and V tiles, widened
+  if (operands.widensKv()) {
+    skw = tileBuffer(b, {1, p.bn, p.dp}, wide, kSharedSpace);
+    svw = tileBuffer(b, {1, p.bn, p.dp}, wide, kSharedSpace);
+  }
   Value s = tileBuffer(b, {p.bm, p.bn}, f32, kRegisterSpace);
   Value stats = tileBuffer(b, {2, p.bm}, f32, kRegisterSpace);
   Value acc = tileBuffer(b, {p.bm, p.dp}, f32, kRegisterSpace);
   Value zero = ix.c(0), dDim = ix.c(p.d);
   TileLoadOp::create(b, q, ValueRange{rows.b, rows.hk, rows.r0, zero},
-                     rows.rhi, dDim, sq, zero);
+                     rows.rhi, dDim, sq8 ? sq8 : sq, zero);
+  if (sq8)
+    TileWidenOp::create(b, sq8, zero, sq, zero);
   TileZeroOp::create(b, acc);
   TileSoftmaxInitOp::create(b, stats);
 
@@ -199,27 +231,37 @@ void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
     b.setInsertionPointToStart(compute);
     Value j0 = ix.mul(compute->getArgument(0), p.bn);
     Value stage = compute->getArgument(1);
-    TileQkOp::create(b, sq, sk, stage, s);
+    // The K and V tiles the MMAs read: the stage, or its widened copy.
+    Value kTile = sk, vTile = sv, kAt = stage;
+    if (skw) {
+      TileWidenOp::create(b, sk, stage, skw, zero);
+      TileWidenOp::create(b, sv, stage, svw, zero);
+      kTile = skw;
+      vTile = svw;
+      kAt = zero;
+    }
+    TileQkOp::create(b, sq, kTile, kAt, s);
     std::optional<int64_t> left = p.op.getLeftWindow();
     std::optional<int64_t> right = p.op.getRightWindow();
     std::optional<float> cap = p.op.getSoftcapValue();
     // The plane's first query head, for the ALiBi slope of a row.
     Value head0 = slopes ? ix.mul(rows.hk, p.groups) : Value();
     TileOnlineSoftmaxOp::create(
-        b, s, stats, acc, rows.r0, j0, len, slopes, head0,
+        b, s, stats, acc, rows.r0, j0, len, slopes, head0, logitDescale,
         b.getI64IntegerAttr(p.sq), b.getF32FloatAttr(p.op.getScaleValue()),
         p.op.getCausal() ? b.getUnitAttr() : UnitAttr(),
         left ? b.getI64IntegerAttr(*left) : IntegerAttr(),
         right ? b.getI64IntegerAttr(*right) : IntegerAttr(),
         cap ? b.getF32FloatAttr(*cap) : FloatAttr());
-    TilePvOp::create(b, s, sv, stage, acc);
+    TilePvOp::create(b, s, vTile, kAt, acc);
   }
 
   SmallVector<Value> at;
   if (p.split > 1)
     at.push_back(bz);
   at.append({rows.b, rows.hk, rows.r0, zero});
-  TileAttentionStoreOp::create(b, acc, stats, out, at, rows.rhi, dDim, lse);
+  TileAttentionStoreOp::create(b, acc, stats, out, at, rows.rhi, dDim, lse,
+                               outDescale);
 }
 
 /// The combine kernel's body: (o_partial, lse_partial) -> out, [lse].
@@ -245,6 +287,11 @@ std::string kernelName(AttentionPlan &p) {
   llvm::raw_string_ostream os(elem);
   os << p.elem();
   std::string name = "kgen_attention_" + elem;
+  if (p.kvElem() != p.elem()) { // an e4m3 cache
+    std::string kv;
+    llvm::raw_string_ostream(kv) << p.kvElem();
+    name += "_kv" + kv;
+  }
   if (p.batch > 1)
     name += "_b" + std::to_string(p.batch);
   name += "_h" + std::to_string(p.hq) + "x" + std::to_string(p.hkv) + "_q" +
@@ -286,8 +333,8 @@ void lowerAttention(AttentionOp op, SymbolTable &symbols, OpBuilder &top) {
   Location loc = op.getLoc();
   Type f32 = Float32Type::get(ctx);
   AttentionConfigFields fields = AttentionConfigFields::of(p.config);
-  int64_t smem = attentionSharedMemoryBytes(
-      fields, p.d, p.elem().getIntOrFloatBitWidth() / 8);
+  int64_t smem =
+      attentionSharedMemoryBytes(fields, AttentionOperands::of(op));
   std::string name = kernelName(p);
   DictionaryAttr signature = attentionSignature(op);
 
@@ -312,6 +359,13 @@ void lowerAttention(AttentionOp op, SymbolTable &symbols, OpBuilder &top) {
     inputs.push_back(slopes);
     names.push_back("alibi_slopes");
   }
+  for (auto [name, factor] : {std::pair{"q_descale", op.getQDescale()},
+                              std::pair{"k_descale", op.getKDescale()},
+                              std::pair{"v_descale", op.getVDescale()}})
+    if (factor) {
+      inputs.push_back(factor);
+      names.push_back(name);
+    }
   SmallVector<Type> params;
   for (Value v : inputs)
     params.push_back(memrefFor(v.getType()));

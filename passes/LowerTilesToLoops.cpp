@@ -352,6 +352,21 @@ void lowerSoftmaxInit(TileSoftmaxInitOp op, RefBuilder &rb) {
   });
 }
 
+/// kgen.tile.widen: e4m3 elements to bf16 or f16, exactly (through f32).
+void lowerWiden(TileWidenOp op, RefBuilder &rb) {
+  OpBuilder::InsertionGuard guard(rb.b);
+  Value valid = rb.andi(validStage(rb, op.getStage(), op.getSrc()),
+                        validStage(rb, op.getTo(), op.getDst()));
+  auto ifOp = scf::IfOp::create(rb.b, valid, /*withElseRegion=*/false);
+  rb.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  rb.loop(dim(op.getDst(), 1), [&](Value r) {
+    rb.loop(dim(op.getDst(), 2), [&](Value c) {
+      rb.storeF32(rb.loadF32(op.getSrc(), {op.getStage(), r, c}), op.getDst(),
+                  {op.getTo(), r, c});
+    });
+  });
+}
+
 void lowerQk(TileQkOp op, RefBuilder &rb) {
   OpBuilder::InsertionGuard guard(rb.b);
   auto ifOp = scf::IfOp::create(rb.b, validStage(rb, op.getStage(), op.getK()),
@@ -374,7 +389,9 @@ void lowerOnlineSoftmax(TileOnlineSoftmaxOp op, RefBuilder &rb) {
   Value s = op.getS(), stats = op.getStats(), acc = op.getAcc();
   Value len = op.getKvLen();
   int64_t seqQ = op.getSeqQ();
-  float scale = op.getScale().convertToFloat();
+  Value scale = rb.f32(op.getScale().convertToFloat());
+  if (Value descale = op.getDescale())
+    scale = rb.mulf(scale, descale);
   std::optional<APFloat> cap = op.getSoftcap();
   std::optional<uint64_t> left = op.getWindowLeft(),
                           right = op.getWindowRight();
@@ -392,8 +409,8 @@ void lowerOnlineSoftmax(TileOnlineSoftmaxOp op, RefBuilder &rb) {
     // t_n, into s, and their max.
     Value mx = rb.reduce(dim(s, 1), rb.f32(kNegInf), [&](Value n, Value mx) {
       Value j = rb.addi(op.getCol0(), n);
-      Value t = rb.mulf(rb.f32(scale),
-                        memref::LoadOp::create(rb.b, s, ValueRange{m, n}));
+      Value t =
+          rb.mulf(scale, memref::LoadOp::create(rb.b, s, ValueRange{m, n}));
       if (cap) {
         Value c = rb.f32(cap->convertToFloat());
         t = rb.mulf(c, math::TanhOp::create(rb.b, rb.divf(t, c)));
@@ -483,6 +500,8 @@ void lowerAttentionStore(TileAttentionStoreOp op, RefBuilder &rb) {
                 rb.when(in, [&] {
                   Value l = memref::LoadOp::create(rb.b, stats, ValueRange{c1, r});
                   Value a = memref::LoadOp::create(rb.b, acc, ValueRange{r, c});
+                  if (Value descale = op.getDescale())
+                    a = rb.mulf(a, descale);
                   Value any = rb.cmpf(arith::CmpFPredicate::OGT, l, rb.f32(0.0));
                   rb.storeF32(rb.select(any, rb.divf(a, l), rb.f32(0.0)),
                               op.getDst(), addr);
@@ -844,7 +863,7 @@ struct KgenLowerTilesToLoopsPass
     }
     SmallVector<Operation *> tileOps;
     module.walk([&](Operation *op) {
-      if (isa<TileZeroOp, TileLoadOp, TileLoadPagedOp, TileMmaOp,
+      if (isa<TileZeroOp, TileLoadOp, TileLoadPagedOp, TileWidenOp, TileMmaOp,
               TileAccumulateOp,
               TileStoreOp, TileEpilogueOp, TileSoftmaxInitOp, TileQkOp,
               TileOnlineSoftmaxOp, TilePvOp, TileAttentionStoreOp,
@@ -864,6 +883,7 @@ struct KgenLowerTilesToLoopsPass
           })
           .Case([&](TileLoadOp o) { lowerLoad(o, rb); })
           .Case([&](TileLoadPagedOp o) { lowerLoadPaged(o, rb); })
+          .Case([&](TileWidenOp o) { lowerWiden(o, rb); })
           .Case([&](TileMmaOp o) { lowerMma(o, rb); })
           .Case([&](TileAccumulateOp o) { lowerAccumulate(o, rb); })
           .Case([&](TileStoreOp o) { lowerStore(o, rb); })

@@ -120,7 +120,17 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
   Value out = rb.alloc(op.getOut().getType());
   Value lse = op.getLse() ? rb.alloc(op.getLse().getType()) : Value();
   Value row = rb.alloc({skv}, rb.b.getF32Type()); // p_j of one query row
-  float scale = op.getScaleValue();
+  Value orow = rb.alloc({hd}, rb.b.getF32Type()); // its output, summed
+  // Per-tensor descale factors of e4m3 operands (1 when absent): the
+  // logits' factor scale * dq * dk, and the output's dv.
+  auto factor = [&](Value descale) {
+    return descale ? rb.loadF32(rb.buffer(descale), {rb.idx(0)}) : Value();
+  };
+  Value logitScale = rb.f32(op.getScaleValue());
+  for (Value d : {factor(op.getQDescale()), factor(op.getKDescale())})
+    if (d)
+      logitScale = rb.mulf(logitScale, d);
+  Value outScale = factor(op.getVDescale());
   std::optional<float> cap = op.getSoftcapValue();
   std::optional<int64_t> left = op.getLeftWindow(), right = op.getRightWindow();
   float negInf = -std::numeric_limits<float>::infinity();
@@ -150,7 +160,7 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
             return rb.addf(acc, rb.mulf(rb.loadF32(q, {bi, h, i, dd}),
                                         rb.loadF32(k, {plane, hk, key, dd})));
           });
-          Value s = rb.mulf(rb.f32(scale), dot);
+          Value s = rb.mulf(logitScale, dot);
           if (cap)
             s = rb.mulf(rb.f32(*cap),
                         math::TanhOp::create(rb.b, rb.divf(s, rb.f32(*cap))));
@@ -172,13 +182,24 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
           return rb.addf(acc, p);
         });
         Value nonEmpty = rb.cmpf(arith::CmpFPredicate::OGT, sum, rb.f32(0.0));
-        // Pass 3: O[i, d] = sum_j p_j V[j, d] / sum.
+        // Pass 3: O[i, d] = sum_j p_j V[j, d] / sum, the keys outermost
+        // (each key's page looked up once) and each sum in j order.
         rb.loop(hd, [&](Value dd) {
-          Value o = rb.reduce(skv, rb.f32(0.0), [&](Value j, Value acc) {
-            Value p = memref::LoadOp::create(rb.b, row, j);
-            auto [plane, key] = keyAt(j);
-            return rb.addf(acc, rb.mulf(p, rb.loadF32(v, {plane, hk, key, dd})));
+          memref::StoreOp::create(rb.b, rb.f32(0.0), orow, dd);
+        });
+        rb.loop(skv, [&](Value j) {
+          Value p = memref::LoadOp::create(rb.b, row, j);
+          auto [plane, key] = keyAt(j);
+          rb.loop(hd, [&](Value dd) {
+            Value acc = memref::LoadOp::create(rb.b, orow, dd);
+            acc = rb.addf(acc, rb.mulf(p, rb.loadF32(v, {plane, hk, key, dd})));
+            memref::StoreOp::create(rb.b, acc, orow, dd);
           });
+        });
+        rb.loop(hd, [&](Value dd) {
+          Value o = memref::LoadOp::create(rb.b, orow, dd);
+          if (outScale)
+            o = rb.mulf(o, outScale);
           o = rb.select(nonEmpty, rb.divf(o, sum), rb.f32(0.0));
           rb.storeF32(o, out, {bi, h, i, dd});
         });
@@ -190,6 +211,7 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
     });
   });
   memref::DeallocOp::create(rb.b, row);
+  memref::DeallocOp::create(rb.b, orow);
   SmallVector<Value> results = {rb.tensor(out, op.getOut().getType())};
   if (lse)
     results.push_back(rb.tensor(lse, op.getLse().getType()));

@@ -206,13 +206,26 @@ LogicalResult KernelPrinter::printOp(Operation *op) {
           })
       .Case([&](memref::AllocaOp o) { return printAlloca(o); })
       .Case([&](memref::LoadOp o) -> LogicalResult {
-        // A scalar of a 1-D parameter (an attention's kv_lens[b]).
-        if (o.getIndices().size() != 1 || names.lookup(o.getMemref()).empty())
-          return o.emitOpError("the CUDA emitter loads scalars of 1-D "
-                               "parameters only");
+        // A scalar of a 1-D parameter (an attention's kv_lens[b], an f32
+        // descale factor): integers as long, f32 as float.
+        Type t = o.getResult().getType();
+        if (o.getIndices().size() != 1 || names.lookup(o.getMemref()).empty() ||
+            !(t.isInteger() || t.isF32()))
+          return o.emitOpError("the CUDA emitter loads integer or f32 "
+                               "scalars of 1-D parameters only");
         std::string var = varFor(o.getResult());
-        line() << "const long " << var << " = " << name(o.getMemref()) << "["
+        line() << (t.isF32() ? "const float " : "const long ") << var
+               << " = " << name(o.getMemref()) << "["
                << name(o.getIndices()[0]) << "];\n";
+        names[o.getResult()] = var;
+        return success();
+      })
+      .Case([&](arith::MulFOp o) -> LogicalResult {
+        if (!o.getType().isF32())
+          return o.emitOpError("the CUDA emitter multiplies f32 scalars only");
+        std::string var = varFor(o.getResult());
+        line() << "const float " << var << " = " << name(o.getLhs()) << " * "
+               << name(o.getRhs()) << ";\n";
         names[o.getResult()] = var;
         return success();
       })
@@ -221,7 +234,7 @@ LogicalResult KernelPrinter::printOp(Operation *op) {
         return success();
       })
       .Case<TileSoftmaxInitOp, TileQkOp, TileOnlineSoftmaxOp, TilePvOp,
-            TileAttentionStoreOp, TileAttentionCombineOp>(
+            TileAttentionStoreOp, TileAttentionCombineOp, TileWidenOp>(
           [&](Operation *o) { return printAttentionStep(o); })
       .Case<TileMoeRouteOp, TileMoeRankOp, TileMoeGatherOp, TileGroupTileOp,
             TileGatedEpilogueOp, TileMoeCombineOp, TileMoeSingleGroupOp,
@@ -347,15 +360,26 @@ void KernelPrinter::nameRoles(Block &body) {
     setRole(op.getPart(), promotions.size() == 1 ? "part"
                           : i == 0               ? "part_gate"
                                                  : "part_up");
+  // A tile loaded from parameter p is s<p>; when it is widened (e4m3), the
+  // widened tile the MMAs read is s<p> and the loaded one s<p>_e4m3.
+  llvm::DenseMap<Value, Value> widened;
+  body.walk([&](TileWidenOp op) { widened[op.getSrc()] = op.getDst(); });
+  auto nameLoaded = [&](Value dst, Value src) {
+    std::string param = names.lookup(src);
+    if (param.empty())
+      return;
+    if (Value wide = widened.lookup(dst)) {
+      setRole(wide, "s" + param);
+      setRole(dst, "s" + param + "_e4m3");
+    } else {
+      setRole(dst, "s" + param);
+    }
+  };
   body.walk([&](Operation *op) {
     if (auto load = dyn_cast<TileLoadOp>(op)) {
-      std::string param = names.lookup(load.getSrc());
-      if (!param.empty())
-        setRole(load.getDst(), "s" + param);
+      nameLoaded(load.getDst(), load.getSrc());
     } else if (auto paged = dyn_cast<TileLoadPagedOp>(op)) {
-      std::string param = names.lookup(paged.getSrc());
-      if (!param.empty())
-        setRole(paged.getDst(), "s" + param);
+      nameLoaded(paged.getDst(), paged.getSrc());
     } else if (auto mma = dyn_cast<TileMmaOp>(op)) {
       setRole(mma.getAcc(), "acc");
     } else if (auto epi = dyn_cast<TileEpilogueOp>(op)) {
@@ -522,8 +546,19 @@ FailureOr<AttentionOperands> attentionOperandsOf(KernelOp kernel) {
     return failure();
   AttentionOperands o;
   kernel.walk([&](TileLoadPagedOp) { o.paged = true; });
+  // The element type a tile was loaded as: its own, or the e4m3 it was
+  // widened from.
+  auto loadedAs = [&](Value tile) {
+    Type t = cast<MemRefType>(tile.getType()).getElementType();
+    kernel.walk([&](TileWidenOp w) {
+      if (w.getDst() == tile)
+        t = cast<MemRefType>(w.getSrc().getType()).getElementType();
+    });
+    return t;
+  };
   auto q = cast<MemRefType>(qk.getQ().getType());
-  o.elem = q.getElementType();
+  o.elem = loadedAs(qk.getQ());
+  o.kvElem = loadedAs(qk.getK());
   o.headDim = q.getDimSize(2);
   if (DictionaryAttr sig = kernel.getSignatureAttr())
     if (auto d = dyn_cast_or_null<IntegerAttr>(sig.get("head_dim")))

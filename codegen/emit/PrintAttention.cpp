@@ -129,7 +129,8 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
                << ", " << name(o.getRow0())
                << rowOffset << ", " << name(o.getCol0()) << ", " << name(o.getKvLen())
                << ", " << o.getSeqQ() << ", "
-               << floatLiteral(o.getScale().convertToFloat()) << ", "
+               << floatLiteral(o.getScale().convertToFloat())
+               << (o.getDescale() ? " * " + name(o.getDescale()) : "") << ", "
                << floatLiteral(cap ? cap->convertToFloat() : 0.0f) << ", "
                << (left ? int64_t(*left) : 0) << ", "
                << (right ? int64_t(*right) : 0) << ", "
@@ -166,7 +167,29 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
                << matrixBase(o.getDst(), idx) << ", "
                << dimOf(o.getDst(), r - 1) << ", " << name(idx[r - 2])
                << rowOffset << ", " << name(idx[r - 1]) << ", " << name(o.getRows()) << ", "
-               << name(o.getCols()) << ", " << lse << ");\n";
+               << name(o.getCols()) << ", " << lse
+               << (o.getDescale() ? ", " + name(o.getDescale()) : "")
+               << ");\n";
+        return success();
+      })
+      .Case([&](TileWidenOp o) -> LogicalResult {
+        if (usesAttentionWgmma())
+          return o.emitOpError("wgmma attention reads bf16 or f16 tiles: "
+                               "no widening");
+        // Outside a pipeline's compute step (the e4m3 Q tile) the copies
+        // in flight are waited for first; inside, the step's wait_stage
+        // has landed the stage.
+        if (!o->getParentOfType<TilePipelineOp>()) {
+          line() << "kgen::block::commit_stage();\n";
+          line() << "kgen::block::wait_stage<0>(); // the e4m3 tile has "
+                    "landed\n";
+        }
+        int64_t rows = dimOf(o.getDst(), 1), cols = dimOf(o.getDst(), 2);
+        line() << "kgen::block::widen_tile<" << rows << ", " << cols << ", "
+               << kernel.getThreads() << ">(" << name(o.getDst()) << " + "
+               << name(o.getTo()) << " * " << rows * cols << ", "
+               << name(o.getSrc()) << " + " << name(o.getStage()) << " * "
+               << rows * cols << ");\n";
         return success();
       })
       .Case([&](TileAttentionCombineOp o) {

@@ -185,7 +185,7 @@ func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tenso
 
 // f32 operands
 func.func @f(%q: tensor<1x8x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x8x128x64xf32> {
-  // expected-error @+1 {{attention_config 'instruction': mma_sync attention takes bf16 or f16 operands}}
+  // expected-error @+1 {{attention_config 'instruction': mma_sync attention takes bf16, f16 or e4m3 operands (m16n8k16; e4m3 widened)}}
   %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32> -> tensor<1x8x128x64xf32>
   return %o : tensor<1x8x128x64xf32>
 }
@@ -252,3 +252,22 @@ func.func @f(%q: tensor<2x8x1x64xbf16>, %k: tensor<40x2x16x64xbf16>, %v: tensor<
   %o = kgen.attention %q, %k, %v block_table(%bt : tensor<2x8xi32>) {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 64, block_n = 64, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>} : tensor<2x8x1x64xbf16>, tensor<40x2x16x64xbf16>, tensor<40x2x16x64xbf16> -> tensor<2x8x1x64xbf16>
   return %o : tensor<2x8x1x64xbf16>
 }
+
+// -----
+
+// e4m3 operands: widened by cvt.rn.f16x2.e4m3x2, which sm_80 lacks
+func.func @f(%q: tensor<1x8x1x64xbf16>, %k: tensor<1x2x128x64xf8E4M3FN>, %v: tensor<1x2x128x64xf8E4M3FN>) -> tensor<1x8x1x64xbf16> {
+  // expected-error @+1 {{attention_config 'instruction': e4m3 operands are widened by cvt.rn.f16x2.e4m3x2 (sm_89 and later): target sm_90a}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 64, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>} : tensor<1x8x1x64xbf16>, tensor<1x2x128x64xf8E4M3FN>, tensor<1x2x128x64xf8E4M3FN> -> tensor<1x8x1x64xbf16>
+  return %o : tensor<1x8x1x64xbf16>
+}
+
+// -----
+
+// wgmma reads 16-bit tiles: an e4m3 cache runs on mma_sync
+func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xf8E4M3FN>, %v: tensor<1x2x128x64xf8E4M3FN>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'instruction': wgmma attention takes bf16 or f16 operands (m64nNk16); e4m3 ones run on mma_sync, widened in shared memory}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 128, warps_m = 8, stages = 2, consumer_warpgroups = 2, ping_pong = true, overlap_softmax = true, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xf8E4M3FN>, tensor<1x2x128x64xf8E4M3FN> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+

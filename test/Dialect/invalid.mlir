@@ -443,7 +443,7 @@ func.func @attention_k_dynamic(%q: tensor<1x8x16x64xf32>, %k: tensor<1x8x?x64xf3
 // -----
 
 func.func @attention_k_elem(%q: tensor<1x8x16x64xf16>, %k: tensor<1x8x16x64xbf16>, %v: tensor<1x8x16x64xf16>) -> tensor<1x8x16x64xf16> {
-  // expected-error @+1 {{'k' has element type 'bf16'; expected 'f16' (the element type of 'q')}}
+  // expected-error @+1 {{'k' has element type 'bf16'; expected 'f16' (the element type of 'q'), or f8E4M3FN (an e4m3 cache) when 'q' is bf16, f16 or f8E4M3FN}}
   %o = kgen.attention %q, %k, %v : tensor<1x8x16x64xf16>, tensor<1x8x16x64xbf16>, tensor<1x8x16x64xf16> -> tensor<1x8x16x64xf16>
   return %o : tensor<1x8x16x64xf16>
 }
@@ -467,7 +467,7 @@ func.func @attention_v_zero_dim(%q: tensor<1x8x16x64xf32>, %k: tensor<1x8x16x64x
 // -----
 
 func.func @attention_v_elem(%q: tensor<1x8x16x64xbf16>, %k: tensor<1x8x16x64xbf16>, %v: tensor<1x8x16x64xf32>) -> tensor<1x8x16x64xbf16> {
-  // expected-error @+1 {{'v' has element type 'f32'; expected 'bf16' (the element type of 'q')}}
+  // expected-error @+1 {{'v' has element type 'f32'; expected 'bf16' (the element type of 'k')}}
   %o = kgen.attention %q, %k, %v : tensor<1x8x16x64xbf16>, tensor<1x8x16x64xbf16>, tensor<1x8x16x64xf32> -> tensor<1x8x16x64xbf16>
   return %o : tensor<1x8x16x64xbf16>
 }
@@ -589,6 +589,46 @@ func.func @attention_lse_shape(%q: tensor<1x8x16x64xf32>, %k: tensor<1x2x32x64xf
   // expected-error @+1 {{'lse' has shape [1, 2, 32]; expected [1, 8, 16] ([B, Hq, Sq])}}
   %o, %l = kgen.attention %q, %k, %v : tensor<1x8x16x64xf32>, tensor<1x2x32x64xf32>, tensor<1x2x32x64xf32> -> tensor<1x8x16x64xf32>, tensor<1x2x32xf32>
   return %o, %l : tensor<1x8x16x64xf32>, tensor<1x2x32xf32>
+}
+
+// -----
+
+func.func @attention_f32_q_e4m3_cache(%q: tensor<1x8x16x64xf32>, %k: tensor<1x2x16x64xf8E4M3FN>, %v: tensor<1x2x16x64xf8E4M3FN>) -> tensor<1x8x16x64xf32> {
+  // expected-error @+1 {{'k' has element type 'f8E4M3FN'; expected 'f32' (the element type of 'q'), or f8E4M3FN (an e4m3 cache) when 'q' is bf16, f16 or f8E4M3FN}}
+  %o = kgen.attention %q, %k, %v : tensor<1x8x16x64xf32>, tensor<1x2x16x64xf8E4M3FN>, tensor<1x2x16x64xf8E4M3FN> -> tensor<1x8x16x64xf32>
+  return %o : tensor<1x8x16x64xf32>
+}
+
+// -----
+
+func.func @attention_v_not_e4m3(%q: tensor<1x8x16x64xbf16>, %k: tensor<1x2x16x64xf8E4M3FN>, %v: tensor<1x2x16x64xbf16>) -> tensor<1x8x16x64xbf16> {
+  // expected-error @+1 {{'v' has element type 'bf16'; expected 'f8E4M3FN' (the element type of 'k')}}
+  %o = kgen.attention %q, %k, %v : tensor<1x8x16x64xbf16>, tensor<1x2x16x64xf8E4M3FN>, tensor<1x2x16x64xbf16> -> tensor<1x8x16x64xbf16>
+  return %o : tensor<1x8x16x64xbf16>
+}
+
+// -----
+
+func.func @attention_descale_not_e4m3(%q: tensor<1x8x16x64xbf16>, %k: tensor<1x2x16x64xf8E4M3FN>, %v: tensor<1x2x16x64xf8E4M3FN>, %d: tensor<1xf32>) -> tensor<1x8x16x64xbf16> {
+  // expected-error @+1 {{'q_descale' dequantises an f8E4M3FN operand, but 'q' is 'bf16'}}
+  %o = kgen.attention %q, %k, %v q_descale(%d : tensor<1xf32>) : tensor<1x8x16x64xbf16>, tensor<1x2x16x64xf8E4M3FN>, tensor<1x2x16x64xf8E4M3FN> -> tensor<1x8x16x64xbf16>
+  return %o : tensor<1x8x16x64xbf16>
+}
+
+// -----
+
+func.func @attention_descale_shape(%q: tensor<1x8x16x64xbf16>, %k: tensor<1x2x16x64xf8E4M3FN>, %v: tensor<1x2x16x64xf8E4M3FN>, %d: tensor<2xf32>) -> tensor<1x8x16x64xbf16> {
+  // expected-error @+1 {{'k_descale' has shape [2]; expected [1] ([1], one factor per tensor)}}
+  %o = kgen.attention %q, %k, %v k_descale(%d : tensor<2xf32>) : tensor<1x8x16x64xbf16>, tensor<1x2x16x64xf8E4M3FN>, tensor<1x2x16x64xf8E4M3FN> -> tensor<1x8x16x64xbf16>
+  return %o : tensor<1x8x16x64xbf16>
+}
+
+// -----
+
+func.func @attention_descale_elem(%q: tensor<1x8x16x64xbf16>, %k: tensor<1x2x16x64xf8E4M3FN>, %v: tensor<1x2x16x64xf8E4M3FN>, %d: tensor<1xf16>) -> tensor<1x8x16x64xbf16> {
+  // expected-error @+1 {{'v_descale' has element type 'f16'; expected 'f32'}}
+  %o = kgen.attention %q, %k, %v v_descale(%d : tensor<1xf16>) : tensor<1x8x16x64xbf16>, tensor<1x2x16x64xf8E4M3FN>, tensor<1x2x16x64xf8E4M3FN> -> tensor<1x8x16x64xbf16>
+  return %o : tensor<1x8x16x64xbf16>
 }
 
 // -----

@@ -7,8 +7,9 @@ usage: check_emulated.py MODULE.mlir WORKDIR [--seed=N] [--tolerance=T]
 For every public function F of MODULE (one configured kgen.gemm each, its
 arguments in the order A, B, then bias and residual C if it has them; or one
 configured kgen.attention, its arguments q, k, v, then kv_lens,
-block_table (a paged cache: k and v are [N, Hkv, P, D] pages) and
-alibi_slopes if it has them, its results out, then lse if it has it; or one
+block_table (a paged cache: k and v are [N, Hkv, P, D] pages),
+alibi_slopes, q_descale, k_descale and v_descale if it has them, its
+results out, then lse if it has it; or one
 kgen.moe, its arguments x, router_logits, w_gate, w_up, w_down, its result
 y):
 1. `kgen-opt` on F alone, `--kgen-pipeline` for its config's target (sm_80
@@ -98,7 +99,9 @@ def check(module, workdir, seed, name, tolerance, source):
     if "kgen.attention" in source:
         inputs = ["q", "k", "v"] + (["kv_lens"] if "kv_lens(" in source else []) \
             + (["block_table"] if "block_table(" in source else []) \
-            + (["alibi_slopes"] if "alibi(" in source else [])
+            + (["alibi_slopes"] if "alibi(" in source else []) \
+            + [d for d in ("q_descale", "k_descale", "v_descale")
+               if d + "(" in source]
         outputs = ["out"] + (["lse"] if "%lse" in source else [])
         as_declared(tensors, source, inputs, outputs)
     elif "kgen.moe" in source:

@@ -29,10 +29,12 @@
 //         V stage, RowMajorPadded<T, BN, Dp>, read with ldmatrix.trans.
 //     template <class TOut>
 //     store(const AttentionRowStats<BM, WarpsM> &stats, TOut *out, long ld,
-//           long row0, long col0, long rows, long cols, float *lse) const
+//           long row0, long col0, long rows, long cols, float *lse,
+//           float out_scale = 1) const
 //         kgen.tile.attention_store: for block rows m with row0 + m < rows
 //         and columns c = col0 + j < cols (j < Dp):
-//         out[(row0 + m) * ld + c] = l > 0 ? acc / l : 0, rounded once to
+//         out[(row0 + m) * ld + c] = l > 0 ? acc * out_scale / l : 0
+//         (out_scale: the descale of an e4m3 V), rounded once to
 //         TOut (__nv_bfloat16, __half, or float for split-KV partials);
 //         lse[row0 + m] = l > 0 ? max + log(l) : -inf (natural log), when
 //         lse is not null. out and lse point at the (b, hk) plane.
@@ -71,6 +73,15 @@
 //       null). Split s's planes are at o_partial + s * o_split_stride and
 //       lse_partial + s * lse_split_stride; all pointers at split 0 of the
 //       (b, hk) plane.
+//   template <int Rows, int Cols, int Threads, class T>
+//   widen_tile(T *dst, const __nv_fp8_e4m3 *src)
+//       kgen.tile.widen: the e4m3 tile src (RowMajorPadded<__nv_fp8_e4m3,
+//       Rows, Cols>) into dst (RowMajorPadded<T, Rows, Cols>, T bf16 or
+//       f16), exactly (cvt.rn.f16x2.e4m3x2, sm_89+); every one of the
+//       block's Threads threads calls it, a block barrier ends it. An e4m3
+//       KV cache's tiles land as e4m3 and are widened stage by stage for
+//       the 16-bit MMAs (decode reads each key once: the bytes are what
+//       count); e4m3 queries are widened once, to f16.
 //   template <int Rows, int Cols, int Threads, class T>
 //   load_paged_box(T *dst, const T *cache, long heads, long page_size,
 //                  long ld, long hk, const int *table, long key0, long rows,
@@ -349,11 +360,12 @@ template <int BM, int Dp, int WarpsM> struct AttentionAccumulator {
       scale_row(ri, scale.alpha[ri]);
   }
 
-  /// out = acc / l (0 when l = 0) inside (rows, cols); lse = max + log l.
+  /// out = acc * out_scale / l (0 when l = 0) inside (rows, cols); lse =
+  /// max + log l. out_scale: e4m3 V's descale factor (1 without).
   template <class TOut>
   KGEN_DEVICE void store(const AttentionRowStats<BM, WarpsM> &stats,
                          TOut *out, long ld, long row0, long col0, long rows,
-                         long cols, float *lse) const {
+                         long cols, float *lse, float out_scale = 1.f) const {
     using Cast = kgen::cuda::OutputCast<TOut>;
     constexpr float kLn2 = 0.693147180559945309f;
     const int thread = int(threadIdx.x) % Rows::kThreads, lane = thread % 32;
@@ -366,7 +378,7 @@ template <int BM, int Dp, int WarpsM> struct AttentionAccumulator {
       float l = stats.sum[ri];
       l += kgen::cuda::shfl_xor(l, 1);
       l += kgen::cuda::shfl_xor(l, 2);
-      const float inv = l > 0.f ? 1.f / l : 0.f;
+      const float inv = l > 0.f ? out_scale / l : 0.f;
       const long row = row0 + Rows::row(thread, ri);
       if (row >= rows)
         continue;
@@ -493,6 +505,41 @@ KGEN_DEVICE void load_paged_box(T *dst, const T *cache, long heads,
         d[e] = e < n ? src[e] : T(0.f);
     }
   }
+}
+
+/// Two e4m3 values (`pair`: element 0 in bits 7:0) as a packed pair of T
+/// (element 0 in bits 15:0), exactly: cvt.rn.f16x2.e4m3x2, and for bf16
+/// through f32 (every e4m3 value is an f16, an f32 and a bf16 value).
+template <class T> KGEN_DEVICE unsigned widen_e4m3x2(unsigned short pair) {
+  const unsigned h = kgen::cuda::cvt_f16x2_e4m3x2(pair);
+  if constexpr (kgen::cuda::kIsSame<T, __half>) {
+    return h;
+  } else {
+    static_assert(kgen::cuda::kIsSame<T, __nv_bfloat16>,
+                  "e4m3 widens to bf16 or f16");
+    return kgen::cuda::cvt_bf16x2(
+        kgen::cuda::f16_to_f32(static_cast<unsigned short>(h >> 16)),
+        kgen::cuda::f16_to_f32(static_cast<unsigned short>(h & 0xffffu)));
+  }
+}
+
+template <int Rows, int Cols, int Threads, class T>
+KGEN_DEVICE void widen_tile(T *dst, const __nv_fp8_e4m3 *src) {
+  static_assert(Cols % 16 == 0, "widened tiles have rows of whole 16-element "
+                                "chunks (the padded head dim)");
+  constexpr int kChunks = Rows * Cols / 8; // 8 bytes in, 16 bytes out
+  const uint2 *in = reinterpret_cast<const uint2 *>(src);
+  uint4 *out = reinterpret_cast<uint4 *>(dst);
+  for (int c = int(threadIdx.x); c < kChunks; c += Threads) {
+    const uint2 e = kgen::cuda::ld_shared(in + c);
+    kgen::cuda::st_shared(
+        out + c,
+        make_uint4(widen_e4m3x2<T>(static_cast<unsigned short>(e.x & 0xffffu)),
+                   widen_e4m3x2<T>(static_cast<unsigned short>(e.x >> 16)),
+                   widen_e4m3x2<T>(static_cast<unsigned short>(e.y & 0xffffu)),
+                   widen_e4m3x2<T>(static_cast<unsigned short>(e.y >> 16))));
+  }
+  __syncthreads();
 }
 
 template <int Rows, int Cols, int Threads, class TOut>
