@@ -106,7 +106,10 @@ struct TuningDb {
 ///    element types and activation, finite alpha, beta, scale and softcap;
 ///    for attention also kgen.attention's rules across fields: head_dim a
 ///    multiple of 8 in [32, 256], q_heads a multiple of kv_heads, a
-///    non-zero scale, a sliding_window only when causal, softcap > 0; for
+///    non-zero scale, a sliding_window only when causal, softcap > 0,
+///    page_size and num_pages exactly with paged, dtype_kv f8E4M3FN only
+///    for a bf16, f16 or e4m3 dtype, a *_descale flag only for an e4m3
+///    operand; for
 ///    a grouped GEMM: role gate_up gated and down not, role grouped with
 ///    top_k 1, top_k <= experts, tokens_bucket a power of two), the
 ///    arch is "sm_<digits>" with an optional
