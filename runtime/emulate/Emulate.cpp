@@ -235,7 +235,7 @@ bool verifyAttention(const rt::KernelPackage &pkg, const rt::AttentionSpec &spec
   constexpr int64_t kAttentionAllRows = 4096;
   constexpr int64_t kAttentionSampledRows = 1024;
   constexpr uint64_t kRowSalt = 0x4154544e; // "ATTN"
-  const int64_t rowCount = spec.batch * spec.qHeads * spec.seqQ;
+  const int64_t rowCount = rt::attentionRowCount(spec);
   const std::vector<int64_t> rows = rt::sampleIndices(
       rowCount, rowCount <= kAttentionAllRows ? rowCount : kAttentionSampledRows,
       rt::mixSeed(seed, kRowSalt));
@@ -259,8 +259,9 @@ bool verifyAttention(const rt::KernelPackage &pkg, const rt::AttentionSpec &spec
   result.tolerance = rt::attentionTolerance(spec);
   std::string lseProblem;
   if (spec.lse) {
-    const rt::HostTensor gotLse = rt::gatherRows(
-        computed(host, mem, paramIndex(pkg, "lse")), rows, 1);
+    const rt::HostTensor gotLse =
+        rt::gatherRows(computed(host, mem, paramIndex(pkg, "lse")),
+                       rt::attentionLseElements(spec, rows), 1);
     rt::HostTensor expectedLse = expected.lse;
     expectedLse.shape = gotLse.shape;
     (void)rt::checkLse(gotLse, expectedLse, rt::attentionLseTolerance(spec),

@@ -250,6 +250,19 @@ bool readPaging(const json &op, AttentionSpec &spec, std::string &err) {
   return true;
 }
 
+/// varlen: packed sequences, whose lengths cu_seqlens gives (not kv_lens,
+/// and no block table). Precondition: readMask and readPaging ran.
+bool readVarlen(const json &op, AttentionSpec &spec, std::string &err) {
+  if (!readBool(op, "varlen", spec.varlen, err))
+    return false;
+  if (spec.varlen && (spec.kvLens || spec.paged))
+    return fail(err, std::string("'varlen' with '") +
+                         (spec.paged ? "paged" : "kv_lens") +
+                         "': cu_seqlens gives each sequence its lengths, "
+                         "packed token-major (no kv_lens, no paged cache)");
+  return true;
+}
+
 double count(const std::vector<int64_t> &shape) {
   double n = 1;
   for (int64_t d : shape)
@@ -331,6 +344,12 @@ bool checkWorkspaces(const KernelPackage &pkg, const AttentionSpec &spec,
   if (!o && !l)
     return true;
   const std::string where = "package " + pkg.name + ": attention ";
+  if (spec.varlen) {
+    err = where + "has a tensor parameter '" +
+          (o ? "o_partial" : "lse_partial") +
+          "' but the op is varlen (no split-KV over packed sequences)";
+    return false;
+  }
   if (o != l) {
     err = where + "has '" + (o ? "o_partial" : "lse_partial") +
           "' without '" + (o ? "lse_partial" : "o_partial") +
@@ -360,7 +379,7 @@ bool parseAttentionOp(const json &op, AttentionSpec &spec, std::string &err) {
   AttentionSpec s;
   if (!readSizes(op, s, err) || !readTypes(op, s, err) ||
       !readDescales(op, s, err) || !readMask(op, s, err) ||
-      !readPaging(op, s, err))
+      !readPaging(op, s, err) || !readVarlen(op, s, err))
     return false;
   spec = s;
   return true;
@@ -393,6 +412,8 @@ json attentionOpJson(const AttentionSpec &spec) {
     op["page_size"] = spec.pageSize;
     op["num_pages"] = spec.numPages;
   }
+  if (spec.varlen)
+    op["varlen"] = true;
   if (attentionKvType(spec) != spec.dtype)
     op["dtype_kv"] = elemTypeName(attentionKvType(spec));
   for (auto [key, has] : {std::pair{"q_descale", spec.qDescale},
@@ -412,9 +433,13 @@ int64_t attentionGroup(const AttentionSpec &spec) {
 }
 
 std::vector<int64_t> attentionShapeQ(const AttentionSpec &spec) {
+  if (spec.varlen)
+    return {spec.seqQ, spec.qHeads, spec.headDim};
   return {spec.batch, spec.qHeads, spec.seqQ, spec.headDim};
 }
 std::vector<int64_t> attentionShapeKv(const AttentionSpec &spec) {
+  if (spec.varlen)
+    return {spec.seqKv, spec.kvHeads, spec.headDim};
   if (spec.paged)
     return {spec.numPages, spec.kvHeads, spec.pageSize, spec.headDim};
   return {spec.batch, spec.kvHeads, spec.seqKv, spec.headDim};
@@ -426,25 +451,36 @@ int64_t attentionPagesPerSequence(const AttentionSpec &spec) {
   return spec.paged && spec.pageSize > 0 ? spec.seqKv / spec.pageSize : 0;
 }
 std::vector<int64_t> attentionShapeLse(const AttentionSpec &spec) {
+  if (spec.varlen)
+    return {spec.qHeads, spec.seqQ};
   return {spec.batch, spec.qHeads, spec.seqQ};
 }
 std::vector<int64_t> attentionShapeKvLens(const AttentionSpec &spec) {
   return {spec.batch};
 }
+std::vector<int64_t> attentionShapeCuSeqlens(const AttentionSpec &spec) {
+  return {spec.batch + 1};
+}
 std::vector<int64_t> attentionPackedShapeQ(const AttentionSpec &spec) {
+  if (spec.varlen)
+    return attentionShapeQ(spec);
   return {spec.batch, spec.kvHeads, attentionGroup(spec) * spec.seqQ,
           spec.headDim};
 }
 std::vector<int64_t> attentionPackedShapeLse(const AttentionSpec &spec) {
+  if (spec.varlen)
+    return attentionShapeLse(spec);
   return {spec.batch, spec.kvHeads, attentionGroup(spec) * spec.seqQ};
 }
 
 double attentionFlops(const AttentionSpec &spec) {
-  const double full = 4.0 * static_cast<double>(spec.batch) *
-                      static_cast<double>(spec.qHeads) *
-                      static_cast<double>(spec.seqQ) *
-                      static_cast<double>(spec.seqKv) *
-                      static_cast<double>(spec.headDim);
+  const auto d = [](int64_t x) { return static_cast<double>(x); };
+  // Varlen: as B sequences of Tq / B queries and Tk / B keys each.
+  const double full = spec.varlen
+                          ? 4.0 * d(spec.qHeads) * d(spec.headDim) *
+                                d(spec.seqQ) * d(spec.seqKv) / d(spec.batch)
+                          : 4.0 * d(spec.batch) * d(spec.qHeads) *
+                                d(spec.seqQ) * d(spec.seqKv) * d(spec.headDim);
   return spec.causal ? full / 2 : full;
 }
 
@@ -452,11 +488,12 @@ double attentionBytes(const AttentionSpec &spec) {
   const double in = static_cast<double>(elemTypeBytes(spec.dtype));
   const double kvIn = static_cast<double>(elemTypeBytes(attentionKvType(spec)));
   // The keys the B sequences name: B * Hkv * Skv * D elements of k and of
-  // v, contiguous or in B * M pages of P keys.
-  const double kv = static_cast<double>(spec.batch) *
-                    static_cast<double>(spec.kvHeads) *
-                    static_cast<double>(spec.seqKv) *
-                    static_cast<double>(spec.headDim);
+  // v, contiguous or in B * M pages of P keys; Tk * Hkv * D packed.
+  const double kv = spec.varlen ? count(attentionShapeKv(spec))
+                                : static_cast<double>(spec.batch) *
+                                      static_cast<double>(spec.kvHeads) *
+                                      static_cast<double>(spec.seqKv) *
+                                      static_cast<double>(spec.headDim);
   double bytes = count(attentionShapeQ(spec)) * in + 2 * kv * kvIn +
                  count(attentionShapeQ(spec)) *
                      static_cast<double>(elemTypeBytes(spec.out));
@@ -466,6 +503,8 @@ double attentionBytes(const AttentionSpec &spec) {
     bytes += count(attentionShapeKvLens(spec)) * 4;
   if (spec.paged)
     bytes += count(attentionShapeBlockTable(spec)) * 4;
+  if (spec.varlen)
+    bytes += 2 * count(attentionShapeCuSeqlens(spec)) * 4;
   for (bool has : {spec.qDescale, spec.kDescale, spec.vDescale})
     bytes += has ? count(kDescaleShape) * 4 : 0;
   return bytes;
@@ -486,10 +525,12 @@ double attentionLseTolerance(const AttentionSpec &spec) {
 
 bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
                           std::string &err) {
-  const std::vector<std::vector<int64_t>> qShapes = {
-      attentionShapeQ(spec), attentionPackedShapeQ(spec)};
-  const std::vector<std::vector<int64_t>> lseShapes = {
-      attentionShapeLse(spec), attentionPackedShapeLse(spec)};
+  std::vector<std::vector<int64_t>> qShapes = {attentionShapeQ(spec)};
+  std::vector<std::vector<int64_t>> lseShapes = {attentionShapeLse(spec)};
+  if (!spec.varlen) { // the packed-GQA view; a varlen op has none
+    qShapes.push_back(attentionPackedShapeQ(spec));
+    lseShapes.push_back(attentionPackedShapeLse(spec));
+  }
   const std::string where = "package " + pkg.name + ": attention ";
   if (!checkTensor(pkg, "q", spec.dtype, ParamRole::Input, qShapes, err))
     return false;
@@ -500,6 +541,15 @@ bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
         err += " (a paged cache [N, Hkv, P, D]: num_pages " +
                std::to_string(spec.numPages) + ", page_size " +
                std::to_string(spec.pageSize) + ")";
+      return false;
+    }
+  for (const char *name : {"cu_seqlens_q", "cu_seqlens_k"})
+    if (!checkOptionalTensor(pkg, name, spec.varlen, ElemType::I32,
+                             ParamRole::Input, {attentionShapeCuSeqlens(spec)},
+                             "is not varlen", err)) {
+      if (spec.varlen && !hasTensor(pkg, name))
+        err += " (a varlen op reads its sequences' token offsets from i32 "
+               "[B + 1] cu_seqlens_q and cu_seqlens_k)";
       return false;
     }
   if (!checkTensor(pkg, "out", spec.out, ParamRole::Output, qShapes, err))
@@ -532,11 +582,11 @@ bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
     return false;
   for (const KernelParam &p : pkg.params) {
     static const char *const kNames[] = {
-        "q",          "k",           "v",
-        "kv_lens",    "block_table", "alibi_slopes",
-        "q_descale",  "k_descale",   "v_descale",
-        "out",        "lse",         "o_partial",
-        "lse_partial"};
+        "q",           "k",            "v",
+        "kv_lens",     "block_table",  "alibi_slopes",
+        "q_descale",   "k_descale",    "v_descale",
+        "out",         "lse",          "o_partial",
+        "lse_partial", "cu_seqlens_q", "cu_seqlens_k"};
     if (p.kind == ParamKind::Tensor &&
         std::none_of(std::begin(kNames), std::end(kNames),
                      [&](const char *n) { return p.name == n; })) {
@@ -602,12 +652,61 @@ HostTensor attentionDescale(uint64_t seed) {
   return t;
 }
 
+HostTensor attentionCuSeqlens(const AttentionSpec &spec, uint64_t seed,
+                              int64_t total) {
+  const int64_t B = spec.batch;
+  const auto T = static_cast<uint64_t>(std::max<int64_t>(total, 0));
+  uint64_t draws = 0;
+  auto next = [&] { return mixSeed(seed, draws++); };
+  auto below = [&](uint64_t n) { return next() % n; }; // uniform in [0, n)
+  const uint64_t shape = next();
+  std::vector<uint64_t> len(static_cast<size_t>(B), 0);
+  int64_t longOne = -1; // the sequence given a long length, if any
+  if (B > 1 && (shape & 1)) {
+    longOne = static_cast<int64_t>(below(static_cast<uint64_t>(B)));
+    len[longOne] = T - T / 2 + below(T / 2 + 1); // [ceil(T / 2), T]
+  }
+  // The others share the rest, cut at sorted uniform points.
+  const uint64_t rest = T - (longOne >= 0 ? len[longOne] : 0);
+  std::vector<uint64_t> cuts;
+  for (int64_t c = longOne >= 0 ? 2 : 1; c < B; ++c)
+    cuts.push_back(below(rest + 1));
+  std::sort(cuts.begin(), cuts.end());
+  cuts.push_back(rest);
+  uint64_t from = 0;
+  auto cut = cuts.begin();
+  for (int64_t b = 0; b < B; ++b)
+    if (b != longOne) {
+      len[b] = *cut - from;
+      from = *cut++;
+    }
+  if (B > 1 && (shape & 2)) { // one sequence emptied into the next
+    auto e = static_cast<int64_t>(below(static_cast<uint64_t>(B)));
+    if (e == longOne)
+      e = (e + 1) % B;
+    len[(e + 1) % B] += len[e];
+    len[e] = 0;
+  }
+  HostTensor cu = makeZeros(ElemType::I32, attentionShapeCuSeqlens(spec));
+  uint64_t end = 0;
+  for (int64_t b = 0; b < B; ++b) {
+    end += len[b];
+    cu.setFromDouble(b + 1, static_cast<double>(end));
+  }
+  return cu;
+}
+
 std::optional<HostTensor> attentionInput(const AttentionSpec &spec,
                                          const KernelParam &param,
                                          uint64_t runSeed) {
   const uint64_t seed = packageInputSeed(runSeed, param.name);
   if (param.name == "kv_lens")
     return attentionKvLens(spec, seed);
+  // A varlen package's sequences: queries and keys drawn independently.
+  if (spec.varlen && param.name == "cu_seqlens_q")
+    return attentionCuSeqlens(spec, seed, spec.seqQ);
+  if (spec.varlen && param.name == "cu_seqlens_k")
+    return attentionCuSeqlens(spec, seed, spec.seqKv);
   // A paged package's table, padded with -1 past the pages of the lengths
   // its kv_lens input holds in this run (the same draw: the kv_lens seed).
   if (param.name == "block_table" && spec.paged) {
@@ -632,7 +731,37 @@ AttentionExtras attentionExtras(
   e.qDescale = find("q_descale");
   e.kDescale = find("k_descale");
   e.vDescale = find("v_descale");
+  e.cuSeqlensQ = find("cu_seqlens_q");
+  e.cuSeqlensK = find("cu_seqlens_k");
   return e;
+}
+
+AttentionTokens attentionSequenceTokens(const HostTensor &cuSeqlens,
+                                        int64_t total, int64_t b) {
+  const auto clamped = [&](int64_t index, int64_t lo) {
+    return static_cast<int64_t>(std::clamp(cuSeqlens.getAsDouble(index),
+                                           static_cast<double>(lo),
+                                           static_cast<double>(total)));
+  };
+  AttentionTokens t;
+  t.begin = clamped(b, 0);
+  t.end = clamped(b + 1, t.begin);
+  return t;
+}
+
+int64_t attentionRowCount(const AttentionSpec &spec) {
+  return spec.varlen ? spec.seqQ * spec.qHeads
+                     : spec.batch * spec.qHeads * spec.seqQ;
+}
+
+std::vector<int64_t> attentionLseElements(const AttentionSpec &spec,
+                                          const std::vector<int64_t> &rows) {
+  if (!spec.varlen)
+    return rows;
+  std::vector<int64_t> elements(rows.size());
+  for (size_t r = 0; r < rows.size(); ++r) // row t * Hq + h: lse [h, t]
+    elements[r] = rows[r] % spec.qHeads * spec.seqQ + rows[r] / spec.qHeads;
+  return elements;
 }
 
 namespace {
@@ -644,6 +773,38 @@ AttentionRow nanRow(int64_t D) {
   row.out.assign(static_cast<size_t>(D), nan);
   row.lse = nan;
   return row;
+}
+
+/// A row that sees no key: zeros, lse -inf.
+AttentionRow emptyRow(int64_t D) {
+  AttentionRow row;
+  row.out.assign(static_cast<size_t>(D), 0.0);
+  row.lse = -std::numeric_limits<double>::infinity();
+  return row;
+}
+
+/// Both cu_seqlens of a varlen op, each with B + 1 elements at least.
+bool hasCuSeqlens(const AttentionSpec &spec, const AttentionExtras &extras) {
+  for (const HostTensor *cu : {extras.cuSeqlensQ, extras.cuSeqlensK})
+    if (cu == nullptr || cu->numElements() <= spec.batch)
+      return false;
+  return true;
+}
+
+/// Query token t of a varlen op: the last sequence whose queries hold it
+/// and its index there, or b = -1 when none does. Precondition:
+/// hasCuSeqlens.
+struct QueryToken {
+  int64_t b = -1, i = 0;
+};
+QueryToken queryToken(const AttentionSpec &spec, const HostTensor &cuSeqlensQ,
+                      int64_t t) {
+  for (int64_t b = spec.batch - 1; b >= 0; --b) {
+    const AttentionTokens s = attentionSequenceTokens(cuSeqlensQ, spec.seqQ, b);
+    if (t >= s.begin && t < s.end)
+      return {b, t - s.begin};
+  }
+  return {};
 }
 
 /// The descale factor: 1 when the op has none, else element 0 of `t`
@@ -671,11 +832,31 @@ AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
     return nanRow(D);
   const HostTensor *kvLens = extras.kvLens, *alibi = extras.alibi;
   const HostTensor *blockTable = extras.blockTable;
-  int64_t L = Skv;
-  if (kvLens != nullptr)
+  // The row's sequence: Sq queries, the row at qRow of q viewed as rows of
+  // D, L keys, key j (contiguous or packed) at row keyRow0 + j * keyStride
+  // of k and v.
+  int64_t Sq = spec.seqQ, L = Skv;
+  int64_t qRow = (b * spec.qHeads + h) * spec.seqQ + i;
+  int64_t keyRow0 = (b * spec.kvHeads + hk) * Skv, keyStride = 1;
+  if (spec.varlen) {
+    if (!hasCuSeqlens(spec, extras) || b < 0 || b >= spec.batch)
+      return nanRow(D);
+    const AttentionTokens qs =
+        attentionSequenceTokens(*extras.cuSeqlensQ, spec.seqQ, b);
+    const AttentionTokens ks =
+        attentionSequenceTokens(*extras.cuSeqlensK, Skv, b);
+    Sq = qs.end - qs.begin;
+    L = ks.end - ks.begin;
+    if (i < 0 || i >= Sq)
+      return nanRow(D);
+    qRow = (qs.begin + i) * spec.qHeads + h;
+    keyRow0 = ks.begin * spec.kvHeads + hk;
+    keyStride = spec.kvHeads;
+  } else if (kvLens != nullptr) {
     L = std::clamp<int64_t>(static_cast<int64_t>(kvLens->getAsDouble(b)), 0,
                             Skv);
-  const int64_t p = i + L - spec.seqQ; // bottom-right position
+  }
+  const int64_t p = i + L - Sq;         // bottom-right position
   int64_t end = L;                      // keys [begin, end) are visible
   int64_t begin = 0;
   if (spec.causal)
@@ -689,20 +870,17 @@ AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
   begin = std::min(begin, end);
   const double slope = spec.alibi && alibi != nullptr ? alibi->getAsDouble(h) : 0.0;
 
-  AttentionRow row;
-  row.out.assign(static_cast<size_t>(D), 0.0);
-  row.lse = -std::numeric_limits<double>::infinity();
+  AttentionRow row = emptyRow(D);
   if (begin >= end)
     return row;
-  std::vector<double> qRow(static_cast<size_t>(D));
-  const int64_t qBase = ((b * spec.qHeads + h) * spec.seqQ + i) * D;
+  std::vector<double> qValues(static_cast<size_t>(D));
   for (int64_t d = 0; d < D; ++d)
-    qRow[d] = q.getAsDouble(qBase + d);
+    qValues[d] = q.getAsDouble(qRow * D + d);
   // The offset of key j's row of K and V: contiguous, or through the table.
   std::vector<int64_t> keyBase(static_cast<size_t>(end - begin));
   for (int64_t j = begin; j < end; ++j) {
     if (!spec.paged) {
-      keyBase[j - begin] = ((b * spec.kvHeads + hk) * Skv + j) * D;
+      keyBase[j - begin] = (keyRow0 + j * keyStride) * D;
       continue;
     }
     const int64_t M = attentionPagesPerSequence(spec);
@@ -722,7 +900,7 @@ AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
   for (int64_t j = begin; j < end; ++j) {
     double dot = 0;
     for (int64_t d = 0; d < D; ++d)
-      dot += qRow[d] * k.getAsDouble(keyBase[j - begin] + d);
+      dot += qValues[d] * k.getAsDouble(keyBase[j - begin] + d);
     double s = logitScale * dot;
     if (spec.softcap)
       s = *spec.softcap * std::tanh(s / *spec.softcap);
@@ -753,10 +931,22 @@ AttentionExpected attentionExpected(const AttentionSpec &spec,
                       makeZeros(ElemType::F32, {n})};
   for (int64_t r = 0; r < n; ++r) {
     const int64_t flat = rows[static_cast<size_t>(r)];
-    const int64_t i = flat % spec.seqQ;
-    const int64_t h = (flat / spec.seqQ) % spec.qHeads;
-    const int64_t b = flat / (spec.seqQ * spec.qHeads);
-    const AttentionRow row = attentionRow(spec, q, k, v, extras, b, h, i);
+    AttentionRow row;
+    if (!spec.varlen) {
+      const int64_t i = flat % spec.seqQ;
+      const int64_t h = (flat / spec.seqQ) % spec.qHeads;
+      const int64_t b = flat / (spec.seqQ * spec.qHeads);
+      row = attentionRow(spec, q, k, v, extras, b, h, i);
+    } else if (!hasCuSeqlens(spec, extras)) {
+      row = nanRow(spec.headDim);
+    } else { // row t * Hq + h
+      const int64_t h = flat % spec.qHeads;
+      const QueryToken token =
+          queryToken(spec, *extras.cuSeqlensQ, flat / spec.qHeads);
+      row = token.b < 0
+                ? emptyRow(spec.headDim)
+                : attentionRow(spec, q, k, v, extras, token.b, h, token.i);
+    }
     for (int64_t d = 0; d < spec.headDim; ++d)
       e.out.setFromDouble(r * spec.headDim + d, row.out[d]);
     e.lse.setFromDouble(r, row.lse);

@@ -134,9 +134,10 @@ const SignatureField kGemmSignature[] = {
 /// attentionSignature writes it (and runtime/lib/Attention.cpp's
 /// attentionOpJson): a key's op has all of them and no other, but paged,
 /// page_size and num_pages, which only a paged cache's signature has,
-/// dtype_kv, which only a signature whose K and V are not of dtype has,
-/// and q_descale, k_descale and v_descale, each only in a signature with
-/// that input (old databases, and ops without them: absent).
+/// varlen, which only a signature with cu_seqlens has, dtype_kv, which only a
+/// signature whose K and V are not of dtype has, and q_descale, k_descale and
+/// v_descale, each only in a signature with that input (old databases, and ops
+/// without them: absent).
 const SignatureField kAttentionSignature[] = {
     {"kind", SignatureValue::Kind},
     {"batch", SignatureValue::Size},
@@ -163,6 +164,7 @@ const SignatureField kAttentionSignature[] = {
     {"q_descale", SignatureValue::Flag, true},
     {"k_descale", SignatureValue::Flag, true},
     {"v_descale", SignatureValue::Flag, true},
+    {"varlen", SignatureValue::Flag, true},
 };
 
 /// Every field of a grouped GEMM key (groupedGemmKeyOp writes them): a
@@ -381,6 +383,14 @@ bool checkAttentionValues(const json &op, const std::string &path,
                             std::to_string(pageSize) + ")",
                         err);
   }
+  // Packed sequences (cu_seqlens): neither kv_lens nor a paged cache.
+  if (op.contains("varlen") && op["varlen"].get<bool>())
+    for (const char *key : {"kv_lens", "paged"})
+      if (op.contains(key) && op[key].get<bool>())
+        return fieldError(fieldPath(path, key),
+                          "expected false with varlen (cu_seqlens gives each "
+                          "sequence its lengths)",
+                          err);
   return checkAttentionTypes(op, path, err);
 }
 

@@ -1434,3 +1434,390 @@ TEST(AttentionFp8Test, PackageInputsAreE4m3ValuesAndSeededDescales) {
     EXPECT_GT(distinct, 64) << name; // many codes, both signs
   }
 }
+
+//===----------------------------------------------------------------------===//
+// Variable-length batches (cu_seqlens, FlashAttention's varlen API)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// llamaOp's heads as 3 packed sequences of 300 query and 700 key tokens
+/// in all (kv_lens false: cu_seqlens gives the lengths).
+json varlenOp() {
+  json op = llamaOp();
+  op["varlen"] = true;
+  op["kv_lens"] = false;
+  op["batch"] = 3;
+  op["seq_q"] = 300;
+  op["seq_kv"] = 700;
+  return op;
+}
+
+/// gqaSpec's heads (Hq 8, Hkv 2, D 64) in f32, causal, with lse: 4
+/// sequences of 10 query and 12 key tokens in all.
+AttentionSpec varlenSpec() {
+  AttentionSpec s = gqaSpec();
+  s.batch = 4;
+  s.seqQ = 10;
+  s.seqKv = 12;
+  s.dtype = s.out = ElemType::F32;
+  s.kvLens = false;
+  s.causal = s.varlen = true;
+  return s;
+}
+
+/// `s`'s package: q, k, v, cu_seqlens_q, cu_seqlens_k, out, lse.
+KernelPackage varlenPackage(const AttentionSpec &s) {
+  KernelPackage pkg = packageOf(s, false);
+  for (const char *name : {"cu_seqlens_k", "cu_seqlens_q"})
+    pkg.params.insert(pkg.params.begin() + 3,
+                      tensor(name, ElemType::I32, attentionShapeCuSeqlens(s),
+                             ParamRole::Input));
+  pkg.op = attentionOpJson(s);
+  return pkg;
+}
+
+/// Tokens [begin, end) of a packed [T, H, D] tensor as the one sequence
+/// of a [1, H, end - begin, D] tensor.
+HostTensor sequenceOf(const HostTensor &packed, int64_t begin, int64_t end) {
+  const int64_t H = packed.shape[1], D = packed.shape[2], S = end - begin;
+  HostTensor t = makeZeros(packed.type, {1, H, S, D});
+  for (int64_t i = 0; i < S; ++i)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t d = 0; d < D; ++d)
+        t.setFromDouble((h * S + i) * D + d,
+                        packed.getAsDouble(((begin + i) * H + h) * D + d));
+  return t;
+}
+
+} // namespace
+
+TEST(AttentionVarlenTest, ParsesAndRoundTripsPackedSequences) {
+  AttentionSpec s;
+  std::string err;
+  ASSERT_TRUE(parseAttentionOp(varlenOp(), s, err)) << err;
+  EXPECT_TRUE(s.varlen);
+  EXPECT_EQ(s.batch, 3);
+  EXPECT_EQ(attentionShapeQ(s), (std::vector<int64_t>{300, 32, 128}));
+  EXPECT_EQ(attentionShapeKv(s), (std::vector<int64_t>{700, 8, 128}));
+  EXPECT_EQ(attentionShapeLse(s), (std::vector<int64_t>{32, 300}));
+  EXPECT_EQ(attentionShapeCuSeqlens(s), (std::vector<int64_t>{4}));
+  // No packed-GQA view: the op's layout.
+  EXPECT_EQ(attentionPackedShapeQ(s), attentionShapeQ(s));
+  EXPECT_EQ(attentionPackedShapeLse(s), attentionShapeLse(s));
+  EXPECT_EQ(attentionRowCount(s), 300 * 32);
+  AttentionSpec back;
+  ASSERT_TRUE(parseAttentionOp(attentionOpJson(s), back, err)) << err;
+  EXPECT_EQ(attentionOpJson(back), attentionOpJson(s));
+  EXPECT_EQ(attentionOpJson(s)["varlen"], true);
+  EXPECT_EQ(attentionOpJson(s)["kv_lens"], false);
+  EXPECT_FALSE(attentionOpJson(s).contains("paged"));
+  // Packages without it, or with it false, keep their exact object.
+  AttentionSpec plain;
+  ASSERT_TRUE(parseAttentionOp(llamaOp(), plain, err)) << err;
+  EXPECT_FALSE(plain.varlen);
+  EXPECT_FALSE(attentionOpJson(plain).contains("varlen"));
+  json op = llamaOp();
+  op["varlen"] = false;
+  ASSERT_TRUE(parseAttentionOp(op, s, err)) << err;
+  EXPECT_EQ(attentionOpJson(s).dump(), attentionOpJson(plain).dump());
+  EXPECT_EQ(attentionShapeQ(s), (std::vector<int64_t>{2, 32, 128, 128}));
+}
+
+TEST(AttentionVarlenTest, RefusesKvLensPagingAndEmptyTotals) {
+  expectOpRefused(varlenOp(), "varlen", "yes", "'varlen' must be true or false");
+  expectOpRefused(varlenOp(), "kv_lens", true,
+                  "'varlen' with 'kv_lens': cu_seqlens gives each sequence "
+                  "its lengths, packed token-major (no kv_lens, no paged "
+                  "cache)");
+  json paged = varlenOp();
+  paged["paged"] = true;
+  paged["page_size"] = 100;
+  paged["num_pages"] = 64;
+  expectOpRefused(paged, "'varlen' with 'paged'");
+  expectOpRefused(varlenOp(), "seq_q", 0, "'seq_q' must be an integer in [1,");
+  expectOpRefused(varlenOp(), "seq_kv", 0, "'seq_kv' must be an integer in [1,");
+  expectOpRefused(varlenOp(), "batch", 0, "'batch' must be an integer in [1,");
+}
+
+TEST(AttentionVarlenTest, CountsFlopsAsEvenlySplitAndBytesAtTheTotals) {
+  AttentionSpec s = varlenSpec(); // B 4, Hq 8, Hkv 2, Tq 10, Tk 12, D 64
+  // 4 sequences of 10 / 4 queries and 12 / 4 keys: 4 * Hq * D * Tq * Tk / B.
+  EXPECT_EQ(attentionFlops(s), 2.0 * 8 * 64 * 10 * 12 / 4); // causal
+  s.causal = false;
+  EXPECT_EQ(attentionFlops(s), 4.0 * 8 * 64 * 10 * 12 / 4);
+  const double q = 10 * 8 * 64, kv = 12 * 2 * 64;
+  EXPECT_EQ(attentionBytes(s),
+            q * 4 + 2 * kv * 4 + q * 4 + 8 * 10 * 4 + 2 * 5 * 4);
+  s.lse = false;
+  EXPECT_EQ(attentionBytes(s), q * 4 + 2 * kv * 4 + q * 4 + 2 * 5 * 4);
+}
+
+TEST(AttentionVarlenTest, ParamsArePackedTokensAndCuSeqlens) {
+  const AttentionSpec s = varlenSpec();
+  std::string err;
+  EXPECT_TRUE(checkAttentionParams(varlenPackage(s), s, err)) << err;
+
+  KernelPackage pkg = varlenPackage(s);
+  pkg.params.erase(pkg.params.begin() + *pkg.findParam("cu_seqlens_k"));
+  expectRefused(pkg, s, "attention needs a tensor parameter 'cu_seqlens_k' "
+                        "(a varlen op reads its sequences' token offsets "
+                        "from i32 [B + 1] cu_seqlens_q and cu_seqlens_k)");
+  pkg = varlenPackage(s);
+  pkg.params[*pkg.findParam("cu_seqlens_q")].shape = {4};
+  expectRefused(pkg, s, "parameter 'cu_seqlens_q' is i32 4, the op says i32 5");
+  pkg = varlenPackage(s);
+  pkg.params[*pkg.findParam("cu_seqlens_q")].dtype = ElemType::I64;
+  expectRefused(pkg, s, "parameter 'cu_seqlens_q' is i64");
+  pkg = varlenPackage(s);
+  pkg.params[*pkg.findParam("cu_seqlens_k")].role = ParamRole::Output;
+  expectRefused(pkg, s, "parameter 'cu_seqlens_k' has role output, expected input");
+  // The padded layout, or the packed-GQA view, is not a varlen op's.
+  pkg = varlenPackage(s);
+  pkg.params[*pkg.findParam("q")].shape = {4, 8, 10, 64};
+  expectRefused(pkg, s, "parameter 'q' is f32 4x8x10x64, the op says f32 10x8x64");
+  pkg = varlenPackage(s);
+  pkg.params[*pkg.findParam("out")].shape = {10, 2, 4, 64};
+  expectRefused(pkg, s, "parameter 'out' is f32 10x2x4x64, the op says f32 10x8x64");
+  pkg = varlenPackage(s);
+  pkg.params[*pkg.findParam("k")].shape = {4, 2, 12, 64};
+  expectRefused(pkg, s, "parameter 'k' is f32 4x2x12x64, the op says f32 12x2x64");
+  pkg = varlenPackage(s);
+  pkg.params[*pkg.findParam("lse")].shape = {4, 8, 10};
+  expectRefused(pkg, s, "parameter 'lse' is f32 4x8x10, the op says f32 8x10");
+  // No split-KV over packed sequences.
+  pkg = varlenPackage(s);
+  pkg.params.push_back(tensor("o_partial", ElemType::F32, {2, 4, 2, 40, 64},
+                              ParamRole::Workspace));
+  pkg.params.push_back(tensor("lse_partial", ElemType::F32, {2, 4, 2, 40},
+                              ParamRole::Workspace));
+  expectRefused(pkg, s, "has a tensor parameter 'o_partial' but the op is "
+                        "varlen (no split-KV over packed sequences)");
+  // cu_seqlens without varlen.
+  AttentionSpec padded = s;
+  padded.varlen = false;
+  pkg = packageOf(padded, false);
+  pkg.params.push_back(tensor("cu_seqlens_q", ElemType::I32, {5}, ParamRole::Input));
+  expectRefused(pkg, padded,
+                "has a tensor parameter 'cu_seqlens_q' but the op is not varlen");
+}
+
+TEST(AttentionVarlenTest, CuSeqlensArePartitionsDrawnFromTheSeed) {
+  AttentionSpec s = varlenSpec();
+  s.batch = 5;
+  const int64_t T = 37;
+  int64_t empty = 0, odd = 0, even = 0, longOnes = 0;
+  for (uint64_t seed = 0; seed < 64; ++seed) {
+    const HostTensor cu = attentionCuSeqlens(s, seed, T);
+    ASSERT_EQ(cu.type, ElemType::I32);
+    ASSERT_EQ(cu.shape, (std::vector<int64_t>{6}));
+    EXPECT_EQ(cu.data, attentionCuSeqlens(s, seed, T).data);
+    EXPECT_EQ(cu.getAsDouble(0), 0.0);
+    EXPECT_EQ(cu.getAsDouble(5), double(T));
+    for (int64_t b = 0; b < 5; ++b) {
+      const auto len = int64_t(cu.getAsDouble(b + 1) - cu.getAsDouble(b));
+      ASSERT_GE(len, 0) << "seed " << seed << " b " << b;
+      empty += len == 0;
+      odd += len % 2;
+      even += len > 0 && len % 2 == 0;
+      longOnes += len >= 19; // at least half of the tokens
+    }
+  }
+  EXPECT_GT(empty, 16);    // an emptied sequence on half of the seeds
+  EXPECT_GT(longOnes, 16); // a long one on half of the seeds
+  EXPECT_GT(odd, 32);
+  EXPECT_GT(even, 32);
+  EXPECT_NE(attentionCuSeqlens(s, 1, T).data, attentionCuSeqlens(s, 2, T).data);
+  // One sequence holds every token; more sequences than tokens still
+  // partition them.
+  s.batch = 1;
+  EXPECT_EQ(attentionCuSeqlens(s, 3, T).data, lensOf({0, 37}).data);
+  s.batch = 8;
+  for (uint64_t seed = 0; seed < 8; ++seed) {
+    const HostTensor cu = attentionCuSeqlens(s, seed, 3);
+    EXPECT_EQ(cu.getAsDouble(8), 3.0);
+    for (int64_t b = 0; b < 8; ++b)
+      EXPECT_LE(cu.getAsDouble(b), cu.getAsDouble(b + 1));
+  }
+  // A package's inputs: queries and keys each from their own seed.
+  s = varlenSpec();
+  const KernelPackage pkg = varlenPackage(s);
+  const KernelParam &cq = pkg.params[*pkg.findParam("cu_seqlens_q")];
+  const KernelParam &ck = pkg.params[*pkg.findParam("cu_seqlens_k")];
+  EXPECT_EQ(makePackageInput(pkg, cq, 7).data,
+            attentionCuSeqlens(s, packageInputSeed(7, "cu_seqlens_q"), 10).data);
+  EXPECT_EQ(makePackageInput(pkg, ck, 7).data,
+            attentionCuSeqlens(s, packageInputSeed(7, "cu_seqlens_k"), 12).data);
+  EXPECT_EQ(makePackageInput(pkg, ck, 7).getAsDouble(4), 12.0);
+}
+
+TEST(AttentionVarlenTest, ReferenceIsThePaddedOneOfEachSequence) {
+  // (Sq_b, Skv_b) = (3, 5), (0, 3), (4, 2), (3, 2): an empty sequence, and
+  // two with fewer keys than queries, whose first rows see no key under
+  // causal (bottom-right: query i at p = i + Skv_b - Sq_b).
+  AttentionSpec s = varlenSpec();
+  s.softcap = 5.0;
+  s.alibi = true;
+  s.windowLeft = 3;
+  const HostTensor cuQ = lensOf({0, 3, 3, 7, 10}), cuK = lensOf({0, 5, 8, 10, 12});
+  const HostTensor q = makeRandom(ElemType::F32, attentionShapeQ(s), 1);
+  const HostTensor k = makeRandom(ElemType::F32, attentionShapeKv(s), 2);
+  const HostTensor v = makeRandom(ElemType::F32, attentionShapeKv(s), 3);
+  const HostTensor slopes = makeRandom(ElemType::F32, {8}, 4);
+  AttentionExtras extras;
+  extras.alibi = &slopes;
+  extras.cuSeqlensQ = &cuQ;
+  extras.cuSeqlensK = &cuK;
+  AttentionExtras paddedExtras;
+  paddedExtras.alibi = &slopes;
+  int64_t seen = 0, blind = 0;
+  for (int64_t b = 0; b < 4; ++b) {
+    const AttentionTokens qs = attentionSequenceTokens(cuQ, 10, b);
+    const AttentionTokens ks = attentionSequenceTokens(cuK, 12, b);
+    AttentionSpec one = s; // the sequence alone, padded layout
+    one.varlen = false;
+    one.batch = 1;
+    one.seqQ = qs.end - qs.begin;
+    one.seqKv = ks.end - ks.begin;
+    if (one.seqQ == 0)
+      continue;
+    const HostTensor q1 = sequenceOf(q, qs.begin, qs.end);
+    const HostTensor k1 = sequenceOf(k, ks.begin, ks.end);
+    const HostTensor v1 = sequenceOf(v, ks.begin, ks.end);
+    for (int64_t h = 0; h < 8; ++h)
+      for (int64_t i = 0; i < one.seqQ; ++i) {
+        const AttentionRow got = attentionRow(s, q, k, v, extras, b, h, i);
+        const AttentionRow want =
+            attentionRow(one, q1, k1, v1, paddedExtras, 0, h, i);
+        ASSERT_EQ(got.out, want.out) << b << " " << h << " " << i;
+        ASSERT_EQ(got.lse, want.lse) << b << " " << h << " " << i;
+        seen += std::isfinite(got.lse);
+        blind += got.lse == -kInf;
+      }
+  }
+  EXPECT_EQ(blind, 3 * 8); // rows 0, 1 of sequence 2, row 0 of sequence 3
+  EXPECT_EQ(seen, 7 * 8);
+  // Sequence 2's row 2 (p = 0) sees its key 0 alone, token 8: its value row.
+  const AttentionRow one = attentionRow(s, q, k, v, extras, 2, 5, 2);
+  for (int64_t d = 0; d < 64; ++d)
+    ASSERT_EQ(one.out[d], v.getAsDouble((8 * 2 + 5 / 4) * 64 + d)) << d;
+  EXPECT_EQ(attentionRow(s, q, k, v, extras, 2, 5, 1).out,
+            std::vector<double>(64, 0.0));
+  // No such query, sequence or offsets: NaN.
+  EXPECT_TRUE(std::isnan(attentionRow(s, q, k, v, extras, 1, 0, 0).lse));
+  EXPECT_TRUE(std::isnan(attentionRow(s, q, k, v, extras, 4, 0, 0).lse));
+  AttentionExtras noK = extras;
+  noK.cuSeqlensK = nullptr;
+  EXPECT_TRUE(std::isnan(attentionRow(s, q, k, v, noK, 0, 0, 0).out[0]));
+  const HostTensor shortCu = lensOf({0, 3, 10});
+  noK.cuSeqlensK = &shortCu; // [3], not [B + 1]
+  EXPECT_TRUE(std::isnan(attentionRow(s, q, k, v, noK, 0, 0, 0).lse));
+  EXPECT_TRUE(std::isnan(attentionExpected(s, q, k, v, noK, {0}).lse.getAsDouble(0)));
+}
+
+TEST(AttentionVarlenTest, RowsAreTokenHeadPairsAndTheLseIsHeadMajor) {
+  // A kernel's out [Tq, Hq, D] and lse [Hq, Tq], written from the
+  // reference, read back at sampled rows as the emulator and the GPU
+  // child read them.
+  AttentionSpec s = varlenSpec();
+  const HostTensor cuQ = lensOf({0, 3, 3, 7, 10}), cuK = lensOf({0, 5, 8, 10, 12});
+  const HostTensor q = makeRandom(ElemType::F32, attentionShapeQ(s), 1);
+  const HostTensor k = makeRandom(ElemType::F32, attentionShapeKv(s), 2);
+  const HostTensor v = makeRandom(ElemType::F32, attentionShapeKv(s), 3);
+  const AttentionExtras extras = attentionExtras(
+      [&](const std::string &name) -> const HostTensor * {
+        return name == "cu_seqlens_q" ? &cuQ
+               : name == "cu_seqlens_k" ? &cuK
+                                        : nullptr;
+      });
+  ASSERT_EQ(extras.cuSeqlensQ, &cuQ);
+  ASSERT_EQ(extras.cuSeqlensK, &cuK);
+  HostTensor out = makeZeros(ElemType::F32, attentionShapeQ(s));
+  HostTensor lse = makeZeros(ElemType::F32, attentionShapeLse(s));
+  for (int64_t b = 0; b < 4; ++b) {
+    const AttentionTokens qs = attentionSequenceTokens(cuQ, 10, b);
+    for (int64_t t = qs.begin; t < qs.end; ++t)
+      for (int64_t h = 0; h < 8; ++h) {
+        const AttentionRow row = attentionRow(s, q, k, v, extras, b, h, t - qs.begin);
+        for (int64_t d = 0; d < 64; ++d)
+          out.setFromDouble((t * 8 + h) * 64 + d, row.out[d]);
+        lse.setFromDouble(h * 10 + t, row.lse);
+      }
+  }
+  const std::vector<int64_t> rows = sampleIndices(attentionRowCount(s), 24, 5);
+  ASSERT_EQ(rows.back(), 79);
+  const AttentionExpected e = attentionExpected(s, q, k, v, extras, rows);
+  EXPECT_EQ(gatherRows(out, rows, 64).data, e.out.data);
+  HostTensor gotLse = gatherRows(lse, attentionLseElements(s, rows), 1);
+  gotLse.shape = e.lse.shape;
+  EXPECT_EQ(gotLse.data, e.lse.data);
+  EXPECT_EQ(attentionLseElements(s, {0, 1, 8, 79}),
+            (std::vector<int64_t>{0, 10, 1, 7 * 10 + 9}));
+  // Not the padded layout's elements: rows of out are not lse's.
+  AttentionSpec padded = s;
+  padded.varlen = false;
+  EXPECT_EQ(attentionLseElements(padded, rows), rows);
+
+  // Tokens in no sequence (past cu_q[B] = 8 of 10): zeros and -inf.
+  const HostTensor shortQ = lensOf({0, 3, 3, 5, 8});
+  AttentionExtras uncovered = extras;
+  uncovered.cuSeqlensQ = &shortQ;
+  const AttentionExpected tail =
+      attentionExpected(s, q, k, v, uncovered, {8 * 8 + 3, 9 * 8 + 7, 7 * 8});
+  for (int64_t d = 0; d < 64; ++d) {
+    EXPECT_EQ(tail.out.getAsDouble(d), 0.0);
+    EXPECT_EQ(tail.out.getAsDouble(64 + d), 0.0);
+  }
+  EXPECT_EQ(tail.lse.getAsDouble(0), -kInf);
+  EXPECT_EQ(tail.lse.getAsDouble(1), -kInf);
+  // Token 7, query 2 of sequence 3 (Sq 3, Skv 2: p = 1), sees keys.
+  EXPECT_TRUE(std::isfinite(tail.lse.getAsDouble(2)));
+}
+
+TEST_F(AttentionPackageTest, LoadsAVarlenAttentionPackage) {
+  json m = json::parse(R"({
+    "schema": "kgen.kernel-package", "version": 2, "name": "attn_varlen",
+    "source": "kernel.cu", "target": "sm_80",
+    "kernels": [
+      {"entry": "kgen_attn_split", "launch": {"grid": [4, 8, 3], "block": [128, 1, 1],
+       "cluster": [1, 1, 1], "dynamic_smem_bytes": 0},
+       "args": ["q", "k", "v", "cu_seqlens_q", "cu_seqlens_k", "out", "lse"]}],
+    "params": [
+      {"name": "q", "kind": "tensor", "dtype": "bf16", "shape": [500, 8, 128], "role": "input"},
+      {"name": "k", "kind": "tensor", "dtype": "bf16", "shape": [700, 2, 128], "role": "input"},
+      {"name": "v", "kind": "tensor", "dtype": "bf16", "shape": [700, 2, 128], "role": "input"},
+      {"name": "cu_seqlens_q", "kind": "tensor", "dtype": "i32", "shape": [4], "role": "input"},
+      {"name": "cu_seqlens_k", "kind": "tensor", "dtype": "i32", "shape": [4], "role": "input"},
+      {"name": "out", "kind": "tensor", "dtype": "bf16", "shape": [500, 8, 128], "role": "output"},
+      {"name": "lse", "kind": "tensor", "dtype": "f32", "shape": [8, 500], "role": "output"}],
+    "op": {"kind": "attention", "batch": 3, "q_heads": 8, "kv_heads": 2,
+           "seq_q": 500, "seq_kv": 700, "head_dim": 128, "dtype": "bf16",
+           "dtype_out": "bf16", "kv_lens": false, "lse": true,
+           "scale": 0.08838834764831845, "causal": true,
+           "sliding_window": null, "softcap": null, "varlen": true},
+    "config": {"source": "default"},
+    "flops": 0, "bytes": 0})");
+  AttentionSpec spec;
+  std::string err;
+  ASSERT_TRUE(parseAttentionOp(m["op"], spec, err)) << err;
+  m["flops"] = attentionFlops(spec);
+  m["bytes"] = attentionBytes(spec);
+  EXPECT_EQ(attentionFlops(spec), 2.0 * 8 * 128 * 500 * 700 / 3);
+  KernelPackage pkg;
+  ASSERT_TRUE(loadPackage(write("varlen", m), pkg, err)) << err;
+  const HostTensor cu =
+      makePackageInput(pkg, pkg.params[*pkg.findParam("cu_seqlens_k")], 1);
+  EXPECT_EQ(cu.getAsDouble(3), 700.0);
+
+  json withLens = m;
+  withLens["op"]["kv_lens"] = true;
+  EXPECT_FALSE(loadPackage(write("kv-lens", withLens), pkg, err));
+  EXPECT_NE(err.find("op: 'varlen' with 'kv_lens'"), std::string::npos) << err;
+  json padded = m;
+  padded["op"].erase("varlen");
+  EXPECT_FALSE(loadPackage(write("padded", padded), pkg, err));
+  EXPECT_NE(err.find("parameter 'q' is bf16 500x8x128, the op says bf16 "
+                     "3x8x500x128 or 3x2x2000x128"),
+            std::string::npos)
+      << err;
+}

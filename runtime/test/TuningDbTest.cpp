@@ -595,7 +595,7 @@ const Mutation kAttentionMutations[] = {
     {"/entries/2/key/op/sliding_window", 0, "entries[2].key.op.sliding_window: expected an integer in [1, 2147483648], got 0"},
     {"/entries/2/key/op/softcap", "30", "entries[2].key.op.softcap: expected a finite number or null, got \"30\""},
     {"/entries/2/key/op/softcap", -30, "entries[2].key.op.softcap: expected null or a number > 0, got -30"},
-    {"/entries/2/key/op/m", 4096, "entries[2].key.op: unknown field \"m\" (an attention signature has exactly: kind batch q_heads kv_heads seq_q seq_kv head_dim dtype dtype_kv dtype_out kv_lens lse scale causal sliding_window window_left window_right alibi softcap paged page_size num_pages q_descale k_descale v_descale)"},
+    {"/entries/2/key/op/m", 4096, "entries[2].key.op: unknown field \"m\" (an attention signature has exactly: kind batch q_heads kv_heads seq_q seq_kv head_dim dtype dtype_kv dtype_out kv_lens lse scale causal sliding_window window_left window_right alibi softcap paged page_size num_pages q_descale k_descale v_descale varlen)"},
     {"/entries/2/key/op/paged", "yes", "entries[2].key.op.paged: expected true or false, got \"yes\""},
     {"/entries/2/key/op/paged", true, "entries[2].key.op.page_size: a paged signature needs it"},
     {"/entries/2/key/op/page_size", 16, "entries[2].key.op.paged: expected true with page_size"},
@@ -714,12 +714,61 @@ TEST(TuningDbJsonTest, Fp8AttentionKeysLoadAndOldOnesStillDo) {
   EXPECT_TRUE(checkKey(h200Key(written), why)) << why;
 }
 
-TEST(TuningDbJsonTest, RefusesFp8AttentionFieldsThatDoNotFit) {
-  struct Case {
-    std::vector<std::pair<const char *, json>> set;
-    const char *expected;
+namespace {
+
+/// Fields set on mixedDb's attention key (entries[2]) and the start of the
+/// message fromJson refuses it with.
+struct AttentionKeyCase {
+  std::vector<std::pair<const char *, json>> set;
+  const char *expected;
+};
+
+void expectAttentionKeyRefused(const AttentionKeyCase &c) {
+  json j = toJson(mixedDb());
+  for (const auto &[key, value] : c.set)
+    j["entries"][2]["key"]["op"][key] = value;
+  TuningDb out;
+  std::string err;
+  EXPECT_FALSE(fromJson(j, out, err)) << c.expected;
+  EXPECT_EQ(err.rfind(c.expected, 0), 0u) << err;
+  EXPECT_TRUE(out.entries.empty());
+}
+
+} // namespace
+
+TEST(TuningDbJsonTest, VarlenAttentionKeysLoadAndOldOnesStillDo) {
+  // mixedDb's attention key has no varlen field (and kv_lens false).
+  TuningDb back;
+  std::string err;
+  ASSERT_TRUE(fromJson(toJson(mixedDb()), back, err)) << err;
+  EXPECT_FALSE(back.entries[2].key.op.contains("varlen"));
+  // Packed sequences: seq_q and seq_kv are token totals, batch the count.
+  json j = toJson(mixedDb());
+  json &op = j["entries"][2]["key"]["op"];
+  op["varlen"] = true;
+  ASSERT_TRUE(fromJson(j, back, err)) << err;
+  EXPECT_EQ(back.entries[2].key.op["varlen"], true);
+  EXPECT_EQ(back.find(h200Key(attentionOp())), nullptr); // another op
+  EXPECT_NE(back.find(back.entries[2].key), nullptr);
+  op["varlen"] = false; // the default, as parseAttentionOp accepts it
+  ASSERT_TRUE(fromJson(j, back, err)) << err;
+}
+
+TEST(TuningDbJsonTest, RefusesVarlenWithKvLensOrPaging) {
+  const AttentionKeyCase cases[] = {
+      {{{"varlen", "yes"}}, "entries[2].key.op.varlen: expected true or false, got \"yes\""},
+      {{{"varlen", true}, {"kv_lens", true}},
+       "entries[2].key.op.kv_lens: expected false with varlen (cu_seqlens "
+       "gives each sequence its lengths)"},
+      {{{"varlen", true}, {"paged", true}, {"page_size", 16}, {"num_pages", 64}},
+       "entries[2].key.op.paged: expected false with varlen"},
   };
-  const Case cases[] = {
+  for (const AttentionKeyCase &c : cases)
+    expectAttentionKeyRefused(c);
+}
+
+TEST(TuningDbJsonTest, RefusesFp8AttentionFieldsThatDoNotFit) {
+  const AttentionKeyCase cases[] = {
       {{{"dtype_kv", "f64"}},
        "entries[2].key.op.dtype_kv: unknown value \"f64\" (expected f32 f16 bf16 f8E4M3FN)"},
       {{{"dtype_kv", nullptr}}, "entries[2].key.op.dtype_kv: expected a string, got null"},
@@ -737,16 +786,8 @@ TEST(TuningDbJsonTest, RefusesFp8AttentionFieldsThatDoNotFit) {
       {{{"dtype", "f16"}, {"v_descale", true}},
        "entries[2].key.op.v_descale: expected false or absent: its operand is f16"},
   };
-  for (const Case &c : cases) {
-    json j = toJson(mixedDb());
-    for (const auto &[key, value] : c.set)
-      j["entries"][2]["key"]["op"][key] = value;
-    TuningDb out;
-    std::string err;
-    EXPECT_FALSE(fromJson(j, out, err)) << c.expected;
-    EXPECT_EQ(err.rfind(c.expected, 0), 0u) << err;
-    EXPECT_TRUE(out.entries.empty());
-  }
+  for (const AttentionKeyCase &c : cases)
+    expectAttentionKeyRefused(c);
 }
 
 TEST(TuningDbJsonTest, AttentionEntriesRoundTripBesideGemmOnes) {

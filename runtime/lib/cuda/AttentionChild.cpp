@@ -2,14 +2,14 @@
 //
 // The attention counterpart of PackageChild.cpp's GroupRun: one child
 // measures a group of packages of one attention op over one set of inputs
-// (makePackageInput: seeded values, kv_lens in [0, Skv]) and one reference,
-// the host's double-precision mirror (Attention.h) at query rows drawn from
-// the seed, the first and the last always. There is no vendor baseline.
-// Per package: outputs poisoned with NaN, workspaces allocated and
-// poisoned, the kernels run once and out (and lse) judged at the sampled
-// rows; timed only when right; after timing, out (and lse) bit for bit the
-// checked run's, and every copy of every input still what the reference
-// read. A fault, or an input written, ends the child.
+// (makePackageInput: seeded values, kv_lens in [0, Skv], a varlen op's
+// cu_seqlens) and one reference, the host's double-precision mirror
+// (Attention.h) at query rows drawn from the seed, the first and the last
+// always. There is no vendor baseline. Per package: outputs poisoned with NaN,
+// workspaces allocated and poisoned, the kernels run once and out (and lse)
+// judged at the sampled rows; timed only when right; after timing, out (and
+// lse) bit for bit the checked run's, and every copy of every input still what
+// the reference read. A fault, or an input written, ends the child.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,7 +78,7 @@ private:
 
   std::map<std::string, Tensor> tensors_; // by parameter name
   int sets_ = 1;
-  std::vector<int64_t> rows_;  // the query rows checked, flat [B, Hq, Sq]
+  std::vector<int64_t> rows_;  // the rows of out checked (attentionRowCount)
   AttentionExpected expected_; // the reference at rows_
   LoadedKernel differences_;
   DeviceBuffer differenceCount_;
@@ -135,7 +135,7 @@ bool AttentionGroupRun::allocate(std::string &err) {
 }
 
 void AttentionGroupRun::computeReference() {
-  const int64_t rowCount = spec_.batch * spec_.qHeads * spec_.seqQ;
+  const int64_t rowCount = attentionRowCount(spec_);
   const int64_t perRow = std::max<int64_t>(1, spec_.seqKv * spec_.headDim);
   const int64_t count =
       std::clamp<int64_t>(kReferenceWork / perRow, kMinRows, kSpotCheckElements);
@@ -180,7 +180,8 @@ bool AttentionGroupRun::judgeOutputs(KernelResult &result,
     return false;
   if (outputs.size() < 2)
     return true;
-  HostTensor lse = gatherRows(outputs[1], rows_, 1);
+  HostTensor lse =
+      gatherRows(outputs[1], attentionLseElements(spec_, rows_), 1);
   lse.shape = expected_.lse.shape;
   double maxAbsErr = 0;
   std::string why;

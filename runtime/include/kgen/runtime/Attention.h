@@ -29,9 +29,22 @@
 // j % P, :] (V alike). Entries of keys j >= L are never read (a serving
 // engine pads them with -1).
 //
+// With variable-length batches (`varlen`, FlashAttention's varlen API),
+// the B sequences are packed token-major: Q and out [Tq, Hq, D], K and V
+// [Tk, Hkv, D], lse [Hq, Tq], and i32 cu_seqlens_q, cu_seqlens_k [B + 1]
+// (cumulative offsets) say where each sequence is: sequence b's queries
+// are rows [cu_q[b], cu_q[b + 1]) of Q, its keys rows [cu_k[b], cu_k[b +
+// 1]) of K and V, Sq and Skv above being its lengths Sq_b and Skv_b (L =
+// Skv_b: no kv_lens, no paging with varlen). seq_q and seq_kv are then
+// the totals Tq and Tk. Precondition (FlashAttention's): cu[0] = 0,
+// non-decreasing, cu[B] = T; the reference clamps (s_b = clamp(cu[b], 0,
+// T), e_b = clamp(cu[b + 1], s_b, T)) and a query token in no sequence is
+// 0, its lse -inf.
+//
 // The kernels see q, out and lse through the packed-GQA view [B, Hkv, G * Sq,
 // D] ([B, Hkv, G * Sq] for lse): the same bytes, since query head h = hk * G
 // + g is stored head-major. Everything here indexes them as [B, Hq, Sq, D].
+// A varlen op has no packed view.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KGEN_RUNTIME_ATTENTION_H
@@ -72,6 +85,9 @@ struct AttentionSpec {
   int64_t numPages = 0;            // N >= 1, only with paged
   // f32 [1] inputs, each only with an F8E4M3FN operand (q; k; v).
   bool qDescale = false, kDescale = false, vDescale = false;
+  // Packed sequences: cu_seqlens_q, cu_seqlens_k i32 [B + 1]; seqQ and
+  // seqKv are the token totals Tq and Tk. Not with kvLens or paged.
+  bool varlen = false;
 };
 
 /// Reads an op object of kind "attention" (the manifest's "op"):
@@ -94,7 +110,10 @@ struct AttentionSpec {
 /// window_left, window_right and softcap (null), alibi (false), paged
 /// (false; absent in packages without a paged cache) and, exactly with
 /// paged, page_size (P in [1, 256]) and num_pages (N >= 1), seq_kv then
-/// being the logical key length M * P (a multiple of P). Checked as the
+/// being the logical key length M * P (a multiple of P), and varlen
+/// (false; absent in packages without cu_seqlens: seq_q and seq_kv are
+/// then the totals Tq and Tk of packed tokens, batch the number of
+/// sequences; refused with kv_lens true or paged true). Checked as the
 /// op's verifier checks them: D a
 /// multiple of 8 in [32, 256], Hq a multiple of Hkv, scale finite and
 /// non-zero and softcap finite and > 0 (both as f32, to which they are
@@ -106,11 +125,11 @@ bool parseAttentionOp(const nlohmann::json &op, AttentionSpec &spec,
 
 /// The op object for `spec`, every field written (null for no window or
 /// softcap) but paged, page_size and num_pages, written only with a paged
-/// cache, dtype_kv, written only when it is not dtype, and q_descale,
-/// k_descale and v_descale, written (true) only when the op has them (as
-/// the dialect's signature has them: an op without them has the object it
-/// had before they existed). parseAttentionOp(attentionOpJson(s)) gives s
-/// back.
+/// cache, varlen, written (true) only with cu_seqlens, dtype_kv, written only
+/// when it is not dtype, and q_descale, k_descale and v_descale, written (true)
+/// only when the op has them (as the dialect's signature has them: an op
+/// without them has the object it had before they existed).
+/// parseAttentionOp(attentionOpJson(s)) gives s back.
 nlohmann::json attentionOpJson(const AttentionSpec &spec);
 
 /// The element type of k and v: spec.kvDtype, or dtype when unset.
@@ -121,7 +140,9 @@ int64_t attentionGroup(const AttentionSpec &spec);
 
 /// Shapes in the op's layout: q and out [B, Hq, Sq, D], k and v
 /// [B, Hkv, Skv, D] ([N, Hkv, P, D] when paged), lse [B, Hq, Sq], kv_lens
-/// [B], block_table [B, M], each descale [1].
+/// [B], block_table [B, M], each descale [1]; with varlen q and out
+/// [Tq, Hq, D], k and v [Tk, Hkv, D], lse [Hq, Tq] (FlashAttention's varlen
+/// softmax_lse) and cu_seqlens_q, cu_seqlens_k [B + 1].
 std::vector<int64_t> attentionShapeQ(const AttentionSpec &spec);
 std::vector<int64_t> attentionShapeKv(const AttentionSpec &spec);
 std::vector<int64_t> attentionShapeBlockTable(const AttentionSpec &spec);
@@ -129,8 +150,10 @@ std::vector<int64_t> attentionShapeBlockTable(const AttentionSpec &spec);
 int64_t attentionPagesPerSequence(const AttentionSpec &spec);
 std::vector<int64_t> attentionShapeLse(const AttentionSpec &spec);
 std::vector<int64_t> attentionShapeKvLens(const AttentionSpec &spec);
+std::vector<int64_t> attentionShapeCuSeqlens(const AttentionSpec &spec);
 /// The packed-GQA views of q/out, [B, Hkv, G * Sq, D], and of lse,
-/// [B, Hkv, G * Sq] (docs/attention.md, "Rows").
+/// [B, Hkv, G * Sq] (docs/attention.md, "Rows"). A varlen op has none:
+/// they give its layout (attentionShapeQ, attentionShapeLse).
 std::vector<int64_t> attentionPackedShapeQ(const AttentionSpec &spec);
 std::vector<int64_t> attentionPackedShapeLse(const AttentionSpec &spec);
 
@@ -141,6 +164,9 @@ std::vector<int64_t> attentionPackedShapeLse(const AttentionSpec &spec);
 /// it, whatever Sq and Skv (so a causal decode step, Sq = 1, which sees every
 /// key, counts half its work). kv_lens, sliding_window and padding are not
 /// counted: the rule is the op's nominal work, the same for every kernel.
+/// With varlen (FlashAttention's varlen benchmark) the tokens count as if
+/// split evenly: 4 * Hq * D * Tq * Tk / B, halved with `causal`; the work a
+/// run does depends on the lengths its cu_seqlens hold.
 double attentionFlops(const AttentionSpec &spec);
 
 /// Fewest bytes moved: q (dtype), k and v (dtype_kv) read once, out written
@@ -150,6 +176,8 @@ double attentionFlops(const AttentionSpec &spec);
 /// pages of P keys each (the same B * Hkv * Skv * D elements as a
 /// contiguous cache; the rest of the pool is not read, and kv_lens'
 /// padding is not subtracted), and the block table (i32 [B, M]) once.
+/// With varlen, q, out and lse at Tq tokens, k and v at Tk, and both
+/// cu_seqlens (i32 [B + 1]) once.
 double attentionBytes(const AttentionSpec &spec);
 
 /// Largest relative Frobenius error of `out` that passes (shared/notes/
@@ -173,9 +201,12 @@ double attentionLseTolerance(const AttentionSpec &spec);
 /// op has it, out (output, dtype_out, q's shapes), lse
 /// (output, f32, [B, Hq, Sq] or [B, Hkv, G * Sq]) exactly when the op has
 /// it, block_table (input, i32 [B, M]) exactly when the op is paged (k and
-/// v then [N, Hkv, P, D]), and the split-KV workspaces o_partial (f32 [S, B, Hkv, G * Sq, D])
-/// and lse_partial (f32 [S, B, Hkv, G * Sq]), both or neither, role
-/// workspace, the same S >= 1. False with a message naming the parameter.
+/// v then [N, Hkv, P, D]), and the split-KV workspaces o_partial (f32 [S, B,
+/// Hkv, G * Sq, D]) and lse_partial (f32 [S, B, Hkv, G * Sq]), both or neither,
+/// role workspace, the same S >= 1. With varlen: cu_seqlens_q and cu_seqlens_k
+/// (input, i32 [B + 1]), q and out [Tq, Hq, D], k and v [Tk, Hkv, D], lse
+/// [Hq, Tq] (no packed view) and no split-KV workspaces. False with a
+/// message naming the parameter.
 bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
                           std::string &err);
 
@@ -208,11 +239,27 @@ HostTensor attentionBlockTable(const AttentionSpec &spec, uint64_t seed,
 /// kernel that ignores one, or applies dv to the lse, fails the check.
 HostTensor attentionDescale(uint64_t seed);
 
+/// A varlen package's cu_seqlens_q or cu_seqlens_k (i32 [B + 1]): `total`
+/// tokens (Tq or Tk) cut into the B sequences, drawn from `seed`
+/// (packageInputSeed of the run and the parameter's name: the query and
+/// the key lengths are drawn independently, as FlashAttention allows Sq_b
+/// != Skv_b; under `causal` a sequence with Skv_b < Sq_b has rows that see
+/// no key). cu[0] = 0, cu[B] = total, non-decreasing. On half of the
+/// seeds (B > 1) one seeded sequence takes a long length, uniform in
+/// [ceil(total / 2), total]; the other sequences share the tokens left,
+/// cut at sorted uniform points (uneven lengths, odd as often as even);
+/// on half of the seeds (B > 1) one seeded sequence, not the long one, is
+/// emptied into the next (cyclically): a length 0.
+HostTensor attentionCuSeqlens(const AttentionSpec &spec, uint64_t seed,
+                              int64_t total);
+
 /// The value of an attention package's input `param` in a run seeded
 /// `runSeed` when the op has its own rule for it: kv_lens
 /// (attentionKvLens), block_table (attentionBlockTable, padded past the
-/// lengths the run's kv_lens holds: the kv_lens seed) and the descales
-/// (attentionDescale), each from packageInputSeed(runSeed, its name);
+/// lengths the run's kv_lens holds: the kv_lens seed), the descales
+/// (attentionDescale) and cu_seqlens_q and cu_seqlens_k of a varlen op
+/// (attentionCuSeqlens over Tq and Tk), each from packageInputSeed(runSeed,
+/// its name);
 /// nullopt for the others (q, k, v, alibi_slopes: makeRandom).
 std::optional<HostTensor> attentionInput(const AttentionSpec &spec,
                                          const KernelParam &param,
@@ -227,27 +274,44 @@ struct AttentionExtras {
   const HostTensor *qDescale = nullptr;   // q_descale [1]
   const HostTensor *kDescale = nullptr;   // k_descale [1]
   const HostTensor *vDescale = nullptr;   // v_descale [1]
+  const HostTensor *cuSeqlensQ = nullptr; // cu_seqlens_q [B + 1], integer
+  const HostTensor *cuSeqlensK = nullptr; // cu_seqlens_k [B + 1], integer
 };
 
 /// The extras of a package by parameter name: `find(name)` gives the input
 /// tensor named `name` ("kv_lens", "alibi_slopes", "block_table",
-/// "q_descale", "k_descale", "v_descale"), or null when there is none.
+/// "q_descale", "k_descale", "v_descale", "cu_seqlens_q", "cu_seqlens_k"),
+/// or null when there is none.
 AttentionExtras attentionExtras(
     const std::function<const HostTensor *(const std::string &)> &find);
 
+/// Sequence b's rows [begin, end) of a varlen op's packed tokens, read
+/// from `cuSeqlens` ([B + 1]) over `total` tokens as the reference clamps
+/// them: begin = clamp(cu[b], 0, total), end = clamp(cu[b + 1], begin,
+/// total).
+struct AttentionTokens {
+  int64_t begin = 0, end = 0;
+};
+AttentionTokens attentionSequenceTokens(const HostTensor &cuSeqlens,
+                                        int64_t total, int64_t b);
+
 /// One query row of the op in double precision: out[b, h, i, 0..D) and its
-/// lse. `q` is read as [B, Hq, Sq, D], `k` and `v` as [B, Hkv, Skv, D] (any
-/// shapes with those element counts: the packed view is the same bytes;
-/// any element types, e4m3 read exactly). extras.kvLens may be null when
-/// the op has none (every key then counts), extras.alibi when it has none
-/// (slopes 0). With a paged spec, `k` and `v` are read as [N, Hkv, P, D]
-/// through extras.blockTable; only the entries of visible keys are read.
-/// The descales are read from element 0 of their tensors when the spec has
-/// them (dq * dk scale the logits, dv the output, not the lse) and are
-/// ignored otherwise. A paged spec without a table, a visible key's entry
-/// outside [0, N), or a descale the spec has without its tensor (or an
-/// empty one) gives a row of NaN (out and lse), which no kernel's output
-/// matches. Not rounded.
+/// lse (with varlen: query i of sequence b, token cu_q[b] + i, at head h). `q`
+/// is read as [B, Hq, Sq, D], `k` and `v` as [B, Hkv, Skv, D] (any shapes with
+/// those element counts: the packed view is the same bytes; any element types,
+/// e4m3 read exactly). extras.kvLens may be null when the op has none (every
+/// key then counts), extras.alibi when it has none (slopes 0). With a paged
+/// spec, `k` and `v` are read as [N, Hkv, P, D] through extras.blockTable; only
+/// the entries of visible keys are read. The descales are read from element 0
+/// of their tensors when the spec has them (dq * dk scale the logits, dv the
+/// output, not the lse) and are ignored otherwise. A paged spec without a
+/// table, a visible key's entry outside [0, N), or a descale the spec has
+/// without its tensor (or an empty one) gives a row of NaN (out and lse), which
+/// no kernel's output matches. With varlen, `q` is read as [Tq, Hq, D], `k` and
+/// `v` as [Tk, Hkv, D], sequence b's tokens from extras.cuSeqlensQ and
+/// extras.cuSeqlensK (attentionSequenceTokens; extras.kvLens is not
+/// read); without both tensors (or with fewer than B + 1 elements), with b
+/// outside [0, B) or with i outside [0, Sq_b), the row is NaN. Not rounded.
 struct AttentionRow {
   std::vector<double> out; // D values
   double lse = 0;          // -inf when no key is visible
@@ -257,8 +321,11 @@ AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
                           const AttentionExtras &extras, int64_t b, int64_t h,
                           int64_t i);
 
-/// The reference at `rows` (flat indices of [B, Hq, Sq], e.g. from
-/// sampleIndices): out [rows, D] rounded to dtype_out, lse [rows] f32.
+/// The reference at `rows` (flat indices of [B, Hq, Sq], or of [Tq, Hq]
+/// with varlen: the rows of out, e.g. from sampleIndices over
+/// attentionRowCount): out [rows, D] rounded to dtype_out, lse [rows] f32.
+/// With varlen, token t's row is that of the last sequence whose tokens
+/// hold it (one, under the precondition), zeros and -inf when none does.
 struct AttentionExpected {
   HostTensor out;
   HostTensor lse;
@@ -268,6 +335,17 @@ AttentionExpected attentionExpected(const AttentionSpec &spec,
                                     const HostTensor &v,
                                     const AttentionExtras &extras,
                                     const std::vector<int64_t> &rows);
+
+/// The rows of out, [B * Hq * Sq] ([Tq * Hq] with varlen): the flat row
+/// indices attentionExpected takes.
+int64_t attentionRowCount(const AttentionSpec &spec);
+
+/// The elements of lse that hold the log-sum-exp of out rows `rows`:
+/// `rows` themselves, but h * Tq + t for row t * Hq + h of a varlen op
+/// (its lse is [Hq, Tq]). gatherRows(lse, attentionLseElements(..), 1)
+/// lines a kernel's lse up with attentionExpected's.
+std::vector<int64_t> attentionLseElements(const AttentionSpec &spec,
+                                          const std::vector<int64_t> &rows);
 
 /// Rows `rows` of `t` read as [numElements / rowElements, rowElements]: a
 /// tensor [rows.size(), rowElements] of t's type.
