@@ -122,7 +122,7 @@ LISTED=("$DEST/packages")
 find "${LISTED[@]}" -name manifest.json -printf '  %h\n' | sed "s|$DEST/||" | sort
 cat <<EOF
 device tool: command 'bash bench/device-check.sh --packages build-device/packages --json-include build-device/include --out \$OUT'
-             carry ["build-device"], timeout_s 600 (with the attention packages: ~8.5 min)
+             carry ["build-device"], timeout_s 600 (with the attention packages: ~9 min)
 EOF
 if [ -f "$DEST/candidates.tar.xz" ]; then
   cat <<EOF

@@ -21,12 +21,20 @@ the entry has them, scale, causal, sliding_window and softcap as given. A
 "paged" entry (a paged KV cache) has k and v [num_pages, Hkv, page_size, D]
 and a block_table(...) operand [B, Skv / page_size] i32 after kv_lens; one
 without page_size or num_pages, or whose seq_kv is not a multiple of
-page_size, is refused.
+page_size, is refused. K and V are of "dtype_kv" (f8E4M3FN: an e4m3 KV
+cache) when the entry gives it, q of dtype; "q_descale", "k_descale" and
+"v_descale" add the f32 [1] operands q_descale(%dq : ...), k_descale(%dk :
+...), v_descale(%dv : ...), in that order after block_table, each a
+function argument. An op object kgen.attention cannot take (dtype_kv
+neither dtype nor f8E4M3FN, e4m3 under f32, a descale of an operand that
+is not e4m3, an e4m3 dtype without dtype_out) or with a field this script
+does not write (alibi, window_left, window_right other than false / null)
+is refused.
 --entries keeps the entries whose name contains one of the substrings;
 --max-kv-gib drops those whose K and V together (2 B Hkv Skv D elements,
-2 num_pages Hkv page_size D when paged) exceed G GiB (the device check's
-cut of the largest decode steps). Entries with the same op are written
-once, under the first name.
+2 num_pages Hkv page_size D when paged, at dtype_kv's size) exceed G GiB
+(the device check's cut of the largest decode steps). Entries with the
+same op are written once, under the first name.
 
 MoE suite: one function per entry, named after it as above, holding one
 kgen.moe of the entry's op object: x [T, H], the router logits [T, E] (an
@@ -55,8 +63,22 @@ import re
 import sys
 
 
-ATTENTION_TYPES = {"bf16": "bf16", "f16": "f16", "f32": "f32"}
-MOE_TYPES = ATTENTION_TYPES
+OUT_TYPES = {"bf16": "bf16", "f16": "f16", "f32": "f32"}
+MOE_TYPES = OUT_TYPES
+E4M3 = "f8E4M3FN"
+ATTENTION_TYPES = dict(OUT_TYPES, **{E4M3: E4M3})   # q, k and v
+# The fields of an attention op object (docs/kernel-package.md, the
+# runtime's parseAttentionOp) that attention_function writes, and those it
+# does not, accepted at their defaults (a package's op writes them all).
+ATTENTION_FIELDS = {"kind", "batch", "q_heads", "kv_heads", "seq_q", "seq_kv", "head_dim",
+                    "dtype", "dtype_kv", "dtype_out", "kv_lens", "lse", "scale", "causal",
+                    "sliding_window", "softcap", "paged", "page_size", "num_pages",
+                    "q_descale", "k_descale", "v_descale"}
+ATTENTION_UNWRITTEN = {"alibi": False, "window_left": None, "window_right": None}
+# The descale clauses in kgen.attention's order: (field, value name, the
+# field of the operand's type).
+DESCALES = (("q_descale", "dq", "dtype"), ("k_descale", "dk", "dtype_kv"),
+            ("v_descale", "dv", "dtype_kv"))
 
 
 def function_name(name):
@@ -94,13 +116,14 @@ def gemm_module(suite, path, args):
 
 
 class Refused(Exception):
-    """An op object suite-to-mlir cannot write as a kgen op (moe, paged
+    """An op object suite-to-mlir cannot write as a kgen op (moe,
     attention)."""
 
 
 def kv_bytes(op):
-    """Bytes of K and V together: the whole page pool when paged."""
-    elem = 4 if op["dtype"] == "f32" else 2
+    """Bytes of K and V together (at dtype_kv's size): the whole page pool
+    when paged."""
+    elem = {"f32": 4, E4M3: 1}.get(op.get("dtype_kv") or op["dtype"], 2)
     rows = op["num_pages"] * op["page_size"] if op.get("paged") else op["batch"] * op["seq_kv"]
     return 2 * rows * op["kv_heads"] * op["head_dim"] * elem
 
@@ -118,16 +141,45 @@ def paged_pages(op):
     return size, count, skv // size
 
 
+def attention_types(op):
+    """(q, k and v, out) element types of an attention op object; raises
+    Refused where kgen.attention cannot take them."""
+    unknown = sorted(set(op) - ATTENTION_FIELDS - set(ATTENTION_UNWRITTEN))
+    if unknown:
+        raise Refused(f"unknown field(s) {', '.join(unknown)}")
+    for field, default in ATTENTION_UNWRITTEN.items():
+        if op.get(field, default) != default:
+            raise Refused(f"{field} {json.dumps(op[field])} is not written by suite-to-mlir "
+                          f"(only {json.dumps(default)})")
+    t, tkv = op["dtype"], op.get("dtype_kv") or op["dtype"]
+    to = op.get("dtype_out") or t
+    if t == E4M3 and "dtype_out" not in op:
+        raise Refused(f"an {E4M3} dtype needs a dtype_out ({', '.join(OUT_TYPES)})")
+    for field, v, types in (("dtype", t, ATTENTION_TYPES), ("dtype_kv", tkv, ATTENTION_TYPES),
+                            ("dtype_out", to, OUT_TYPES)):
+        if v not in types:
+            raise Refused(f"{field} {v!r} is not one of {', '.join(types)}")
+    if tkv not in (t, E4M3) or (tkv == E4M3 and t == "f32"):
+        raise Refused(f"dtype_kv {tkv!r} is neither dtype ({t}) nor {E4M3} under a "
+                      "bf16, f16 or e4m3 dtype")
+    types = {"dtype": t, "dtype_kv": tkv}
+    for field, _, of in DESCALES:
+        if op.get(field) and types[of] != E4M3:
+            raise Refused(f"{field} needs {of} {E4M3} (it is {types[of]}: only an "
+                          "e4m3 operand has a descale)")
+    return t, tkv, to
+
+
 def attention_function(name, op):
-    """The function of one attention suite entry (its op object)."""
+    """The function of one attention suite entry (its op object); raises
+    Refused."""
     b, hq, hkv = op["batch"], op["q_heads"], op["kv_heads"]
     sq, skv, d = op["seq_q"], op["seq_kv"], op["head_dim"]
-    t = ATTENTION_TYPES[op["dtype"]]
-    to = ATTENTION_TYPES[op.get("dtype_out") or op["dtype"]]
-    q, kv = f"tensor<{b}x{hq}x{sq}x{d}x{t}>", f"tensor<{b}x{hkv}x{skv}x{d}x{t}>"
+    t, tkv, to = attention_types(op)
+    q, kv = f"tensor<{b}x{hq}x{sq}x{d}x{t}>", f"tensor<{b}x{hkv}x{skv}x{d}x{tkv}>"
     if op.get("paged"):
         size, count, per_seq = paged_pages(op)
-        kv, table = f"tensor<{count}x{hkv}x{size}x{d}x{t}>", f"tensor<{b}x{per_seq}xi32>"
+        kv, table = f"tensor<{count}x{hkv}x{size}x{d}x{tkv}>", f"tensor<{b}x{per_seq}xi32>"
     elif any(op.get(f) is not None for f in ("page_size", "num_pages")):
         raise Refused("page_size and num_pages need \"paged\": true")
     o, lse, lens = f"tensor<{b}x{hq}x{sq}x{d}x{to}>", f"tensor<{b}x{hq}x{sq}xf32>", f"tensor<{b}xi32>"
@@ -148,6 +200,10 @@ def attention_function(name, op):
     if op.get("paged"):
         args.append(f"%bt: {table}")
         operands += f" block_table(%bt : {table})"
+    for field, value, _ in DESCALES:
+        if op.get(field):
+            args.append(f"%{value}: tensor<1xf32>")
+            operands += f" {field}(%{value} : tensor<1xf32>)"
     results, values = [o], ["%o"]
     if op.get("lse"):
         results.append(lse)
@@ -189,6 +245,7 @@ def attention_module(suite, path, args):
 
     def keep(name, op):
         try:
+            attention_types(op)   # before kv_bytes reads dtype_kv
             if op.get("paged"):
                 paged_pages(op)   # before kv_bytes reads the page pool
         except Refused as e:

@@ -135,6 +135,15 @@ def sdpa_table(results):
 
 
 ATTENTION_BASELINES = ["torch-sdpa-cudnn", "torch-sdpa-flash"]
+# The marks of attention rows whose SDPA baselines did not run the op as
+# given: mark -> (what their comment says, the note under the table).
+ATTENTION_NOTES = {
+    "*": ("contiguous cache", "paged KV cache: SDPA (no paged input) on the equivalent "
+          "contiguous cache, the page gather not timed"),
+    "#": ("dequantised e4m3", "e4m3 operands: SDPA (no e4m3 input) on them dequantised "
+          "(to bf16 for a bf16 op), reading at least twice the bytes kgen's kernel "
+          "does: not an fp8 baseline"),
+}
 
 
 def attention_table(kgen_results, torch_results):
@@ -154,7 +163,7 @@ def attention_table(kgen_results, torch_results):
         return ""
     rows = [["attention", "kgen ms", "cudnn ms", "flash ms", "kgen TFLOP/s",
              "cudnn TFLOP/s", "flash TFLOP/s", "kgen %bw", "vs best"]]
-    contiguous = False
+    noted = set()
     for k, by in rows_by_op.items():
         kg = by.get("kgen")
         base = [by[i] for i in ATTENTION_BASELINES if i in by]
@@ -163,20 +172,21 @@ def attention_table(kgen_results, torch_results):
         vs = "-"
         if best and kg and kg["status"] == "ok" and kg["time"]:
             vs = f'{best / kg["time"]["median_ms"]:.2f}x'
-        # A paged op's SDPA baselines ran on the contiguous cache
-        # (torch_baselines.py's comment): marked, with a note below.
-        mark = "*" if any(by[i].get("comment", "").startswith("contiguous cache")
-                          for i in ATTENTION_BASELINES if i in by) else ""
-        contiguous = contiguous or bool(mark)
-        cells = [names[k] + mark, ms(kg) if kg else "-"]
+        # A paged op's SDPA baselines ran on the contiguous cache, an e4m3
+        # op's on its operands dequantised (torch_baselines.py's comment):
+        # marked, with a note below.
+        comments = [by[i].get("comment", "") for i in ATTENTION_BASELINES if i in by]
+        marks = [m for m, (what, _) in ATTENTION_NOTES.items()
+                 if any(what in c for c in comments)]
+        noted.update(marks)
+        cells = [names[k] + "".join(marks), ms(kg) if kg else "-"]
         cells += [ms(by[i]) if i in by else "-" for i in ATTENTION_BASELINES]
         cells += [f'{real(r["tflops"]):.1f}' if r and r["status"] == "ok" else "-"
                   for r in [kg] + [by.get(i) for i in ATTENTION_BASELINES]]
         cells += [percent(kg["fraction_of_copy_ceiling"]) if kg else "-", vs]
         rows.append(cells)
-    note = ("\n* paged KV cache: SDPA (no paged input) on the equivalent contiguous "
-            "cache, the page gather not timed" if contiguous else "")
-    return table(rows) + note
+    notes = "".join(f"\n{m} {ATTENTION_NOTES[m][1]}" for m in ATTENTION_NOTES if m in noted)
+    return table(rows) + notes
 
 
 def median_ms(result):

@@ -30,6 +30,15 @@ is torch's (its warnings), not a failure. SDPA takes no paged KV cache: a
 the equivalent contiguous cache [B, Hkv, Skv, D] (the same math, the same
 kv_lens), its results carrying a "comment" that says so ("contiguous
 cache"): the gather of the pages, which kgen's kernel does, is not timed.
+Nor does SDPA read e4m3: an entry with an e4m3 KV cache ("dtype_kv":
+"f8E4M3FN", with k_descale/v_descale) is timed on the equivalent 16-bit
+cache, K and V dequantised to Q's type (e4m3 values times their descales,
+drawn in [0.5, 2] as kgen draws them, rounded to that type: the same math),
+and e4m3 queries alike, to dtype_out; its results carry a "comment" with
+"dequantised e4m3" (e4m3_comment): SDPA reads twice the cache bytes kgen's
+kernel does, so this is a bf16 baseline at the e4m3 op, not an fp8 one.
+FLOPs and bytes (hence GB/s) are kgen's for the op, the cache counted at
+one byte an element.
 
 For every entry of a MoE suite (--moe-suite, schema kgen.moe-suite, e.g.
 bench/suites/moe.json): the whole layer from the router logits to y, as
@@ -249,20 +258,52 @@ def attention_kv_lens(op, seed):
 
 OP_DEFAULTS = {"kv_lens": False, "lse": False, "causal": False,
                "sliding_window": None, "softcap": None,
-               "paged": False, "page_size": None, "num_pages": None}
+               "paged": False, "page_size": None, "num_pages": None,
+               "q_descale": False, "k_descale": False, "v_descale": False}
+E4M3 = "f8E4M3FN"
+E4M3_DESCALE_RANGE = (0.5, 2.0)   # kgen's attentionDescale draws in [0.5, 2]
 PAGED_COMMENT = ("contiguous cache: SDPA on the equivalent contiguous K and V "
                  "[B, Hkv, Skv, D] (the same math and kv_lens; SDPA takes no paged "
                  "cache); the gather of the pages through the block table, which "
                  "kgen's kernel does, is not timed")
 
 
+def operand_list(names):
+    """["k", "v"] -> "K and V", ["q", "k", "v"] -> "Q, K and V"."""
+    names = [n.upper() for n in names]
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+
+
+def e4m3_comment(e4m3, sdpa_type):
+    """The comment of an op with the e4m3 operands `e4m3` (["k", "v"],
+    ["q", "k", "v"]) that SDPA computes on them dequantised to
+    `sdpa_type`."""
+    return (f"dequantised e4m3: SDPA on {operand_list(e4m3)} dequantised to {sdpa_type} (the e4m3 "
+            f"values times their descales: the same math; SDPA reads no e4m3), "
+            f"{ELEM_BYTES[sdpa_type]} bytes an element where kgen's kernel reads one: a "
+            f"{sdpa_type} baseline at the e4m3 op, not an fp8 one; FLOPs and bytes are "
+            "kgen's for the op")
+
+
+def sdpa_types(op):
+    """(the type SDPA computes in, the e4m3 operands among "q", "k", "v"):
+    an e4m3 cache is dequantised to Q's type, e4m3 queries to dtype_out."""
+    t, kv = op["dtype"], op.get("dtype_kv") or op["dtype"]
+    sdpa = (op.get("dtype_out") or t) if t == E4M3 else t
+    e4m3 = [name for name, ty in (("q", t), ("k", kv), ("v", kv)) if ty == E4M3]
+    return sdpa, e4m3
+
+
 def op_matches(entry_op, package_op):
     """Whether a package's op object (every field written, but the paged
-    cache's, written only when paged) is a suite entry's: the fields the
-    entry gives, and the op's defaults for the others (dtype_out the dtype;
-    scale whatever the package says)."""
-    want = dict(OP_DEFAULTS, dtype_out=entry_op.get("dtype"), **entry_op)
-    return all(package_op.get(k, OP_DEFAULTS.get(k)) == v for k, v in want.items())
+    cache's, written only when paged, dtype_kv, only when not dtype, and
+    the descales, only when true) is a suite entry's: the fields the entry
+    gives, and the op's defaults for the others (dtype_out and dtype_kv the
+    dtype; scale whatever the package says)."""
+    def full(op):
+        return {**OP_DEFAULTS, "dtype_out": op.get("dtype"), "dtype_kv": op.get("dtype"), **op}
+    have = full(package_op)
+    return all(have.get(k) == v for k, v in full(entry_op).items())
 
 
 def package_run_seeds(manifest_ops, run_seed):
@@ -283,21 +324,24 @@ def package_run_seeds(manifest_ops, run_seed):
 def attention_suite_work(op):
     """(flops, fewest bytes) as kgen counts them (Attention.h attentionFlops
     and attentionBytes): 4 B Hq Sq Skv D, halved with causal; q, k, v, out,
-    and lse (f32) and kv_lens (i32) when the op has them, once each; with
-    a paged cache k and v count the B * M pages the sequences name (as many
-    elements as the contiguous cache) and the i32 block table [B, M]."""
+    and lse (f32) and kv_lens (i32) when the op has them, once each; k and
+    v at dtype_kv's size (one byte for an e4m3 cache); with a paged cache
+    they count the B * M pages the sequences name (as many elements as the
+    contiguous cache) and the i32 block table [B, M]; 4 bytes a descale."""
     b, hq, hkv = op["batch"], op["q_heads"], op["kv_heads"]
     sq, skv, d = op["seq_q"], op["seq_kv"], op["head_dim"]
     flops = 4.0 * b * hq * sq * skv * d * (0.5 if op.get("causal") else 1.0)
     t = ELEM_BYTES[op["dtype"]]
+    t_kv = ELEM_BYTES[op.get("dtype_kv") or op["dtype"]]
     t_out = ELEM_BYTES[op.get("dtype_out") or op["dtype"]]
-    nbytes = b * hq * sq * d * (t + t_out) + 2 * b * hkv * skv * d * t
+    nbytes = b * hq * sq * d * (t + t_out) + 2 * b * hkv * skv * d * t_kv
     if op.get("lse"):
         nbytes += 4 * b * hq * sq
     if op.get("kv_lens"):
         nbytes += 4 * b
     if op.get("paged"):
         nbytes += 4 * b * (skv // op["page_size"])
+    nbytes += 4 * sum(bool(op.get(f)) for f in ("q_descale", "k_descale", "v_descale"))
     return flops, float(nbytes)
 
 
@@ -308,8 +352,10 @@ def attention_cases(entries, packages=None, run_seed=1):
     [B, Hq, Sq, D], kv_shape [B, Hkv, Skv, D], kv_lens (a list, or None),
     mask ("none", "is_causal" or "explicit": kv_lens, or causal with
     Sq != Skv, or a window), unsupported (why SDPA cannot compute the op,
-    or ""), work (flops, bytes), comment (PAGED_COMMENT for a paged op,
-    which SDPA computes on the contiguous kv_shape, else "")."""
+    or ""), work (flops, bytes), sdpa_type and e4m3 (sdpa_types: SDPA's
+    type, the e4m3 operands it reads dequantised), comment (PAGED_COMMENT
+    for a paged op, which SDPA computes on the contiguous kv_shape, and
+    e4m3_comment for one with e4m3 operands, joined by "; "; else "")."""
     seeds = package_run_seeds([op for _, op in packages], run_seed) if packages else []
     cases = []
     for index, entry in enumerate(entries):
@@ -335,14 +381,18 @@ def attention_cases(entries, packages=None, run_seed=1):
         unsupported = []
         if op.get("softcap") is not None:
             unsupported.append("SDPA has no softcap")
-        if (op.get("dtype_out") or op["dtype"]) != op["dtype"]:
+        sdpa, e4m3 = sdpa_types(op)
+        if (op.get("dtype_out") or op["dtype"]) != sdpa:
             unsupported.append("SDPA writes out in the inputs' dtype")
+        comment = [PAGED_COMMENT] if op.get("paged") else []
+        if e4m3:
+            comment.append(e4m3_comment(e4m3, sdpa))
         cases.append({"name": entry["name"], "op": op,
                       "q_shape": [b, hq, sq, d], "kv_shape": [b, hkv, skv, d],
                       "kv_lens": kv_lens, "mask": mask,
                       "unsupported": "; ".join(unsupported),
-                      "work": attention_suite_work(op),
-                      "comment": PAGED_COMMENT if op.get("paged") else ""})
+                      "work": attention_suite_work(op), "sdpa_type": sdpa, "e4m3": e4m3,
+                      "comment": "; ".join(comment)})
     return cases
 
 
@@ -857,6 +907,31 @@ def attention_suite_reference(torch, case, q, k, v, mask, b, rows):
     return probs @ v[b, 0].float()
 
 
+def attention_operand(torch, gen, case, name, dtype):
+    """Operand `name` ("q", "k", "v") of a case, of dtype (SDPA's): values
+    uniform in [-1, 1); an e4m3 operand's rounded to e4m3 and dequantised:
+    times its descale when the op has one (drawn in E4M3_DESCALE_RANGE,
+    kgen's range), rounded to dtype."""
+    x = uniform(torch, case["q_shape" if name == "q" else "kv_shape"], gen)
+    if name in case["e4m3"]:
+        lo, hi = E4M3_DESCALE_RANGE
+        scale = 1.0
+        if case["op"].get(f"{name}_descale"):
+            scale = lo + (hi - lo) * torch.rand(1, generator=gen, device="cuda").item()
+        x = x.float().to(torch.float8_e4m3fn).float() * scale
+    return x.to(dtype)
+
+
+def case_label(case):
+    """What the log says after a case's name when SDPA does not run its op
+    as given: " (contiguous cache, K and V dequantised to bf16)"."""
+    notes = ["contiguous cache"] if case["op"].get("paged") else []
+    if case.get("e4m3"):
+        notes.append(f'{operand_list(case["e4m3"])} dequantised from e4m3 '
+                     f'to {case["sdpa_type"]}')
+    return f' ({", ".join(notes)})' if notes else ""
+
+
 def run_attention_suite(torch, timer, cases, ceilings, gen, log):
     """Every case under each of ATTENTION_BACKENDS (module docstring)."""
     import torch.nn.functional as F
@@ -865,7 +940,8 @@ def run_attention_suite(torch, timer, cases, ceilings, gen, log):
 
     def labelled(result, case):
         """A result with its case's comment (the contiguous cache of a
-        paged op), when it has one."""
+        paged op, the dequantised operands of an e4m3 one), when it has
+        one."""
         return dict(result, comment=case["comment"]) if case.get("comment") else result
 
     for case in cases:
@@ -878,11 +954,10 @@ def run_attention_suite(torch, timer, cases, ceilings, gen, log):
                 log(f'{impl} {case["name"]}: skipped: {case["unsupported"]}')
             continue
         dtype = {"bf16": torch.bfloat16, "f16": torch.float16,
-                 "f32": torch.float32}[op["dtype"]]
+                 "f32": torch.float32}[case["sdpa_type"]]
         try:
-            q = uniform(torch, case["q_shape"], gen).to(dtype)
-            k = uniform(torch, case["kv_shape"], gen).to(dtype)
-            v = uniform(torch, case["kv_shape"], gen).to(dtype)
+            q, k, v = (attention_operand(torch, gen, case, name, dtype)
+                       for name in ("q", "k", "v"))
             mask = attention_mask(torch, case) if case["mask"] == "explicit" else None
         except Exception as e:  # noqa: BLE001 - out of memory: reported
             for _, impl in impls:
@@ -918,8 +993,7 @@ def run_attention_suite(torch, timer, cases, ceilings, gen, log):
             results.append(labelled(run_backend(r, lambda: sdpa_kernel(member), call,
                                                 check, timer.time, SDPA_TOLERANCE,
                                                 case["work"], ceilings), case))
-            paged = " (contiguous cache)" if case.get("comment") else ""
-            log(f'{impl} {case["name"]}{paged}: {results[-1]["status"]} '
+            log(f'{impl} {case["name"]}{case_label(case)}: {results[-1]["status"]} '
                 f'{results[-1]["reason"][:200]}')
         del q, k, v, mask
         torch.cuda.empty_cache()

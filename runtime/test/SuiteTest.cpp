@@ -226,7 +226,7 @@ TEST(AttentionSuiteFile, HasPrefillAndDecodeOfBothModels) {
   EXPECT_TRUE(e->spec.paged);
   EXPECT_EQ(e->spec.pageSize, 16);
   EXPECT_EQ(e->spec.numPages, 16 * 8192 / 16);
-  EXPECT_EQ(suite.entries.size(), 43u);
+  EXPECT_EQ(suite.entries.size(), 47u);
 }
 
 TEST(AttentionSuite, ParsesEntriesAndRefusesBadOnes) {

@@ -6,14 +6,35 @@ attention suite (bench/suite-to-mlir.py):
 
 PKG_DIR holds exactly COUNT packages; each manifest's op object is the op of
 a suite entry (every field the entry gives, equal; the op's defaults for the
-others) and every kernel was compiled (registers > 0) with no spills and no
-stack frame. Prints one line per package, sorted by name; exit 1 on any
+others), its k and v params are of the op's dtype_kv (dtype by default) and
+it has a q_descale, k_descale, v_descale param (an f32 [1] input) exactly
+when the op has that flag, and every kernel was compiled (registers > 0)
+with no spills and no stack frame. Prints one line per package, sorted by
+name (an e4m3 cache's type and the descales named); exit 1 on any
 mismatch.
 """
 import glob
 import json
 import os
 import sys
+
+
+# The fields that count even where an entry leaves them out (a package
+# writes them only when they are not their defaults): a paged package is
+# not the contiguous entry of the same shape, an e4m3 cache's not the bf16
+# one's.
+UNLESS_DEFAULT = ("paged", "page_size", "num_pages", "dtype_kv",
+                  "q_descale", "k_descale", "v_descale")
+
+
+def same_op(op, entry_op):
+    """Whether a manifest's op is a suite entry's: every field the entry
+    gives, and those of UNLESS_DEFAULT with their defaults (dtype_kv the
+    dtype, the others false or absent)."""
+    def value(o, k):
+        return (o.get(k) or o.get("dtype")) if k == "dtype_kv" else (o.get(k) or None)
+    return (all(op.get(k) == v for k, v in entry_op.items() if k not in UNLESS_DEFAULT)
+            and all(value(op, k) == value(entry_op, k) for k in UNLESS_DEFAULT))
 
 
 def main():
@@ -28,13 +49,7 @@ def main():
         with open(path) as f:
             m = json.load(f)
         op = m["op"]
-        # The paging fields count even where an entry leaves them out: a
-        # paged package is not the contiguous entry of the same shape.
-        paging = ("paged", "page_size", "num_pages")
-        entry = next((e["name"] for e in entries
-                      if all(op.get(k) == v for k, v in e["op"].items())
-                      and all(op.get(k) == e["op"].get(k) for k in paging)),
-                     None)
+        entry = next((e["name"] for e in entries if same_op(op, e["op"])), None)
         if entry is None:
             bad.append(f'{m["name"]}: op matches no suite entry: {json.dumps(op)}')
         kernels = m["kernels"]
@@ -45,9 +60,24 @@ def main():
             if r["spill_store_bytes"] or r["spill_load_bytes"] or r["stack_bytes"]:
                 bad.append(f'{k["entry"]}: spills {r["spill_store_bytes"]}/'
                            f'{r["spill_load_bytes"]} bytes, stack {r["stack_bytes"]}')
-        split = any(p["name"] == "o_partial" for p in m["params"])
+        params = {p["name"]: p for p in m["params"]}
+        kv_type = op.get("dtype_kv") or op["dtype"]
+        for name in ("k", "v"):
+            if params.get(name, {}).get("dtype") != kv_type:
+                bad.append(f'{m["name"]}: param {name} is not {kv_type}: {params.get(name)}')
+        descales = [d for d in ("q_descale", "k_descale", "v_descale") if op.get(d)]
+        for d in ("q_descale", "k_descale", "v_descale"):
+            p = params.get(d)
+            if d in descales and (p is None or (p["dtype"], p["shape"], p["role"])
+                                  != ("f32", [1], "input")):
+                bad.append(f'{m["name"]}: the op has {d}, the params no f32 [1] input {d}: {p}')
+            elif d not in descales and p is not None:
+                bad.append(f'{m["name"]}: param {d} for an op without {d}')
+        split = "o_partial" in params
+        e4m3 = f", K/V {kv_type}" if kv_type != op["dtype"] else ""
+        scaled = f', {" ".join(descales)}' if descales else ""
         print(f'{m["name"]}: "{entry}", {len(kernels)} kernel(s)'
-              f'{", split-KV" if split else ""}, {m["target"]}')
+              f'{", split-KV" if split else ""}{e4m3}{scaled}, {m["target"]}')
     for line in bad:
         print(f"check-attention-packages: {line}")
     return 1 if bad else 0

@@ -2,7 +2,10 @@
 """Writes OUT_DIR/kgen-attention.json and OUT_DIR/baseline-torch.json as a
 device check would: kgen's package of one attention op (named as the
 package) and SDPA's cuDNN (ok) and flash (refused) results at that op (named
-as the suite entry), plus a prefill op that only cuDNN measured.
+as the suite entry), plus a prefill op that only cuDNN measured, and the
+same decode over an e4m3 KV cache with descales: kgen's package and SDPA's
+cuDNN result on the dequantised cache, carrying the comment
+torch_baselines.py gives it.
 
   make-attention-results.py SRC_ROOT OUT_DIR
 """
@@ -36,8 +39,17 @@ flash = tb.make_result("llama3-8b/decode b=16 kv=8k", "torch-sdpa-flash", decode
 only = tb.make_result("llama3-8b/prefill 4k causal", "torch-sdpa-cudnn", prefill, "ok",
                       time=tb.summarize([2.0]), rel_error=2e-3,
                       work=tb.attention_suite_work(prefill), ceilings=ceilings)
+e4m3 = dict(decode, dtype_kv="f8E4M3FN", k_descale=True, v_descale=True)
+[case] = tb.attention_cases([{"name": "llama3-8b/decode e4m3-kv b=16 kv=8k", "op": e4m3}])
+kgen_e4m3 = tb.make_result("kgen_attention_bf16_kvf8E4M3FN_b16_h32x8_q1_kv8192_d128", "kgen",
+                           e4m3, "ok", time=tb.summarize([0.1]), rel_error=1e-3,
+                           work=case["work"], ceilings=ceilings)
+cudnn_e4m3 = dict(tb.make_result(case["name"], "torch-sdpa-cudnn", e4m3, "ok",
+                                 time=tb.summarize([0.25]), rel_error=2e-3,
+                                 work=case["work"], ceilings=ceilings),
+                  comment=case["comment"])
 device = dict(tb.empty_device(), name="test")
 tb.write_atomic(os.path.join(out, "kgen-attention.json"),
-                tb.make_document(device, ceilings, [kgen]))
+                tb.make_document(device, ceilings, [kgen, kgen_e4m3]))
 tb.write_atomic(os.path.join(out, "baseline-torch.json"),
-                tb.make_document(device, ceilings, [cudnn, flash, only]))
+                tb.make_document(device, ceilings, [cudnn, flash, only, cudnn_e4m3]))

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The pure parts of bench/torch_baselines.py's attention suite, without
 torch: kgen's kv_lens rule, the cases of a suite (shapes, masks, FLOPs,
-bytes, what SDPA cannot do), the run seeds of kgen-bench run's groups, and a
+bytes, what SDPA cannot do, the e4m3 operands SDPA reads dequantised and
+the comments saying so), the run seeds of kgen-bench run's groups, which
+package op is which entry's (an e4m3 cache's not the bf16 one's), and a
 backend's refusal, error, wrong and ok outcomes with stand-ins for torch.
 
   torch-baselines-attention.py SRC_ROOT FEATURES.json
@@ -36,9 +38,19 @@ for c in cases:
         print(f'{c["name"]}: q {c["q_shape"]} kv {c["kv_shape"]} mask {c["mask"]} '
               f'lens {lens} flops {c["work"][0]:.6g} bytes {c["work"][1]:.6g} '
               f'unsupported "{c["unsupported"]}"')
+# The e4m3 cache: K and V at one byte, the descales at four; SDPA on the
+# cache dequantised to bf16, its comment and log saying so.
+for c in cases:
+    if "e4m3" in c["name"]:
+        print(f'{c["name"]}: kv {c["kv_shape"]} bytes {c["work"][1]:.0f} sdpa {c["sdpa_type"]} '
+              f'dequantised {c["e4m3"]} label "{tb.case_label(c)}" unsupported '
+              f'"{c["unsupported"]}"')
+        print(f'  comment: "{c["comment"][:40]}..." dequantised e4m3 in it: '
+              f'{"dequantised e4m3" in c["comment"]}')
 
 for c in tb.attention_cases(tb.load_attention_suite(features)):
-    print(f'{c["name"]}: mask {c["mask"]} lens {c["kv_lens"]} unsupported "{c["unsupported"]}"')
+    print(f'{c["name"]}: mask {c["mask"]} lens {c["kv_lens"]} unsupported "{c["unsupported"]}" '
+          f'sdpa {c["sdpa_type"]} dequantised {c["e4m3"]}{tb.case_label(c)}')
 
 # Packages in kgen-bench run's order: only entries with a package, each with
 # the package's op and the kv_lens of its group's seed (run + first index).
@@ -57,6 +69,20 @@ prefill = dict(entries[0]["op"])
 print("kv_lens false matches an entry without kv_lens:",
       tb.op_matches(prefill, full(prefill)),
       "| with kv_lens true:", tb.op_matches(prefill, dict(full(prefill), kv_lens=True)))
+
+# A package of the e4m3 cache (dtype_kv and the descales written, as the
+# dialect writes them) is the e4m3 entry's, not the bf16 entry's of the
+# same shape; a bf16 package (neither written) is the bf16 entry's alone.
+named = {e["name"]: e["op"] for e in entries}
+bf16, e4m3 = named["llama3-8b/decode b=16 kv=8k"], named["llama3-8b/decode e4m3-kv b=16 kv=8k"]
+# A package writes the descales only when true.
+e4m3_pkg = {k: v for k, v in full(e4m3).items() if k != "q_descale"}
+print("e4m3 package: e4m3 entry", tb.op_matches(e4m3, e4m3_pkg), "| bf16 entry",
+      tb.op_matches(bf16, e4m3_pkg), "| bf16 package: e4m3 entry",
+      tb.op_matches(e4m3, full(bf16)), "| bf16 entry", tb.op_matches(bf16, full(bf16)))
+print("cases of an e4m3 and a bf16 package:",
+      [(c["name"], c["op"].get("dtype_kv", "-"), c["e4m3"])
+       for c in tb.attention_cases(entries, [("p0", e4m3_pkg), ("p1", full(bf16))])])
 
 print("check rows of 16384:", len(tb.check_rows(16384)), tb.check_rows(16384)[:2],
       tb.check_rows(16384)[-1], "| of 3:", tb.check_rows(3))
