@@ -55,6 +55,8 @@ DictionaryAttr mlir::kgen::attentionSignature(AttentionOp op) {
                              std::pair{"v_descale", op.getVDescale()}})
     if (value)
       fields.push_back(b.getNamedAttr(name, b.getBoolAttr(true)));
+  if (op.isVarlen()) // packed tokens: batch, seq_q and seq_kv are B, Tq, Tk
+    fields.push_back(b.getNamedAttr("varlen", b.getBoolAttr(true)));
   if (op.getBlockTable()) // a paged cache; absent: contiguous K and V
     fields.append({b.getNamedAttr("paged", b.getBoolAttr(true)),
                    b.getNamedAttr("page_size",

@@ -21,7 +21,9 @@ namespace mlir::kgen {
 /// block table paged, page_size and num_pages (absent otherwise); dtype_kv
 /// when K and V are not of Q's type (an e4m3 cache), and q_descale,
 /// k_descale, v_descale (true) for the factors the op has (absent
-/// otherwise).
+/// otherwise); varlen (true) for a token-major batch of variable-length
+/// sequences (cu_seqlens), whose batch, seq_q and seq_kv are then B and the
+/// token totals Tq and Tk.
 DictionaryAttr attentionSignature(AttentionOp op);
 
 /// Every field of an attention_config, plus "attribute": its MLIR text, and

@@ -41,6 +41,7 @@ AttentionOperands AttentionOperands::of(AttentionOp op) {
   o.seqQ = op.getSeqQ();
   o.seqKv = op.getSeqKv();
   o.paged = bool(op.getBlockTable());
+  o.varlen = op.isVarlen();
   return o;
 }
 
@@ -181,6 +182,13 @@ Error checkMmaSync(const AttentionConfigFields &c,
   if (!o->computeElem())
     return fail("instruction", "mma_sync attention takes bf16, f16 or e4m3 "
                                "operands (m16n8k16; e4m3 widened)");
+  // Variable-length sequences: one block per (sequence row tile, query
+  // head), found at run time (kgen.tile.sequence_tile); the packed-GQA
+  // view and split-KV's workspaces are per (batch, KV head) planes.
+  if (o->varlen && (c.packGqa || c.splitKv != 1))
+    return fail(c.packGqa ? "pack_gqa" : "split_kv",
+                "variable-length sequences (cu_seqlens) take pack_gqa = "
+                "false and split_kv = 1");
   if ((o->widensQ() || o->widensKv()) && c.target != Target::sm_90a)
     return fail("instruction",
                 "e4m3 operands are widened by cvt.rn.f16x2.e4m3x2 (sm_89 "
@@ -268,11 +276,14 @@ Error checkWgmma(const AttentionConfigFields &c, const AttentionOperands *o) {
     return fail("instruction", "wgmma attention takes bf16 or f16 operands "
                                "(m64nNk16); e4m3 ones run on mma_sync, "
                                "widened in shared memory");
-  if (o->paged)
+  if (o->paged || o->varlen)
     return fail("instruction",
-                "wgmma attention loads K and V as TMA boxes of consecutive "
-                "rows; a paged cache (block_table) gathers rows page by "
-                "page: use mma_sync");
+                o->paged ? "wgmma attention loads K and V as TMA boxes of "
+                           "consecutive rows; a paged cache (block_table) "
+                           "gathers rows page by page: use mma_sync"
+                         : "wgmma attention's TMA maps are over [B, H, S, D] "
+                           "planes; variable-length sequences (cu_seqlens) "
+                           "run on mma_sync");
   // TMA's global row strides are multiples of 16 bytes: the op's head_dim
   // is a multiple of 8 (its verifier), 16 bytes of bf16 or f16.
   int64_t dp = attentionTileHeadDim(o->headDim, c.instruction);

@@ -52,6 +52,7 @@ struct AttentionOperands {
   int64_t groups = 1;   // G = Hq / Hkv
   int64_t seqQ = 0, seqKv = 0;
   bool paged = false;   // K and V in a paged cache (a block table)
+  bool varlen = false;  // token-major variable-length sequences (cu_seqlens)
 
   static AttentionOperands of(AttentionOp op);
   /// Bytes of an element of Q, and of K and V.

@@ -382,11 +382,20 @@ std::optional<int64_t> AttentionOp::getRightWindow() {
     return int64_t(*r);
   return std::nullopt;
 }
-int64_t AttentionOp::getBatch() { return getQ().getType().getDimSize(0); }
+bool AttentionOp::isVarlen() { return bool(getCuSeqlensQ()); }
+int64_t AttentionOp::getBatch() {
+  if (isVarlen())
+    return getCuSeqlensQ().getType().getDimSize(0) - 1;
+  return getQ().getType().getDimSize(0);
+}
 int64_t AttentionOp::getQueryHeads() { return getQ().getType().getDimSize(1); }
 int64_t AttentionOp::getKvHeads() { return getK().getType().getDimSize(1); }
-int64_t AttentionOp::getSeqQ() { return getQ().getType().getDimSize(2); }
+int64_t AttentionOp::getSeqQ() {
+  return getQ().getType().getDimSize(isVarlen() ? 0 : 2);
+}
 int64_t AttentionOp::getSeqKv() {
+  if (isVarlen())
+    return getK().getType().getDimSize(0);
   int64_t keys = getK().getType().getDimSize(2);
   if (Value table = getBlockTable())
     return cast<RankedTensorType>(table.getType()).getDimSize(1) * keys;
@@ -398,7 +407,10 @@ int64_t AttentionOp::getPageSize() {
 int64_t AttentionOp::getNumPages() {
   return getBlockTable() ? getK().getType().getDimSize(0) : 0;
 }
-int64_t AttentionOp::getHeadDim() { return getQ().getType().getDimSize(3); }
+int64_t AttentionOp::getHeadDim() {
+  RankedTensorType q = getQ().getType();
+  return q.getDimSize(q.getRank() - 1);
+}
 float AttentionOp::getScaleValue() {
   if (std::optional<APFloat> s = getScale())
     return s->convertToFloat();
@@ -409,12 +421,38 @@ LogicalResult AttentionOp::verify() {
   TensorChecker check(*this);
   RankedTensorType q, k, v, o;
   bool paged = bool(getBlockTable());
-  const char *kvShape = paged ? "[N, Hkv, P, D] (pages)" : "[B, Hkv, Skv, D]";
-  if (failed(check.shaped("q", getQ(), {4}, "[B, Hq, Sq, D]", q)) ||
+  bool varlen = bool(getCuSeqlensQ());
+  if (varlen != bool(getCuSeqlensK()))
+    return emitOpError("'cu_seqlens_q' and 'cu_seqlens_k' come together");
+  if (varlen && (getKvLens() || paged))
+    return emitOpError() << "cu_seqlens gives each sequence its lengths: not "
+                         << (paged ? "with 'block_table'" : "with 'kv_lens'");
+  int64_t rank = varlen ? 3 : 4;
+  const char *qShape = varlen ? "[Tq, Hq, D] (packed tokens)" : "[B, Hq, Sq, D]";
+  const char *kvShape = varlen  ? "[Tk, Hkv, D] (packed tokens)"
+                        : paged ? "[N, Hkv, P, D] (pages)"
+                                : "[B, Hkv, Skv, D]";
+  if (failed(check.shaped("q", getQ(), {rank}, qShape, q)) ||
       failed(check.floatElem("q", q)) ||
-      failed(check.shaped("k", getK(), {4}, kvShape, k)) ||
-      failed(check.shaped("v", getV(), {4}, kvShape, v)))
+      failed(check.shaped("k", getK(), {rank}, kvShape, k)) ||
+      failed(check.shaped("v", getV(), {rank}, kvShape, v)))
     return failure();
+  if (varlen) {
+    RankedTensorType cq, ck;
+    Type i32 = IntegerType::get(getContext(), 32);
+    if (failed(check.shaped("cu_seqlens_q", getCuSeqlensQ(), {1}, "[B + 1]",
+                            cq)) ||
+        failed(check.elem("cu_seqlens_q", cq, i32)) ||
+        failed(check.shaped("cu_seqlens_k", getCuSeqlensK(), {1}, "[B + 1]",
+                            ck)) ||
+        failed(check.elem("cu_seqlens_k", ck, i32)) ||
+        failed(check.shape("cu_seqlens_k", ck, cq.getShape(),
+                           "[B + 1], the shape of 'cu_seqlens_q'")))
+      return failure();
+    if (cq.getDimSize(0) < 2)
+      return emitOpError("'cu_seqlens_q' holds no sequence: [B + 1] with "
+                         "B >= 1");
+  }
   // K and V: Q's element type, or an e4m3 cache read by 16-bit or e4m3
   // queries.
   Type qElem = q.getElementType(), kvElem = k.getElementType();
@@ -446,7 +484,8 @@ LogicalResult AttentionOp::verify() {
   int64_t batch = getBatch(), hq = getQueryHeads(), hkv = getKvHeads();
   int64_t sq = getSeqQ(), hd = getHeadDim();
   if (hd < 32 || hd > 256 || hd % 8 != 0)
-    return emitOpError() << "head_dim (dimension 3 of 'q') is " << hd
+    return emitOpError() << "head_dim (dimension " << rank - 1
+                         << " of 'q') is " << hd
                          << "; expected a multiple of 8 in [32, 256]";
   if (Value table = getBlockTable()) {
     // A paged cache: K and V hold N pages of P keys of every K/V head.
@@ -471,6 +510,12 @@ LogicalResult AttentionOp::verify() {
         failed(check.shape("v", v, {pages, hkv, pageSize, hd},
                            "[N, Hkv, P, D], the shape of 'k'")))
       return failure();
+  } else if (varlen) {
+    int64_t tk = getSeqKv();
+    if (failed(check.shape("k", k, {tk, hkv, hd}, "[Tk, Hkv, D] with D of 'q'")) ||
+        failed(check.shape("v", v, {tk, hkv, hd},
+                           "[Tk, Hkv, D], the shape of 'k'")))
+      return failure();
   } else if (failed(check.shape("k", k, {batch, hkv, getSeqKv(), hd},
                                 "[B, Hkv, Skv, D] with B and D of 'q'")) ||
              failed(check.shape("v", v, {batch, hkv, getSeqKv(), hd},
@@ -482,15 +527,21 @@ LogicalResult AttentionOp::verify() {
                          << ") must be a multiple of key/value heads (" << hkv
                          << ")";
 
-  if (failed(check.shaped("out", getOut(), {4}, "[B, Hq, Sq, D]", o)) ||
+  const char *outShape = varlen ? "[Tq, Hq, D], as 'q'" : "[B, Hq, Sq, D], as 'q'";
+  if (failed(check.shaped("out", getOut(), {rank}, outShape, o)) ||
       failed(check.floatElem("out", o)) ||
-      failed(check.shape("out", o, q.getShape(), "[B, Hq, Sq, D], as 'q'")))
+      failed(check.shape("out", o, q.getShape(), outShape)))
     return failure();
   if (Value lse = getLse()) {
     RankedTensorType t;
-    if (failed(check.shaped("lse", lse, {3}, "[B, Hq, Sq]", t)) ||
+    // FlashAttention's varlen log-sum-exp is head-major: [Hq, Tq].
+    SmallVector<int64_t> lseShape =
+        varlen ? SmallVector<int64_t>{hq, sq} : SmallVector<int64_t>{batch, hq, sq};
+    const char *lseText = varlen ? "[Hq, Tq]" : "[B, Hq, Sq]";
+    if (failed(check.shaped("lse", lse, {int64_t(lseShape.size())}, lseText,
+                            t)) ||
         failed(check.elem("lse", t, Float32Type::get(getContext()))) ||
-        failed(check.shape("lse", t, {batch, hq, sq}, "[B, Hq, Sq]")))
+        failed(check.shape("lse", t, lseShape, lseText)))
       return failure();
   }
   if (Value lens = getKvLens())
@@ -875,9 +926,15 @@ std::optional<double> mlir::kgen::estimateFlops(Operation *op) {
   };
   if (auto gemm = dyn_cast<GemmOp>(op))
     return 2.0 * gemm.getBatch() * gemm.getM() * gemm.getN() * gemm.getK();
-  if (auto attn = dyn_cast<AttentionOp>(op))
+  if (auto attn = dyn_cast<AttentionOp>(op)) {
+    // Packed variable-length sequences count as B even ones (the lengths
+    // are runtime values): Tq * Tk / B pairs.
+    if (attn.isVarlen())
+      return 4.0 * attn.getQueryHeads() * attn.getSeqQ() * attn.getSeqKv() *
+             attn.getHeadDim() / double(attn.getBatch());
     return 4.0 * attn.getBatch() * attn.getQueryHeads() * attn.getSeqQ() *
            attn.getSeqKv() * attn.getHeadDim();
+  }
   if (auto moe = dyn_cast<MoeOp>(op)) {
     ArrayRef<int64_t> wg = dims(moe.getWGate());
     double tokens = dims(moe.getX())[0];

@@ -109,6 +109,15 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     - the optional `kv_lens` (`[B]`, `i32`) gives each sequence's number of
       valid keys `L` (clamped to `[0, Skv]`; `Skv` when absent); keys at
       `j >= L` are masked;
+    - with the optional `cu_seqlens(%cq, %ck)` (`[B + 1]`, `i32` each,
+      FlashAttention's varlen API) the batch is packed token-major: `Q` is
+      `[Tq, Hq, D]`, `K` and `V` are `[Tk, Hkv, D]`, the output `[Tq, Hq,
+      D]` and the log-sum-exp `[Hq, Tq]`; sequence `b` holds query rows
+      `[cq[b], cq[b + 1])` and key rows `[ck[b], ck[b + 1])`, and attends as
+      a batch of one (`Sq`, `Skv` its lengths). The offsets must start at
+      0, not decrease and end at the totals (the reference clamps them and
+      writes 0, `-inf` in the log-sum-exp, to rows of no sequence); not
+      with `kv_lens` or `block_table`;
     - with the optional `block_table` (`[B, M]`, `i32`) `K` and `V` are a
       paged cache `[N, Hkv, P, D]` (N pages of P keys, `1 <= P <= 256`, as
       FlashInfer's HND layout): sequence `b` has `Skv = M * P` keys, key `j`
@@ -154,6 +163,8 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     Optional<AnyRankedTensor>:$q_descale,
     Optional<AnyRankedTensor>:$k_descale,
     Optional<AnyRankedTensor>:$v_descale,
+    Optional<AnyRankedTensor>:$cu_seqlens_q,
+    Optional<AnyRankedTensor>:$cu_seqlens_k,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$sliding_window,
@@ -164,7 +175,10 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure, AttrSizedOperandSegments]> {
   );
   let results = (outs AnyRankedTensor:$out, Optional<AnyRankedTensor>:$lse);
   let assemblyFormat = [{
-    $q `,` $k `,` $v (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
+    $q `,` $k `,` $v
+    (`cu_seqlens` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `:`
+        type($cu_seqlens_q) `,` type($cu_seqlens_k) `)`)?
+    (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
     (`block_table` `(` $block_table^ `:` type($block_table) `)`)?
     (`alibi` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     (`q_descale` `(` $q_descale^ `:` type($q_descale) `)`)?
@@ -174,12 +188,18 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure, AttrSizedOperandSegments]> {
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
+    /// Sequences: Q's dimension 0, or with cu_seqlens their count B.
     int64_t getBatch();
     int64_t getQueryHeads();
     int64_t getKvHeads();
+    /// Queries per sequence: Q's dimension 2, or with cu_seqlens the
+    /// packed total Tq.
     int64_t getSeqQ();
-    /// Keys per sequence: K's dimension 2, or with a block table M * P.
+    /// Keys per sequence: K's dimension 2, with a block table M * P, or
+    /// with cu_seqlens the packed total Tk.
     int64_t getSeqKv();
+    /// A token-major batch of variable-length sequences (cu_seqlens).
+    bool isVarlen();
     int64_t getHeadDim();
     /// With a block table: keys per page (P) and pages (N); 0 without.
     int64_t getPageSize();

@@ -4,6 +4,7 @@
 
 #include "kgen/runtime/Names.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
@@ -311,9 +312,10 @@ LogicalResult TileOnlineSoftmaxOp::verify() {
   if (acc.getDimSize(0) != s.getDimSize(0))
     return emitOpError() << "'acc' must have the " << s.getDimSize(0)
                          << " rows of 's'; got " << acc;
-  int64_t seqQ = getSeqQ(); // stored signed
-  if (seqQ < 1)
-    return emitOpError() << "'seq_q' is " << seqQ << "; expected at least 1";
+  if (std::optional<int64_t> seqQ = getConstantIntValue(getSeqQ()))
+    if (*seqQ < 1)
+      return emitOpError() << "'seq_q' is " << *seqQ
+                           << "; expected at least 1";
   float scale = getScale().convertToFloat();
   if (!std::isfinite(scale) || scale == 0.0f)
     return emitOpError("'scale' must be finite and non-zero");
@@ -363,7 +365,30 @@ LogicalResult TileAttentionStoreOp::verify() {
       failed(checkStats(*this, memrefOf(getStats()), acc.getDimSize(0))) ||
       failed(checkGlobal(*this, "dst", dst, getIndices().size())))
     return failure();
+  if (!getLseIndices().empty()) {
+    if (!getLse())
+      return emitOpError("'lse_at' places an 'lse': give one");
+    MemRefType t = memrefOf(getLse());
+    if (!t.getElementType().isF32() ||
+        int64_t(getLseIndices().size()) != t.getRank())
+      return emitOpError() << "'lse_at' must index every dimension of an f32 "
+                              "'lse'; got "
+                           << getLseIndices().size() << " indices for " << t;
+    return success();
+  }
   return checkLse(*this, getLse(), dst);
+}
+
+LogicalResult TileSequenceTileOp::verify() {
+  MemRefType t = memrefOf(getOffsets());
+  if (t.getRank() != 1 || !t.getElementType().isInteger(32) ||
+      t.getDimSize(0) < 2)
+    return emitOpError() << "'offsets' must be [B + 1] i32 with B >= 1; got "
+                         << t;
+  if (getBlockM() < 1)
+    return emitOpError() << "'block_m' is " << getBlockM()
+                         << "; expected at least 1";
+  return success();
 }
 
 LogicalResult TileAttentionCombineOp::verify() {

@@ -154,6 +154,26 @@ def Kgen_TileWidenOp : Kgen_Op<"tile.widen"> {
   let hasVerifier = 1;
 }
 
+def Kgen_TileSequenceTileOp : Kgen_Op<"tile.sequence_tile", [Pure]> {
+  let summary = "the sequence and first row of a row tile of a variable-length batch";
+  let description = [{
+    With cumulative offsets `offsets` ([B + 1], i32) and tiles of `block_m`
+    rows: sequence b holds `n_b = ceil(max(offsets[b + 1] - offsets[b], 0)
+    / block_m)` row tiles, numbered after those of sequences 0 .. b - 1.
+    For tile `tile` of sequence b: `seq = b`, `row = (tile - sum_{b' < b}
+    n_b') * block_m` (its first row in the sequence) and `valid = 1`; a tile
+    of no sequence gives 0, 0, 0. A grid of `ceil(T / block_m) + B` tiles
+    covers every sequence (T = offsets[B], offsets[0] = 0). On the GPU each
+    block reads the offsets (FlashAttention's varlen tile scheduler).
+  }];
+  let arguments = (ins AnyMemRef:$offsets, Index:$tile, I64Attr:$block_m);
+  let results = (outs Index:$seq, Index:$row, Index:$valid);
+  let assemblyFormat = [{
+    $offsets `[` $tile `]` `block_m` `(` $block_m `)` attr-dict `:` type($offsets)
+  }];
+  let hasVerifier = 1;
+}
+
 def Kgen_TileMmaOp : Kgen_Op<"tile.mma"> {
   let summary = "accumulate the product of two stage tiles";
   let description = [{
@@ -286,7 +306,8 @@ def Kgen_TileOnlineSoftmaxOp : Kgen_Op<"tile.online_softmax",
   let summary = "mask the scores, update the row statistics, rescale the output";
   let description = [{
     For row m of the tile, packed row `r = row0 + m` is query
-    `i = r mod seq_q` of query head `head0 + r / seq_q`, at position
+    `i = r mod seq_q` of query head `head0 + r / seq_q` (`seq_q > 0`, a
+    runtime value: a variable-length sequence's), at position
     `p = i + kv_len - seq_q` (bottom-right); column n is key `j = col0 +
     n`, visible when `j < kv_len`, and `j <= p` with `causal`, and
     `j >= p - window_left`, `j <= p + window_right` with those. With
@@ -301,16 +322,16 @@ def Kgen_TileOnlineSoftmaxOp : Kgen_Op<"tile.online_softmax",
     becomes `scale * descale` (one f32 product).
   }];
   let arguments = (ins AnyMemRef:$s, AnyMemRef:$stats, AnyMemRef:$acc,
-                       Index:$row0, Index:$col0, Index:$kv_len,
+                       Index:$row0, Index:$col0, Index:$kv_len, Index:$seq_q,
                        Optional<AnyMemRef>:$alibi, Optional<Index>:$head0,
                        Optional<F32>:$descale,
-                       I64Attr:$seq_q, F32Attr:$scale, UnitAttr:$causal,
+                       F32Attr:$scale, UnitAttr:$causal,
                        OptionalAttr<I64Attr>:$window_left,
                        OptionalAttr<I64Attr>:$window_right,
                        OptionalAttr<F32Attr>:$softcap);
   let assemblyFormat = [{
     $s `,` $stats `,` $acc `rows` `(` $row0 `)` `cols` `(` $col0 `)`
-    `kv_len` `(` $kv_len `)`
+    `kv_len` `(` $kv_len `)` `seq_q` `(` $seq_q `)`
     (`alibi` `(` $alibi^ `[` $head0 `]` `:` type($alibi) `)`)?
     (`descale` `(` $descale^ `)`)?
     attr-dict `:` type($s) `,` type($stats) `,` type($acc)
@@ -343,14 +364,18 @@ def Kgen_TileAttentionStoreOp : Kgen_Op<"tile.attention_store",
     type of `dst` (with `descale`, an f32 runtime factor, e4m3 V's dv:
     `(acc[r, c] * descale) / l`); with `lse` (f32, the rank of `dst` less
     one, addressed by the indices less the last), `lse[i..., i + r] = l > 0
-    ? (mx == -inf ? 0 : mx) + log(l) : -inf` for the rows inside the bounds.
+    ? (mx == -inf ? 0 : mx) + log(l) : -inf` for the rows inside the bounds;
+    with `lse_at` (`[k..., kr]`, an LSE laid out apart from `dst`, as a
+    variable-length batch's head-major `[Hq, Tq]`) at `lse[k..., kr + r]`.
   }];
   let arguments = (ins AnyMemRef:$acc, AnyMemRef:$stats, AnyMemRef:$dst,
                        Variadic<Index>:$indices, Index:$rows, Index:$cols,
-                       Optional<AnyMemRef>:$lse, Optional<F32>:$descale);
+                       Optional<AnyMemRef>:$lse, Variadic<Index>:$lse_indices,
+                       Optional<F32>:$descale);
   let assemblyFormat = [{
     $acc `,` $stats `into` $dst `[` $indices `]` `bounds` `(` $rows `,` $cols `)`
     (`lse` `(` $lse^ `:` type($lse) `)`)?
+    (`lse_at` `[` $lse_indices^ `]`)?
     (`descale` `(` $descale^ `)`)?
     attr-dict `:` type($acc) `,` type($stats) `,` type($dst)
   }];

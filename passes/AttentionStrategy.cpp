@@ -67,11 +67,14 @@ bool mlir::kgen::isDecodeAttention(const AttentionProblem &p) {
 AttentionTileChoice mlir::kgen::chooseAttentionTile(const AttentionProblem &p) {
   AttentionTileChoice t;
   if (isDecodeAttention(p)) {
-    int64_t rows = std::clamp<int64_t>(p.groups() * p.seqQ, 1, kDecodeRows);
+    // Variable-length sequences have no packed-GQA view: a block holds
+    // one query head's rows of one sequence.
+    int64_t rows = std::clamp<int64_t>(p.varlen ? p.seqQ : p.groups() * p.seqQ,
+                                       1, kDecodeRows);
     t.blockM = 16 * llvm::divideCeil(rows, 16);
     t.warpsM = t.blockM / 16;
     t.blockNs = {64, 32, 16};
-    t.packGqa = true;
+    t.packGqa = !p.varlen;
     return t;
   }
   t.blockM = 64;
@@ -80,7 +83,7 @@ AttentionTileChoice mlir::kgen::chooseAttentionTile(const AttentionProblem &p) {
     t.blockNs = {64, 32, 16};
   else
     t.blockNs = {32, 16};
-  t.packGqa = p.seqQ < t.blockM && p.groups() > 1;
+  t.packGqa = !p.varlen && p.seqQ < t.blockM && p.groups() > 1;
   return t;
 }
 
@@ -150,7 +153,10 @@ mlir::kgen::defaultAttentionFields(const AttentionProblem &p, Target target,
   auto withSplit = [&](AttentionConfigFields f) {
     AttentionGrid g = attentionGrid(p, f.blockM, f.blockN, f.packGqa);
     int64_t slots = getTargetInfo(target).smCount * attentionBlocksPerSm(f, p);
-    f.splitKv = chooseSplitKv(g.planes * g.rowTiles, g.keyTiles, slots);
+    // (cu_seqlens: one block per sequence row tile and head, no split)
+    f.splitKv = p.varlen ? 1
+                         : chooseSplitKv(g.planes * g.rowTiles, g.keyTiles,
+                                         slots);
     return f;
   };
   if (target == Target::sm_90a)

@@ -149,6 +149,11 @@ AttentionProblem AttentionProblem::of(AttentionOp op) {
   p.lse = bool(op.getLse());
   p.window = op.getSlidingWindow();
   p.paged = bool(op.getBlockTable());
+  p.varlen = op.isVarlen();
+  if (p.varlen) { // B sequences of the mean lengths (runtime values)
+    p.seqQ = llvm::divideCeil(p.seqQ, p.batch);
+    p.seqKv = llvm::divideCeil(p.seqKv, p.batch);
+  }
   return p;
 }
 
@@ -161,6 +166,7 @@ AttentionOperands AttentionProblem::operands() const {
   o.seqQ = seqQ;
   o.seqKv = seqKv;
   o.paged = paged;
+  o.varlen = varlen;
   return o;
 }
 

@@ -103,6 +103,7 @@ struct AttentionProblem {
   double outBytes = 2; // element bytes of the output
   bool causal = false, lse = false;
   bool paged = false;            // K and V in a paged cache (block_table)
+  bool varlen = false; // cu_seqlens: seqQ, seqKv are the mean lengths
   std::optional<int64_t> window; // sliding_window
   static AttentionProblem of(AttentionOp op);
   int64_t groups() const { return qHeads / kvHeads; }

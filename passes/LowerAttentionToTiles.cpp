@@ -64,6 +64,10 @@ struct AttentionPlan {
   int64_t tilesM; // row tiles per plane (pack_gqa) or per query head
   int64_t planes; // B * Hkv (pack_gqa) or B * Hq
   bool pack;
+  // Variable-length sequences: sq and skv are the token totals Tq and Tk;
+  // ceil(Tq / BM) + B row tiles cover every sequence's, one plane per
+  // query head.
+  bool varlen;
 
   explicit AttentionPlan(AttentionOp op)
       : op(op), config(op.getConfigAttr()), batch(op.getBatch()),
@@ -73,9 +77,13 @@ struct AttentionPlan {
         bm(config.getBlockM()),
         bn(config.getBlockN()), stages(config.getStages()),
         split(config.getSplitKv()), rows(groups * sq),
-        pack(config.getPackGqa()) {
+        pack(config.getPackGqa()), varlen(op.isVarlen()) {
     tilesM = llvm::divideCeil(pack ? rows : sq, bm);
     planes = batch * (pack ? hkv : hq);
+    if (varlen) {
+      tilesM = llvm::divideCeil(sq, bm) + batch;
+      planes = hq;
+    }
   }
   Type elem() { return op.getQ().getType().getElementType(); }
   Type kvElem() { return op.getK().getType().getElementType(); }
@@ -101,9 +109,10 @@ BlockRows blockRows(Ix &ix, AttentionPlan &p, Value bx) {
 }
 
 /// The key tiles [lo, hi) some row of [r0, min(r0 + BM, rhi)) sees with
-/// `len` valid keys, before the split.
+/// `len` valid keys and `sq` queries per head (a runtime value for a
+/// variable-length sequence), before the split.
 std::pair<Value, Value> visibleKeyTiles(Ix &ix, AttentionPlan &p,
-                                        BlockRows &rows, Value len) {
+                                        BlockRows &rows, Value len, Value sq) {
   Value zero = ix.c(0);
   Value hi = ix.ceilDiv(len, p.bn);
   Value lo = zero;
@@ -114,36 +123,129 @@ std::pair<Value, Value> visibleKeyTiles(Ix &ix, AttentionPlan &p,
     return {lo, hi};
   // The block's rows may span query heads (pack_gqa): then its queries
   // cover every position. Last row and the heads between first and last.
-  Value last = ix.sub(ix.smin(ix.add(rows.r0, p.bm), rows.rhi), ix.c(1));
-  Value span = ix.sub(ix.div(last, p.sq), ix.div(rows.r0, p.sq));
-  Value spanRows = ix.mul(span, p.sq);
+  // The block's last row (r0 for a variable-length batch's tile of no
+  // sequence, rhi = 0, whose key range the caller empties).
+  Value last = ix.smax(
+      ix.sub(ix.smin(ix.add(rows.r0, p.bm), rows.rhi), ix.c(1)), rows.r0);
+  // With pack_gqa they may span query heads: then the rows between cover
+  // every position (spanRows of them).
+  Value spanRows = zero;
+  if (p.pack)
+    spanRows = ix.mul(ix.sub(ix.div(last, sq), ix.div(rows.r0, sq)), sq);
   if (right) {
     // Query i sees keys j <= i + len - Sq + right: the last, up to maxI.
     Value maxI =
-        ix.smin(ix.c(p.sq - 1), ix.add(ix.rem(last, p.sq), spanRows));
-    Value seen = ix.smax(
-        ix.sub(ix.add(maxI, ix.add(len, 1 + *right)), ix.c(p.sq)), zero);
+        ix.smin(ix.sub(sq, ix.c(1)), ix.add(ix.rem(last, sq), spanRows));
+    Value seen =
+        ix.smax(ix.sub(ix.add(maxI, ix.add(len, 1 + *right)), sq), zero);
     hi = ix.smin(hi, ix.ceilDiv(seen, p.bn));
   }
   if (left) {
     // ... and keys j >= i + len - Sq - left: the first query, from minI.
-    Value minI = ix.smax(ix.sub(ix.rem(rows.r0, p.sq), spanRows), zero);
+    Value minI = ix.smax(ix.sub(ix.rem(rows.r0, sq), spanRows), zero);
     Value first =
-        ix.smax(ix.sub(ix.add(minI, len), ix.c(p.sq + *left)), zero);
+        ix.smax(ix.sub(ix.add(minI, len), ix.add(sq, *left)), zero);
     lo = ix.div(first, p.bn);
   }
   return {lo, hi};
 }
 
+/// Where a block's tiles are: its rows as online_softmax numbers them, the
+/// keys and queries it sees, the Q (and output) box and the K/V boxes in
+/// the kernel's parameters.
+struct BlockFrame {
+  BlockRows rows;
+  Value len;    // valid keys of the sequence
+  Value sq;     // queries per head of the sequence
+  Value head0;  // varlen: the block's query head (ALiBi)
+  SmallVector<Value> qAt; // Q / output box origin (every dimension)
+  Value qRows, qCols;     // its bounds
+  std::function<SmallVector<Value>(Value j0)> kAt; // K / V box of key j0
+  Value kRows, kCols;
+  SmallVector<Value> lseAt; // lse_at (varlen), else empty
+  Value valid;              // varlen: 0 for a tile of no sequence
+};
+
+/// The padded layout [B, H, S, D]: plane (b, hk) of the packed view.
+BlockFrame paddedFrame(Ix &ix, AttentionPlan &p, Value bx, Value lens) {
+  BlockFrame f;
+  f.rows = blockRows(ix, p, bx);
+  f.len = ix.c(p.skv);
+  if (lens) {
+    Value stored = memref::LoadOp::create(ix.b, lens, ValueRange{f.rows.b});
+    Value asIndex =
+        arith::IndexCastOp::create(ix.b, ix.b.getIndexType(), stored);
+    f.len = ix.smin(ix.smax(asIndex, ix.c(0)), ix.c(p.skv));
+  }
+  f.sq = ix.c(p.sq);
+  Value zero = ix.c(0);
+  f.qAt = {f.rows.b, f.rows.hk, f.rows.r0, zero};
+  f.qRows = f.rows.rhi;
+  f.qCols = f.kCols = ix.c(p.d);
+  BlockRows rows = f.rows;
+  f.kAt = [rows, zero](Value j0) {
+    return SmallVector<Value>{rows.b, rows.hk, j0, zero};
+  };
+  f.kRows = f.len;
+  return f;
+}
+
+/// Variable-length sequences, token-major, as [T, H * D] rows: block bx
+/// is query head bx mod Hq of row tile bx / Hq, whose sequence
+/// kgen.tile.sequence_tile finds from cu_seqlens_q; rows are numbered in
+/// the sequence (one head: no packing), boxes start at its first token and
+/// at the head's columns.
+BlockFrame varlenFrame(Ix &ix, AttentionPlan &p, Value bx, Value cuQ,
+                       Value cuK) {
+  ImplicitLocOpBuilder &b = ix.b;
+  BlockFrame f;
+  Value h = ix.rem(bx, p.hq);
+  Type index = b.getIndexType();
+  auto tile = TileSequenceTileOp::create(b, index, index, index, cuQ,
+                                         ix.div(bx, p.hq),
+                                         b.getI64IntegerAttr(p.bm));
+  Value seq = tile.getSeq(), zero = ix.c(0);
+  auto offset = [&](Value cu, Value at) -> Value {
+    Value stored = memref::LoadOp::create(b, cu, ValueRange{at});
+    return arith::IndexCastOp::create(b, b.getIndexType(), stored);
+  };
+  Value next = ix.add(seq, 1);
+  Value qStart = offset(cuQ, seq), kStart = offset(cuK, seq);
+  Value queries = ix.smax(ix.sub(offset(cuQ, next), qStart), zero);
+  f.len = ix.smax(ix.sub(offset(cuK, next), kStart), zero);
+  f.valid = tile.getValid();
+  // A tile of no sequence (valid = 0) names sequence 0, which may be empty:
+  // its rows are none, and seq_q at least 1 keeps the row arithmetic
+  // defined.
+  f.sq = ix.smax(queries, ix.c(1));
+  Value hk = ix.div(h, p.groups);
+  f.rows = BlockRows{seq, hk, tile.getRow(), ix.mul(queries, f.valid)};
+  f.head0 = h;
+  Value qCol = ix.mul(h, p.d), kCol = ix.mul(hk, p.d);
+  f.qAt = {ix.add(qStart, f.rows.r0), qCol};
+  f.qRows = ix.add(qStart, f.rows.rhi);
+  f.qCols = ix.add(qCol, p.d);
+  f.kAt = [&ix, kStart, kCol](Value j0) {
+    return SmallVector<Value>{ix.add(kStart, j0), kCol};
+  };
+  f.kRows = ix.add(kStart, f.len);
+  f.kCols = ix.add(kCol, p.d);
+  f.lseAt = {h, f.qAt[0]};
+  return f;
+}
+
 /// The main kernel's body. Parameters after (bx, by, bz): q, k, v,
-/// [kv_lens], [block_table], [alibi_slopes], [q_descale], [k_descale],
-/// [v_descale], then out, [lse] (or o_partial, lse_partial with a split).
+/// [cu_seqlens_q, cu_seqlens_k], [kv_lens], [block_table], [alibi_slopes],
+/// [q_descale], [k_descale], [v_descale], then out, [lse] (or o_partial,
+/// lse_partial with a split).
 void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
   Ix ix{b};
   Value bx = body->getArgument(0), bz = body->getArgument(2);
   Value q = body->getArgument(3), k = body->getArgument(4),
         v = body->getArgument(5);
   size_t i = 6;
+  Value cuQ = p.varlen ? body->getArgument(i++) : Value();
+  Value cuK = p.varlen ? body->getArgument(i++) : Value();
   Value lens = p.op.getKvLens() ? body->getArgument(i++) : Value();
   Value table = p.op.getBlockTable() ? body->getArgument(i++) : Value();
   Value slopes = p.op.getAlibiSlopes() ? body->getArgument(i++) : Value();
@@ -162,16 +264,25 @@ void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
                                         ValueRange{ix.c(0)});
   Value out = body->getArgument(i++);
   Value lse = i < body->getNumArguments() ? body->getArgument(i) : Value();
-
-  BlockRows rows = blockRows(ix, p, bx);
-  Value len = ix.c(p.skv);
-  if (lens) {
-    Value stored = memref::LoadOp::create(b, lens, ValueRange{rows.b});
-    Value asIndex = arith::IndexCastOp::create(b, b.getIndexType(), stored);
-    len = ix.smin(ix.smax(asIndex, ix.c(0)), ix.c(p.skv));
+  if (p.varlen) { // token-major [T, H, D] as [T, H * D] rows
+    auto rowsOf = [&](Value m) -> Value {
+      return memref::CollapseShapeOp::create(
+          b, m, SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    };
+    q = rowsOf(q);
+    k = rowsOf(k);
+    v = rowsOf(v);
+    out = rowsOf(out);
   }
-  auto [visibleLo, visibleHi] = visibleKeyTiles(ix, p, rows, len);
+
+  BlockFrame f = p.varlen ? varlenFrame(ix, p, bx, cuQ, cuK)
+                          : paddedFrame(ix, p, bx, lens);
+  BlockRows &rows = f.rows;
+  Value len = f.len;
+  auto [visibleLo, visibleHi] = visibleKeyTiles(ix, p, rows, len, f.sq);
   Value lo = visibleLo, hi = visibleHi;
+  if (f.valid) // a tile of no sequence: no key tile
+    hi = ix.add(lo, ix.mul(ix.smax(ix.sub(hi, lo), ix.c(0)), f.valid));
   if (p.split > 1) {
     Value count = ix.smax(ix.sub(visibleHi, visibleLo), ix.c(0));
     Value per = ix.ceilDiv(count, p.split);
@@ -199,8 +310,7 @@ void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
   Value stats = tileBuffer(b, {2, p.bm}, f32, kRegisterSpace);
   Value acc = tileBuffer(b, {p.bm, p.dp}, f32, kRegisterSpace);
   Value zero = ix.c(0), dDim = ix.c(p.d);
-  TileLoadOp::create(b, q, ValueRange{rows.b, rows.hk, rows.r0, zero},
-                     rows.rhi, dDim, sq8 ? sq8 : sq, zero);
+  TileLoadOp::create(b, q, f.qAt, f.qRows, f.qCols, sq8 ? sq8 : sq, zero);
   if (sq8)
     TileWidenOp::create(b, sq8, zero, sq, zero);
   TileZeroOp::create(b, acc);
@@ -220,9 +330,9 @@ void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
       TileLoadPagedOp::create(b, v, rows.hk, table, rows.b, j0, len, dDim, sv,
                               stage);
     } else {
-      ValueRange at{rows.b, rows.hk, j0, zero};
-      TileLoadOp::create(b, k, at, len, dDim, sk, stage);
-      TileLoadOp::create(b, v, at, len, dDim, sv, stage);
+      SmallVector<Value> at = f.kAt(j0);
+      TileLoadOp::create(b, k, at, f.kRows, f.kCols, sk, stage);
+      TileLoadOp::create(b, v, at, f.kRows, f.kCols, sv, stage);
     }
   }
   {
@@ -245,10 +355,12 @@ void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
     std::optional<int64_t> right = p.op.getRightWindow();
     std::optional<float> cap = p.op.getSoftcapValue();
     // The plane's first query head, for the ALiBi slope of a row.
-    Value head0 = slopes ? ix.mul(rows.hk, p.groups) : Value();
+    Value head0 = !slopes  ? Value()
+                  : p.varlen ? f.head0
+                             : ix.mul(rows.hk, p.groups);
     TileOnlineSoftmaxOp::create(
-        b, s, stats, acc, rows.r0, j0, len, slopes, head0, logitDescale,
-        b.getI64IntegerAttr(p.sq), b.getF32FloatAttr(p.op.getScaleValue()),
+        b, s, stats, acc, rows.r0, j0, len, f.sq, slopes, head0, logitDescale,
+        b.getF32FloatAttr(p.op.getScaleValue()),
         p.op.getCausal() ? b.getUnitAttr() : UnitAttr(),
         left ? b.getI64IntegerAttr(*left) : IntegerAttr(),
         right ? b.getI64IntegerAttr(*right) : IntegerAttr(),
@@ -259,8 +371,9 @@ void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
   SmallVector<Value> at;
   if (p.split > 1)
     at.push_back(bz);
-  at.append({rows.b, rows.hk, rows.r0, zero});
-  TileAttentionStoreOp::create(b, acc, stats, out, at, rows.rhi, dDim, lse,
+  at.append(f.qAt);
+  TileAttentionStoreOp::create(b, acc, stats, out, at, f.qRows, f.qCols, lse,
+                               lse ? f.lseAt : SmallVector<Value>(),
                                outDescale);
 }
 
@@ -292,6 +405,8 @@ std::string kernelName(AttentionPlan &p) {
     llvm::raw_string_ostream(kv) << p.kvElem();
     name += "_kv" + kv;
   }
+  if (p.varlen) // q and kv are the token totals
+    name += "_varlen";
   if (p.batch > 1)
     name += "_b" + std::to_string(p.batch);
   name += "_h" + std::to_string(p.hq) + "x" + std::to_string(p.hkv) + "_q" +
@@ -340,13 +455,24 @@ void lowerAttention(AttentionOp op, SymbolTable &symbols, OpBuilder &top) {
 
   OpBuilder b(op);
   // Q, O and the LSE as the packed view; K, V and kv_lens as they are.
+  // Variable-length sequences: every operand as it is (the kernel views
+  // the token-major ones as [T, H * D] rows).
   SmallVector<int64_t> viewShape = {p.batch, p.hkv, p.rows, p.d};
   SmallVector<int64_t> lseShape = {p.batch, p.hkv, p.rows};
+  if (p.varlen) {
+    viewShape = {p.sq, p.hq, p.d};
+    lseShape = {p.hq, p.sq};
+  }
   auto outView = RankedTensorType::get(viewShape, p.outElem());
   auto lseView = RankedTensorType::get(lseShape, f32);
-  SmallVector<Value> inputs = {reshapeHeads(b, loc, op.getQ(), viewShape),
-                               op.getK(), op.getV()};
+  SmallVector<Value> inputs = {
+      p.varlen ? op.getQ() : reshapeHeads(b, loc, op.getQ(), viewShape),
+      op.getK(), op.getV()};
   SmallVector<StringRef> names = {"q", "k", "v"};
+  if (p.varlen) {
+    inputs.append({op.getCuSeqlensQ(), op.getCuSeqlensK()});
+    names.append({"cu_seqlens_q", "cu_seqlens_k"});
+  }
   if (Value lens = op.getKvLens()) {
     inputs.push_back(lens);
     names.push_back("kv_lens");
@@ -428,6 +554,13 @@ void lowerAttention(AttentionOp op, SymbolTable &symbols, OpBuilder &top) {
   }
 
   auto outType = cast<RankedTensorType>(op.getOut().getType());
+  if (p.varlen) { // the results as they are
+    op.getOut().replaceAllUsesWith(results[0]);
+    if (Value lse = op.getLse())
+      lse.replaceAllUsesWith(results[1]);
+    op.erase();
+    return;
+  }
   op.getOut().replaceAllUsesWith(
       reshapeHeads(b, loc, results[0], outType.getShape()));
   if (Value lse = op.getLse())

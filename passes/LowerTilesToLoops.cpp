@@ -78,6 +78,13 @@ void lowerKernel(KernelOp kernel) {
     });
   });
   func::ReturnOp::create(b);
+  // A view of a parameter (a variable-length attention's [T, H, D] tokens
+  // as [T, H * D] rows) takes the parameter's strided layout.
+  func.walk([&](memref::CollapseShapeOp view) {
+    view.getResult().setType(memref::CollapseShapeOp::computeCollapsedType(
+        cast<MemRefType>(view.getSrc().getType()),
+        view.getReassociationIndices()));
+  });
   // Shared memory and registers are plain memory here, allocated once before
   // the grid loops. scf.for is an allocation scope, but its lowering to LLVM
   // frees nothing at the end of an iteration: an alloca inside the loops
@@ -388,7 +395,7 @@ void lowerQk(TileQkOp op, RefBuilder &rb) {
 void lowerOnlineSoftmax(TileOnlineSoftmaxOp op, RefBuilder &rb) {
   Value s = op.getS(), stats = op.getStats(), acc = op.getAcc();
   Value len = op.getKvLen();
-  int64_t seqQ = op.getSeqQ();
+  Value seqQ = op.getSeqQ();
   Value scale = rb.f32(op.getScale().convertToFloat());
   if (Value descale = op.getDescale())
     scale = rb.mulf(scale, descale);
@@ -398,11 +405,12 @@ void lowerOnlineSoftmax(TileOnlineSoftmaxOp op, RefBuilder &rb) {
   Value c0 = rb.idx(0), c1 = rb.idx(1);
   rb.loop(dim(s, 0), [&](Value m) {
     Value r = rb.addi(op.getRow0(), m);
-    Value i = arith::RemUIOp::create(rb.b, r, rb.idx(seqQ));
-    Value pos = rb.subi(rb.addi(i, len), rb.idx(seqQ)); // bottom-right
+    Value i = arith::RemUIOp::create(rb.b, r, seqQ);
+    Value pos = rb.subi(rb.addi(i, len), seqQ); // bottom-right
     Value slope;
     if (Value alibi = op.getAlibi()) { // of query head head0 + r / seq_q
-      Value head = rb.addi(op.getHead0(), rb.divi(r, seqQ));
+      Value head =
+          rb.addi(op.getHead0(), arith::DivUIOp::create(rb.b, r, seqQ));
       slope = rb.loadF32(alibi, {rb.clamp(head, c0, rb.idx(dim(alibi, 0) - 1))});
     }
     Value old = memref::LoadOp::create(rb.b, stats, ValueRange{c0, m});
@@ -491,10 +499,13 @@ void forEachRow(Box &box, int64_t rows,
   });
 }
 
+void storeLse(RefBuilder &rb, Value stats, Value r, Value lse,
+              ArrayRef<Value> at);
+
 void lowerAttentionStore(TileAttentionStoreOp op, RefBuilder &rb) {
   Box box{rb, op.getDst(), op.getIndices(), op.getRows(), op.getCols()};
   Value acc = op.getAcc(), stats = op.getStats();
-  Value c0 = rb.idx(0), c1 = rb.idx(1);
+  Value c1 = rb.idx(1);
   box.forEach(dim(acc, 0), dim(acc, 1),
               [&](Value r, Value c, Value in, SmallVector<Value> addr, Value) {
                 rb.when(in, [&] {
@@ -511,14 +522,60 @@ void lowerAttentionStore(TileAttentionStoreOp op, RefBuilder &rb) {
   if (!lse)
     return;
   forEachRow(box, dim(acc, 0), [&](Value r, SmallVector<Value> at) {
-    Value mx = memref::LoadOp::create(rb.b, stats, ValueRange{c0, r});
-    Value l = memref::LoadOp::create(rb.b, stats, ValueRange{c1, r});
-    Value finite = rb.cmpf(arith::CmpFPredicate::OGT, mx, rb.f32(kNegInf));
-    Value shift = rb.select(finite, mx, rb.f32(0.0));
-    Value any = rb.cmpf(arith::CmpFPredicate::OGT, l, rb.f32(0.0));
-    Value v = rb.addf(shift, math::LogOp::create(rb.b, l));
-    memref::StoreOp::create(rb.b, rb.select(any, v, rb.f32(kNegInf)), lse, at);
+    if (!op.getLseIndices().empty()) { // lse_at: its own place, row kr + r
+      at.assign(op.getLseIndices().begin(), op.getLseIndices().end());
+      at.back() = rb.addi(at.back(), r);
+      auto t = cast<MemRefType>(lse.getType());
+      Value inside = arith::ConstantOp::create(rb.b, rb.b.getBoolAttr(true));
+      for (auto [d, x] : llvm::enumerate(at))
+        inside = rb.andi(inside, rb.inRange(x, rb.idx(0),
+                                            rb.idx(t.getDimSize(d))));
+      rb.when(inside, [&] { storeLse(rb, stats, r, lse, at); });
+      return;
+    }
+    storeLse(rb, stats, r, lse, at);
   });
+}
+
+/// lse[at] = the log-sum-exp of row r of `stats` (-inf when its sum is 0).
+void storeLse(RefBuilder &rb, Value stats, Value r, Value lse,
+              ArrayRef<Value> at) {
+  Value mx = memref::LoadOp::create(rb.b, stats, ValueRange{rb.idx(0), r});
+  Value l = memref::LoadOp::create(rb.b, stats, ValueRange{rb.idx(1), r});
+  Value finite = rb.cmpf(arith::CmpFPredicate::OGT, mx, rb.f32(kNegInf));
+  Value shift = rb.select(finite, mx, rb.f32(0.0));
+  Value any = rb.cmpf(arith::CmpFPredicate::OGT, l, rb.f32(0.0));
+  Value v = rb.addf(shift, math::LogOp::create(rb.b, l));
+  memref::StoreOp::create(rb.b, rb.select(any, v, rb.f32(kNegInf)), lse, at);
+}
+
+/// kgen.tile.sequence_tile: the sequences' tile counts summed in order until
+/// the one holding `tile`.
+void lowerSequenceTile(TileSequenceTileOp op, RefBuilder &rb) {
+  Value offsets = op.getOffsets();
+  int64_t batch = dim(offsets, 0) - 1, bm = op.getBlockM();
+  Value zero = rb.idx(0), one = rb.idx(1), t = op.getTile();
+  // (first tile of sequence b, seq, row, valid)
+  SmallVector<Value> found = rb.reduce(
+      zero, rb.idx(batch), {zero, zero, zero, zero},
+      [&](Value b, ValueRange cur) {
+        Value len = rb.subi(rb.loadIndex(offsets, {rb.addi(b, one)}),
+                            rb.loadIndex(offsets, {b}));
+        Value tiles = rb.divi(
+            rb.addi(arith::MaxSIOp::create(rb.b, len, zero), rb.idx(bm - 1)),
+            bm);
+        Value next = rb.addi(cur[0], tiles);
+        Value here = rb.andi(
+            rb.cmpi(arith::CmpIPredicate::sge, t, cur[0]),
+            rb.cmpi(arith::CmpIPredicate::slt, t, next));
+        return SmallVector<Value>{
+            next, rb.select(here, b, cur[1]),
+            rb.select(here, rb.muli(rb.subi(t, cur[0]), bm), cur[2]),
+            rb.select(here, one, cur[3])};
+      });
+  op.getSeq().replaceAllUsesWith(found[1]);
+  op.getRow().replaceAllUsesWith(found[2]);
+  op.getValid().replaceAllUsesWith(found[3]);
 }
 
 void lowerAttentionCombine(TileAttentionCombineOp op, RefBuilder &rb) {
@@ -867,6 +924,7 @@ struct KgenLowerTilesToLoopsPass
               TileAccumulateOp,
               TileStoreOp, TileEpilogueOp, TileSoftmaxInitOp, TileQkOp,
               TileOnlineSoftmaxOp, TilePvOp, TileAttentionStoreOp,
+              TileSequenceTileOp,
               TileAttentionCombineOp, TileMoeRouteOp, TileMoeRankOp,
               TileMoeGatherOp, TileGroupTileOp, TileGatedEpilogueOp,
               TileMoeCombineOp, TileMoeSingleGroupOp, TileActQuantOp,
@@ -893,6 +951,7 @@ struct KgenLowerTilesToLoopsPass
           .Case([&](TileOnlineSoftmaxOp o) { lowerOnlineSoftmax(o, rb); })
           .Case([&](TilePvOp o) { lowerPv(o, rb); })
           .Case([&](TileAttentionStoreOp o) { lowerAttentionStore(o, rb); })
+          .Case([&](TileSequenceTileOp o) { lowerSequenceTile(o, rb); })
           .Case([&](TileAttentionCombineOp o) {
             lowerAttentionCombine(o, rb);
           })

@@ -104,9 +104,94 @@ SmallVector<Value> lowerGemm(GemmOp op, RefBuilder &rb) {
   return {rb.tensor(d, op.getD().getType())};
 }
 
-/// O = softmax(mask(softcap(scale Q K^T) - alibi)) V per (batch, head, query row),
-/// in three passes over a scratch row of Skv logits: logits and max, exp and
-/// sum, then the weighted sum of V divided by the sum.
+/// One query row of kgen.attention (KgenOps.td), in three passes over a
+/// scratch row of logits: logits and max, exp and sum, then the weighted
+/// sum of V divided by the sum. The layouts differ only in where the
+/// operands are, which the callbacks say.
+struct AttentionRowRef {
+  Value row, orow;        // scratch: p_j of the row, its summed output
+  Value logitScale;       // scale * dq * dk
+  Value outScale;         // dv, or null
+  Value slopes;           // ALiBi, or null
+  std::optional<float> cap;
+  std::optional<int64_t> left, right;
+  bool causal = false;
+  int64_t headDim = 0;
+
+  /// Keys j in [0, keys) (masked at j >= len), the query at position pos
+  /// of head h; q(d) loads Q's element d, kv(j) the K and V indices of key
+  /// j less the last, store(d, o) and storeLse(l) (null without an LSE)
+  /// write the results.
+  void run(RefBuilder &rb, Value keys, Value len, Value pos, Value h,
+           function_ref<Value(Value)> q, function_ref<SmallVector<Value>(Value)> kv,
+           Value k, Value v, function_ref<void(Value, Value)> store,
+           function_ref<void(Value)> storeLse) {
+    float negInf = -std::numeric_limits<float>::infinity();
+    auto at = [&](Value j, Value d) {
+      SmallVector<Value> idx = kv(j);
+      idx.push_back(d);
+      return idx;
+    };
+    // Pass 1: masked logits into `row`, and their max.
+    Value mx = rb.reduce(rb.idx(0), keys, {rb.f32(negInf)},
+                         [&](Value j, ValueRange acc) {
+      Value dot = rb.reduce(headDim, rb.f32(0.0), [&](Value dd, Value sum) {
+        return rb.addf(sum, rb.mulf(q(dd), rb.loadF32(k, at(j, dd))));
+      });
+      Value s = rb.mulf(logitScale, dot);
+      if (cap)
+        s = rb.mulf(rb.f32(*cap),
+                    math::TanhOp::create(rb.b, rb.divf(s, rb.f32(*cap))));
+      if (slopes) // ALiBi
+        s = rb.subf(s, rb.alibiBias(rb.loadF32(slopes, {h}), pos, j));
+      Value visible = rb.attentionVisible(j, len, pos, causal, left, right);
+      s = rb.select(visible, s, rb.f32(negInf));
+      memref::StoreOp::create(rb.b, s, row, j);
+      return SmallVector<Value>{rb.maxf(acc[0], s)};
+    })[0];
+    // A row with no visible key has max -inf: use 0 so exp(-inf - 0) = 0.
+    Value any = rb.cmpf(arith::CmpFPredicate::OGT, mx, rb.f32(negInf));
+    Value shift = rb.select(any, mx, rb.f32(0.0));
+    // Pass 2: p_j = exp(s_j - max) in place, and their sum.
+    Value sum = rb.reduce(rb.idx(0), keys, {rb.f32(0.0)},
+                          [&](Value j, ValueRange acc) {
+      Value p = rb.exp(rb.subf(memref::LoadOp::create(rb.b, row, j), shift));
+      memref::StoreOp::create(rb.b, p, row, j);
+      return SmallVector<Value>{rb.addf(acc[0], p)};
+    })[0];
+    Value nonEmpty = rb.cmpf(arith::CmpFPredicate::OGT, sum, rb.f32(0.0));
+    // Pass 3: O[i, d] = sum_j p_j V[j, d] / sum, the keys outermost (each
+    // key's place found once) and each sum in j order.
+    rb.loop(headDim, [&](Value dd) {
+      memref::StoreOp::create(rb.b, rb.f32(0.0), orow, dd);
+    });
+    rb.loop(rb.idx(0), keys, [&](Value j) {
+      Value p = memref::LoadOp::create(rb.b, row, j);
+      SmallVector<Value> key = kv(j);
+      rb.loop(headDim, [&](Value dd) {
+        SmallVector<Value> idx = key;
+        idx.push_back(dd);
+        Value acc = memref::LoadOp::create(rb.b, orow, dd);
+        acc = rb.addf(acc, rb.mulf(p, rb.loadF32(v, idx)));
+        memref::StoreOp::create(rb.b, acc, orow, dd);
+      });
+    });
+    rb.loop(headDim, [&](Value dd) {
+      Value o = memref::LoadOp::create(rb.b, orow, dd);
+      if (outScale)
+        o = rb.mulf(o, outScale);
+      store(dd, rb.select(nonEmpty, rb.divf(o, sum), rb.f32(0.0)));
+    });
+    if (!storeLse) // an op without the log-sum-exp
+      return;
+    Value l = rb.addf(shift, math::LogOp::create(rb.b, sum));
+    storeLse(rb.select(nonEmpty, l, rb.f32(negInf)));
+  }
+};
+
+/// O = softmax(mask(softcap(scale Q K^T) - alibi)) V per (batch, head,
+/// query row), one AttentionRowRef each: [B, H, S, D] (K and V through the
+/// block table when paged), or token-major variable-length sequences.
 SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
   int64_t batch = op.getBatch(), hq = op.getQueryHeads();
   int64_t group = hq / op.getKvHeads();
@@ -116,102 +201,100 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
   Value lens = op.getKvLens() ? rb.buffer(op.getKvLens()) : Value();
   Value table = op.getBlockTable() ? rb.buffer(op.getBlockTable()) : Value();
   int64_t pageSize = op.getPageSize(), pages = op.getNumPages();
-  Value slopes = op.getAlibiSlopes() ? rb.buffer(op.getAlibiSlopes()) : Value();
   Value out = rb.alloc(op.getOut().getType());
   Value lse = op.getLse() ? rb.alloc(op.getLse().getType()) : Value();
-  Value row = rb.alloc({skv}, rb.b.getF32Type()); // p_j of one query row
-  Value orow = rb.alloc({hd}, rb.b.getF32Type()); // its output, summed
+  AttentionRowRef ref;
+  ref.row = rb.alloc({skv}, rb.b.getF32Type());
+  ref.orow = rb.alloc({hd}, rb.b.getF32Type());
   // Per-tensor descale factors of e4m3 operands (1 when absent): the
   // logits' factor scale * dq * dk, and the output's dv.
   auto factor = [&](Value descale) {
     return descale ? rb.loadF32(rb.buffer(descale), {rb.idx(0)}) : Value();
   };
-  Value logitScale = rb.f32(op.getScaleValue());
+  ref.logitScale = rb.f32(op.getScaleValue());
   for (Value d : {factor(op.getQDescale()), factor(op.getKDescale())})
     if (d)
-      logitScale = rb.mulf(logitScale, d);
-  Value outScale = factor(op.getVDescale());
-  std::optional<float> cap = op.getSoftcapValue();
-  std::optional<int64_t> left = op.getLeftWindow(), right = op.getRightWindow();
-  float negInf = -std::numeric_limits<float>::infinity();
+      ref.logitScale = rb.mulf(ref.logitScale, d);
+  ref.outScale = factor(op.getVDescale());
+  ref.slopes = op.getAlibiSlopes() ? rb.buffer(op.getAlibiSlopes()) : Value();
+  ref.cap = op.getSoftcapValue();
+  ref.left = op.getLeftWindow();
+  ref.right = op.getRightWindow();
+  ref.causal = op.getCausal();
+  ref.headDim = hd;
 
-  rb.loop(batch, [&](Value bi) {
-    Value len = lens ? rb.clamp(rb.loadIndex(lens, bi), rb.idx(0), rb.idx(skv))
-                     : rb.idx(skv);
-    // (plane, row) of key j in K and V: (b, j), or through the block table
-    // (page, j mod P) for a visible key; a key j >= L reads page 0, masked
-    // (its entry may be padding), and an entry out of [0, N) is clamped.
-    auto keyAt = [&](Value j) -> std::pair<Value, Value> {
-      if (!table)
-        return {bi, j};
-      Value entry = rb.loadIndex(table, {bi, rb.divi(j, pageSize)});
-      Value page = rb.clamp(entry, rb.idx(0), rb.idx(pages - 1));
-      Value read = rb.cmpi(arith::CmpIPredicate::slt, j, len);
-      return {rb.select(read, page, rb.idx(0)), rb.remi(j, pageSize)};
+  if (op.isVarlen()) {
+    // Sequence b: query tokens [qs, qe), key tokens [ks, ke) of the packed
+    // [T, H, D] operands (offsets clamped); rows of no sequence keep 0 and
+    // -inf.
+    float negInf = -std::numeric_limits<float>::infinity();
+    rb.fill(out, rb.zero(cast<MemRefType>(out.getType()).getElementType()));
+    if (lse)
+      rb.fill(lse, rb.f32(negInf));
+    Value cuQ = rb.buffer(op.getCuSeqlensQ()),
+          cuK = rb.buffer(op.getCuSeqlensK());
+    auto span = [&](Value cu, Value bi, int64_t total) {
+      Value first = rb.clamp(rb.loadIndex(cu, bi), rb.idx(0), rb.idx(total));
+      Value last = rb.clamp(rb.loadIndex(cu, rb.addi(bi, rb.idx(1))), first,
+                            rb.idx(total));
+      return std::pair{first, last};
     };
-    rb.loop(hq, [&](Value h) {
-      Value hk = rb.divi(h, group);
-      rb.loop(sq, [&](Value i) {
-        Value pos = rb.subi(rb.addi(i, len), rb.idx(sq)); // bottom-right
-        // Pass 1: masked logits into `row`, and their max.
-        Value mx = rb.reduce(skv, rb.f32(negInf), [&](Value j, Value mx) {
-          auto [plane, key] = keyAt(j);
-          Value dot = rb.reduce(hd, rb.f32(0.0), [&](Value dd, Value acc) {
-            return rb.addf(acc, rb.mulf(rb.loadF32(q, {bi, h, i, dd}),
-                                        rb.loadF32(k, {plane, hk, key, dd})));
-          });
-          Value s = rb.mulf(logitScale, dot);
-          if (cap)
-            s = rb.mulf(rb.f32(*cap),
-                        math::TanhOp::create(rb.b, rb.divf(s, rb.f32(*cap))));
-          if (slopes) // ALiBi
-            s = rb.subf(s, rb.alibiBias(rb.loadF32(slopes, {h}), pos, j));
-          Value visible = rb.attentionVisible(j, len, pos, op.getCausal(),
-                                              left, right);
-          s = rb.select(visible, s, rb.f32(negInf));
-          memref::StoreOp::create(rb.b, s, row, j);
-          return rb.maxf(mx, s);
+    rb.loop(batch, [&](Value bi) {
+      auto [qs, qe] = span(cuQ, bi, sq);
+      auto [ks, ke] = span(cuK, bi, skv);
+      Value len = rb.subi(ke, ks), rows = rb.subi(qe, qs);
+      rb.loop(hq, [&](Value h) {
+        Value hk = rb.divi(h, group);
+        rb.loop(qs, qe, [&](Value t) {
+          Value pos = rb.subi(rb.addi(rb.subi(t, qs), len), rows);
+          auto storeLse = [&](Value l) { rb.storeF32(l, lse, {h, t}); };
+          ref.run(
+              rb, len, len, pos, h,
+              [&](Value d) { return rb.loadF32(q, {t, h, d}); },
+              [&](Value j) { return SmallVector<Value>{rb.addi(ks, j), hk}; },
+              k, v, [&](Value d, Value o) { rb.storeF32(o, out, {t, h, d}); },
+              lse ? function_ref<void(Value)>(storeLse) : nullptr);
         });
-        // A row with no visible key has max -inf: use 0 so exp(-inf - 0) = 0.
-        Value any = rb.cmpf(arith::CmpFPredicate::OGT, mx, rb.f32(negInf));
-        Value shift = rb.select(any, mx, rb.f32(0.0));
-        // Pass 2: p_j = exp(s_j - max) in place, and their sum.
-        Value sum = rb.reduce(skv, rb.f32(0.0), [&](Value j, Value acc) {
-          Value p = rb.exp(rb.subf(memref::LoadOp::create(rb.b, row, j), shift));
-          memref::StoreOp::create(rb.b, p, row, j);
-          return rb.addf(acc, p);
-        });
-        Value nonEmpty = rb.cmpf(arith::CmpFPredicate::OGT, sum, rb.f32(0.0));
-        // Pass 3: O[i, d] = sum_j p_j V[j, d] / sum, the keys outermost
-        // (each key's page looked up once) and each sum in j order.
-        rb.loop(hd, [&](Value dd) {
-          memref::StoreOp::create(rb.b, rb.f32(0.0), orow, dd);
-        });
-        rb.loop(skv, [&](Value j) {
-          Value p = memref::LoadOp::create(rb.b, row, j);
-          auto [plane, key] = keyAt(j);
-          rb.loop(hd, [&](Value dd) {
-            Value acc = memref::LoadOp::create(rb.b, orow, dd);
-            acc = rb.addf(acc, rb.mulf(p, rb.loadF32(v, {plane, hk, key, dd})));
-            memref::StoreOp::create(rb.b, acc, orow, dd);
-          });
-        });
-        rb.loop(hd, [&](Value dd) {
-          Value o = memref::LoadOp::create(rb.b, orow, dd);
-          if (outScale)
-            o = rb.mulf(o, outScale);
-          o = rb.select(nonEmpty, rb.divf(o, sum), rb.f32(0.0));
-          rb.storeF32(o, out, {bi, h, i, dd});
-        });
-        if (lse) {
-          Value l = rb.addf(shift, math::LogOp::create(rb.b, sum));
-          rb.storeF32(rb.select(nonEmpty, l, rb.f32(negInf)), lse, {bi, h, i});
-        }
       });
     });
-  });
-  memref::DeallocOp::create(rb.b, row);
-  memref::DeallocOp::create(rb.b, orow);
+  } else {
+    rb.loop(batch, [&](Value bi) {
+      Value len = lens ? rb.clamp(rb.loadIndex(lens, bi), rb.idx(0),
+                                  rb.idx(skv))
+                       : rb.idx(skv);
+      // (plane, row) of key j in K and V: (b, j), or through the block
+      // table (page, j mod P) for a visible key; a key j >= L reads page 0,
+      // masked (its entry may be padding), and an entry out of [0, N) is
+      // clamped.
+      auto keyAt = [&](Value j) -> std::pair<Value, Value> {
+        if (!table)
+          return {bi, j};
+        Value entry = rb.loadIndex(table, {bi, rb.divi(j, pageSize)});
+        Value page = rb.clamp(entry, rb.idx(0), rb.idx(pages - 1));
+        Value read = rb.cmpi(arith::CmpIPredicate::slt, j, len);
+        return {rb.select(read, page, rb.idx(0)), rb.remi(j, pageSize)};
+      };
+      rb.loop(hq, [&](Value h) {
+        Value hk = rb.divi(h, group);
+        rb.loop(sq, [&](Value i) {
+          Value pos = rb.subi(rb.addi(i, len), rb.idx(sq)); // bottom-right
+          auto storeLse = [&](Value l) { rb.storeF32(l, lse, {bi, h, i}); };
+          ref.run(
+              rb, rb.idx(skv), len, pos, h,
+              [&](Value d) { return rb.loadF32(q, {bi, h, i, d}); },
+              [&](Value j) {
+                auto [plane, key] = keyAt(j);
+                return SmallVector<Value>{plane, hk, key};
+              },
+              k, v,
+              [&](Value d, Value o) { rb.storeF32(o, out, {bi, h, i, d}); },
+              lse ? function_ref<void(Value)>(storeLse) : nullptr);
+        });
+      });
+    });
+  }
+  memref::DeallocOp::create(rb.b, ref.row);
+  memref::DeallocOp::create(rb.b, ref.orow);
   SmallVector<Value> results = {rb.tensor(out, op.getOut().getType())};
   if (lse)
     results.push_back(rb.tensor(lse, op.getLse().getType()));

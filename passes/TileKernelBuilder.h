@@ -26,7 +26,8 @@ struct Ix {
   Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
   Value add(Value x, int64_t y) { return add(x, c(y)); }
   Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
-  Value mul(Value x, int64_t y) { return arith::MulIOp::create(b, x, c(y)); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+  Value mul(Value x, int64_t y) { return mul(x, c(y)); }
   Value div(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
   Value div(Value x, int64_t y) { return div(x, c(y)); }
   Value rem(Value x, Value y) { return arith::RemUIOp::create(b, x, y); }

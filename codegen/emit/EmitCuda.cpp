@@ -229,12 +229,22 @@ LogicalResult KernelPrinter::printOp(Operation *op) {
         names[o.getResult()] = var;
         return success();
       })
+      .Case([&](memref::CollapseShapeOp o) -> LogicalResult {
+        // A parameter viewed with fewer dimensions (a variable-length
+        // attention's [T, H, D] tokens as [T, H * D] rows): the same
+        // pointer; the ops that read it take their strides from the view.
+        if (names.lookup(o.getSrc()).empty())
+          return o.emitOpError("the CUDA emitter views parameters only");
+        names[o.getResult()] = name(o.getSrc());
+        return success();
+      })
       .Case([&](arith::IndexCastOp o) -> LogicalResult {
         names[o.getResult()] = name(o.getIn()); // printed as long already
         return success();
       })
       .Case<TileSoftmaxInitOp, TileQkOp, TileOnlineSoftmaxOp, TilePvOp,
-            TileAttentionStoreOp, TileAttentionCombineOp, TileWidenOp>(
+            TileAttentionStoreOp, TileAttentionCombineOp, TileWidenOp,
+            TileSequenceTileOp>(
           [&](Operation *o) { return printAttentionStep(o); })
       .Case<TileMoeRouteOp, TileMoeRankOp, TileMoeGatherOp, TileGroupTileOp,
             TileGatedEpilogueOp, TileMoeCombineOp, TileMoeSingleGroupOp,
@@ -365,6 +375,8 @@ void KernelPrinter::nameRoles(Block &body) {
   llvm::DenseMap<Value, Value> widened;
   body.walk([&](TileWidenOp op) { widened[op.getSrc()] = op.getDst(); });
   auto nameLoaded = [&](Value dst, Value src) {
+    if (auto view = src.getDefiningOp<memref::CollapseShapeOp>())
+      src = view.getSrc();
     std::string param = names.lookup(src);
     if (param.empty())
       return;
@@ -410,6 +422,8 @@ void KernelPrinter::nameRoles(Block &body) {
         setRole(at[r - 4], "b");
         setRole(at[r - 3], "hk");
       }
+    } else if (auto tile = dyn_cast<TileSequenceTileOp>(op)) {
+      setRole(tile.getSeq(), "seq_tile");
     } else if (auto pipe = dyn_cast<TilePipelineOp>(op)) {
       setRole(pipe.getLower(), "kt_begin");
       setRole(pipe.getUpper(), "kt_end");

@@ -128,7 +128,7 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
                << (deferredRescale.empty() ? name(o.getAcc()) : deferredRescale)
                << ", " << name(o.getRow0())
                << rowOffset << ", " << name(o.getCol0()) << ", " << name(o.getKvLen())
-               << ", " << o.getSeqQ() << ", "
+               << ", " << name(o.getSeqQ()) << ", "
                << floatLiteral(o.getScale().convertToFloat())
                << (o.getDescale() ? " * " + name(o.getDescale()) : "") << ", "
                << floatLiteral(cap ? cap->convertToFloat() : 0.0f) << ", "
@@ -163,6 +163,14 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
         std::string lse = "nullptr";
         if (Value l = o.getLse())
           lse = elementBase(l, idx.take_front(r - 2), 0);
+        if (ValueRange at = o.getLseIndices(); !at.empty()) {
+          // lse_at [k..., kr]: the store writes lse[row0 + m] (row0 the
+          // box's first row), so the pointer is at row kr - row0.
+          lse = elementBase(o.getLse(), at.drop_back(), 0);
+          if (at.back() != idx[r - 2])
+            lse = "(" + lse + " + (" + name(at.back()) + " - " +
+                  name(idx[r - 2]) + "))";
+        }
         line() << name(o.getAcc()) << ".store(" << name(o.getStats()) << ", "
                << matrixBase(o.getDst(), idx) << ", "
                << dimOf(o.getDst(), r - 1) << ", " << name(idx[r - 2])
@@ -170,6 +178,18 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
                << name(o.getCols()) << ", " << lse
                << (o.getDescale() ? ", " + name(o.getDescale()) : "")
                << ");\n";
+        return success();
+      })
+      .Case([&](TileSequenceTileOp o) -> LogicalResult {
+        std::string var = varFor(o.getSeq());
+        line() << "const kgen::block::SequenceTile " << var
+               << " = kgen::block::sequence_tile<" << o.getBlockM() << ">("
+               << name(o.getOffsets()) << ", "
+               << dimOf(o.getOffsets(), 0) - 1 << ", " << name(o.getTile())
+               << ");\n";
+        names[o.getSeq()] = var + ".seq";
+        names[o.getRow()] = var + ".row";
+        names[o.getValid()] = var + ".valid";
         return success();
       })
       .Case([&](TileWidenOp o) -> LogicalResult {

@@ -3,7 +3,10 @@
 // (dialect/AttentionLegality.cpp's register rules: Dp + block_n <= 288,
 // and per thread and K tile at most 16 copies up to Dp 128 and 12 beyond),
 // with every mask and ALiBi, 2 to 4 stages, both 16-bit types, padded head
-// dims, split-KV's combine kernel and paged caches (kgen.tile.load_paged).
+// dims, split-KV's combine kernel, paged caches (kgen.tile.load_paged) and
+// variable-length batches (kgen.tile.sequence_tile's prologue: a sweep of
+// them at every warp count, stage count and head dim found no spill on
+// sm_80, up to 255 registers).
 // REQUIRES: nvcc
 // RUN: kgen-opt %s --kgen-lower-attention-to-tiles | kgen-translate --kgen-emit-cuda -o %t.cu
 // RUN: %nvcc -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -c %t.cu -o %t.o 2>&1 | FileCheck %s
@@ -192,3 +195,28 @@ func.func @paged_decode_one_warp(%q: tensor<4x32x1x128xbf16>, %k: tensor<300x8x1
       : tensor<4x32x1x128xbf16>, tensor<300x8x16x128xbf16>, tensor<300x8x16x128xbf16> -> tensor<4x32x1x128xbf16>, tensor<4x32x1xf32>
   return %o, %lse : tensor<4x32x1x128xbf16>, tensor<4x32x1xf32>
 }
+
+// Variable-length sequences (cu_seqlens) at the register edge: head dim 128, 128 keys, 4 warps, every mask and ALiBi.
+func.func @varlen_d128_bn128_all_masks(%q: tensor<600x8x128xbf16>, %k: tensor<700x2x128xbf16>, %v: tensor<700x2x128xbf16>, %cq: tensor<5xi32>, %ck: tensor<5xi32>, %al: tensor<8xf32>)
+    -> (tensor<600x8x128xbf16>, tensor<8x600xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<5xi32>, tensor<5xi32>) alibi(%al : tensor<8xf32>) {causal, sliding_window = 100, softcap = 30.0 : f32, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 128, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>}
+      : tensor<600x8x128xbf16>, tensor<700x2x128xbf16>, tensor<700x2x128xbf16> -> tensor<600x8x128xbf16>, tensor<8x600xf32>
+  return %o, %lse : tensor<600x8x128xbf16>, tensor<8x600xf32>
+}
+
+// Variable-length sequences, head dim 256, every mask.
+func.func @varlen_d256_bn32_all_masks(%q: tensor<600x8x256xbf16>, %k: tensor<700x2x256xbf16>, %v: tensor<700x2x256xbf16>, %cq: tensor<5xi32>, %ck: tensor<5xi32>)
+    -> (tensor<600x8x256xbf16>, tensor<8x600xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<5xi32>, tensor<5xi32>) {causal, sliding_window = 100, softcap = 30.0 : f32, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 32, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>}
+      : tensor<600x8x256xbf16>, tensor<700x2x256xbf16>, tensor<700x2x256xbf16> -> tensor<600x8x256xbf16>, tensor<8x600xf32>
+  return %o, %lse : tensor<600x8x256xbf16>, tensor<8x600xf32>
+}
+
+// Variable-length sequences, one warp at 16 copies per K tile (head dim 128, 32 keys).
+func.func @varlen_one_warp_d128(%q: tensor<600x8x128xbf16>, %k: tensor<700x2x128xbf16>, %v: tensor<700x2x128xbf16>, %cq: tensor<5xi32>, %ck: tensor<5xi32>)
+    -> (tensor<600x8x128xbf16>, tensor<8x600xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<5xi32>, tensor<5xi32>) {causal, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 32, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>}
+      : tensor<600x8x128xbf16>, tensor<700x2x128xbf16>, tensor<700x2x128xbf16> -> tensor<600x8x128xbf16>, tensor<8x600xf32>
+  return %o, %lse : tensor<600x8x128xbf16>, tensor<8x600xf32>
+}
+

@@ -271,3 +271,30 @@ func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xf8E4M3FN>, %v: t
   return %o : tensor<1x8x128x64xbf16>
 }
 
+
+// -----
+
+// variable-length sequences: no packed-GQA view
+func.func @f(%q: tensor<40x8x64xbf16>, %k: tensor<50x2x64xbf16>, %v: tensor<50x2x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> tensor<40x8x64xbf16> {
+  // expected-error @+1 {{attention_config 'pack_gqa': variable-length sequences (cu_seqlens) take pack_gqa = false and split_kv = 1}}
+  %o = kgen.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<4xi32>, tensor<4xi32>) {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 64, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = true, split_kv = 1, source = user>} : tensor<40x8x64xbf16>, tensor<50x2x64xbf16>, tensor<50x2x64xbf16> -> tensor<40x8x64xbf16>
+  return %o : tensor<40x8x64xbf16>
+}
+
+// -----
+
+// variable-length sequences: no split-KV
+func.func @f(%q: tensor<40x8x64xbf16>, %k: tensor<50x2x64xbf16>, %v: tensor<50x2x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> tensor<40x8x64xbf16> {
+  // expected-error @+1 {{attention_config 'split_kv': variable-length sequences (cu_seqlens) take pack_gqa = false and split_kv = 1}}
+  %o = kgen.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<4xi32>, tensor<4xi32>) {config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 16, block_n = 64, warps_m = 1, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 2, source = user>} : tensor<40x8x64xbf16>, tensor<50x2x64xbf16>, tensor<50x2x64xbf16> -> tensor<40x8x64xbf16>
+  return %o : tensor<40x8x64xbf16>
+}
+
+// -----
+
+// variable-length sequences: wgmma's TMA maps are over [B, H, S, D] planes
+func.func @f(%q: tensor<400x8x64xbf16>, %k: tensor<500x2x64xbf16>, %v: tensor<500x2x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> tensor<400x8x64xbf16> {
+  // expected-error @+1 {{attention_config 'instruction': wgmma attention's TMA maps are over [B, H, S, D] planes; variable-length sequences (cu_seqlens) run on mma_sync}}
+  %o = kgen.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<4xi32>, tensor<4xi32>) {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 128, warps_m = 8, stages = 2, consumer_warpgroups = 2, ping_pong = true, overlap_softmax = true, pack_gqa = false, split_kv = 1, source = user>} : tensor<400x8x64xbf16>, tensor<500x2x64xbf16>, tensor<500x2x64xbf16> -> tensor<400x8x64xbf16>
+  return %o : tensor<400x8x64xbf16>
+}

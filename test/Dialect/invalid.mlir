@@ -544,7 +544,7 @@ func.func @attention_more_kv_heads(%q: tensor<1x4x16x64xf32>, %k: tensor<1x8x16x
 // -----
 
 func.func @attention_out_rank(%q: tensor<1x8x16x64xf32>, %k: tensor<1x8x16x64xf32>, %v: tensor<1x8x16x64xf32>) -> tensor<8x16x64xf32> {
-  // expected-error @+1 {{'out' must have rank 4 ([B, Hq, Sq, D]); got 'tensor<8x16x64xf32>'}}
+  // expected-error @+1 {{'out' must have rank 4 ([B, Hq, Sq, D], as 'q'); got 'tensor<8x16x64xf32>'}}
   %o = kgen.attention %q, %k, %v : tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32> -> tensor<8x16x64xf32>
   return %o : tensor<8x16x64xf32>
 }
@@ -629,6 +629,78 @@ func.func @attention_descale_elem(%q: tensor<1x8x16x64xbf16>, %k: tensor<1x2x16x
   // expected-error @+1 {{'v_descale' has element type 'f16'; expected 'f32'}}
   %o = kgen.attention %q, %k, %v v_descale(%d : tensor<1xf16>) : tensor<1x8x16x64xbf16>, tensor<1x2x16x64xf8E4M3FN>, tensor<1x2x16x64xf8E4M3FN> -> tensor<1x8x16x64xbf16>
   return %o : tensor<1x8x16x64xbf16>
+}
+
+// -----
+
+func.func @attention_varlen_one_offsets(%q: tensor<40x8x64xbf16>, %k: tensor<50x2x64xbf16>, %v: tensor<50x2x64xbf16>, %cq: tensor<4xi32>) -> tensor<40x8x64xbf16> {
+  // expected-error @+1 {{'cu_seqlens_q' and 'cu_seqlens_k' come together}}
+  %o = "kgen.attention"(%q, %k, %v, %cq) {operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0>} : (tensor<40x8x64xbf16>, tensor<50x2x64xbf16>, tensor<50x2x64xbf16>, tensor<4xi32>) -> tensor<40x8x64xbf16>
+  return %o : tensor<40x8x64xbf16>
+}
+
+// -----
+
+func.func @attention_varlen_kv_lens(%q: tensor<40x8x64xbf16>, %k: tensor<50x2x64xbf16>, %v: tensor<50x2x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>, %l: tensor<3xi32>) -> tensor<40x8x64xbf16> {
+  // expected-error @+1 {{cu_seqlens gives each sequence its lengths: not with 'kv_lens'}}
+  %o = kgen.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<4xi32>, tensor<4xi32>) kv_lens(%l : tensor<3xi32>) : tensor<40x8x64xbf16>, tensor<50x2x64xbf16>, tensor<50x2x64xbf16> -> tensor<40x8x64xbf16>
+  return %o : tensor<40x8x64xbf16>
+}
+
+// -----
+
+func.func @attention_varlen_q_rank(%q: tensor<1x40x8x64xbf16>, %k: tensor<50x2x64xbf16>, %v: tensor<50x2x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> tensor<1x40x8x64xbf16> {
+  // expected-error @+1 {{'q' must have rank 3 ([Tq, Hq, D] (packed tokens)); got 'tensor<1x40x8x64xbf16>'}}
+  %o = kgen.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<4xi32>, tensor<4xi32>) : tensor<1x40x8x64xbf16>, tensor<50x2x64xbf16>, tensor<50x2x64xbf16> -> tensor<1x40x8x64xbf16>
+  return %o : tensor<1x40x8x64xbf16>
+}
+
+// -----
+
+func.func @attention_varlen_offsets_elem(%q: tensor<40x8x64xbf16>, %k: tensor<50x2x64xbf16>, %v: tensor<50x2x64xbf16>, %cq: tensor<4xi64>, %ck: tensor<4xi32>) -> tensor<40x8x64xbf16> {
+  // expected-error @+1 {{'cu_seqlens_q' has element type 'i64'; expected 'i32'}}
+  %o = kgen.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<4xi64>, tensor<4xi32>) : tensor<40x8x64xbf16>, tensor<50x2x64xbf16>, tensor<50x2x64xbf16> -> tensor<40x8x64xbf16>
+  return %o : tensor<40x8x64xbf16>
+}
+
+// -----
+
+func.func @attention_varlen_offsets_batch(%q: tensor<40x8x64xbf16>, %k: tensor<50x2x64xbf16>, %v: tensor<50x2x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<5xi32>) -> tensor<40x8x64xbf16> {
+  // expected-error @+1 {{'cu_seqlens_k' has shape [5]; expected [4] ([B + 1], the shape of 'cu_seqlens_q')}}
+  %o = kgen.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<4xi32>, tensor<5xi32>) : tensor<40x8x64xbf16>, tensor<50x2x64xbf16>, tensor<50x2x64xbf16> -> tensor<40x8x64xbf16>
+  return %o : tensor<40x8x64xbf16>
+}
+
+// -----
+
+func.func @attention_varlen_no_sequence(%q: tensor<40x8x64xbf16>, %k: tensor<50x2x64xbf16>, %v: tensor<50x2x64xbf16>, %cq: tensor<1xi32>, %ck: tensor<1xi32>) -> tensor<40x8x64xbf16> {
+  // expected-error @+1 {{'cu_seqlens_q' holds no sequence: [B + 1] with B >= 1}}
+  %o = kgen.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<1xi32>, tensor<1xi32>) : tensor<40x8x64xbf16>, tensor<50x2x64xbf16>, tensor<50x2x64xbf16> -> tensor<40x8x64xbf16>
+  return %o : tensor<40x8x64xbf16>
+}
+
+// -----
+
+func.func @attention_varlen_kv_heads(%q: tensor<40x8x64xbf16>, %k: tensor<50x3x64xbf16>, %v: tensor<50x3x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> tensor<40x8x64xbf16> {
+  // expected-error @+1 {{query heads (8) must be a multiple of key/value heads (3)}}
+  %o = kgen.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<4xi32>, tensor<4xi32>) : tensor<40x8x64xbf16>, tensor<50x3x64xbf16>, tensor<50x3x64xbf16> -> tensor<40x8x64xbf16>
+  return %o : tensor<40x8x64xbf16>
+}
+
+// -----
+
+func.func @attention_varlen_lse_shape(%q: tensor<40x8x64xbf16>, %k: tensor<50x2x64xbf16>, %v: tensor<50x2x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> (tensor<40x8x64xbf16>, tensor<40x8xf32>) {
+  // expected-error @+1 {{'lse' has shape [40, 8]; expected [8, 40] ([Hq, Tq])}}
+  %o, %l = kgen.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<4xi32>, tensor<4xi32>) : tensor<40x8x64xbf16>, tensor<50x2x64xbf16>, tensor<50x2x64xbf16> -> tensor<40x8x64xbf16>, tensor<40x8xf32>
+  return %o, %l : tensor<40x8x64xbf16>, tensor<40x8xf32>
+}
+
+// -----
+
+func.func @attention_varlen_v_shape(%q: tensor<40x8x64xbf16>, %k: tensor<50x2x64xbf16>, %v: tensor<51x2x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> tensor<40x8x64xbf16> {
+  // expected-error @+1 {{'v' has shape [51, 2, 64]; expected [50, 2, 64] ([Tk, Hkv, D], the shape of 'k')}}
+  %o = kgen.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<4xi32>, tensor<4xi32>) : tensor<40x8x64xbf16>, tensor<50x2x64xbf16>, tensor<51x2x64xbf16> -> tensor<40x8x64xbf16>
+  return %o : tensor<40x8x64xbf16>
 }
 
 // -----

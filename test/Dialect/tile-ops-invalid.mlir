@@ -809,8 +809,9 @@ kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
 kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
 ^bb0(%bx: index, %by: index, %bz: index, %s: memref<16x16xf32>, %st: memref<2x32xf32>, %acc: memref<16x32xf32>):
   %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
   // expected-error @+1 {{'stats' must be a [2, 16] f32 buffer (row max, row sum); got 'memref<2x32xf32>'}}
-  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) {scale = 1.0 : f32, seq_q = 4} : memref<16x16xf32>, memref<2x32xf32>, memref<16x32xf32>
+  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) seq_q(%c4) {scale = 1.0 : f32} : memref<16x16xf32>, memref<2x32xf32>, memref<16x32xf32>
 }
 
 // -----
@@ -819,8 +820,9 @@ kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
 kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
 ^bb0(%bx: index, %by: index, %bz: index, %s: memref<16x16xf32>, %st: memref<2x16xf32>, %acc: memref<32x32xf32>):
   %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
   // expected-error @+1 {{'acc' must have the 16 rows of 's'; got 'memref<32x32xf32>'}}
-  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) {scale = 1.0 : f32, seq_q = 4} : memref<16x16xf32>, memref<2x16xf32>, memref<32x32xf32>
+  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) seq_q(%c4) {scale = 1.0 : f32} : memref<16x16xf32>, memref<2x16xf32>, memref<32x32xf32>
 }
 
 // -----
@@ -830,7 +832,7 @@ kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
 ^bb0(%bx: index, %by: index, %bz: index, %s: memref<16x16xf32>, %st: memref<2x16xf32>, %acc: memref<16x32xf32>):
   %c0 = arith.constant 0 : index
   // expected-error @+1 {{'seq_q' is 0; expected at least 1}}
-  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) {scale = 1.0 : f32, seq_q = 0} : memref<16x16xf32>, memref<2x16xf32>, memref<16x32xf32>
+  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) seq_q(%c0) {scale = 1.0 : f32} : memref<16x16xf32>, memref<2x16xf32>, memref<16x32xf32>
 }
 
 // -----
@@ -839,8 +841,9 @@ kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
 kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
 ^bb0(%bx: index, %by: index, %bz: index, %s: memref<16x16xf32>, %st: memref<2x16xf32>, %acc: memref<16x32xf32>):
   %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
   // expected-error @+1 {{'scale' must be finite and non-zero}}
-  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) {scale = 0.0 : f32, seq_q = 4} : memref<16x16xf32>, memref<2x16xf32>, memref<16x32xf32>
+  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) seq_q(%c4) {scale = 0.0 : f32} : memref<16x16xf32>, memref<2x16xf32>, memref<16x32xf32>
 }
 
 // -----
@@ -849,8 +852,9 @@ kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
 kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
 ^bb0(%bx: index, %by: index, %bz: index, %s: memref<16x16xf32>, %st: memref<2x16xf32>, %acc: memref<16x32xf32>):
   %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
   // expected-error @+1 {{'window_left' is -1; expected at least 0}}
-  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) {scale = 1.0 : f32, seq_q = 4, window_left = -1} : memref<16x16xf32>, memref<2x16xf32>, memref<16x32xf32>
+  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) seq_q(%c4) {scale = 1.0 : f32, window_left = -1} : memref<16x16xf32>, memref<2x16xf32>, memref<16x32xf32>
 }
 
 // -----
@@ -859,8 +863,9 @@ kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
 kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
 ^bb0(%bx: index, %by: index, %bz: index, %s: memref<16x16xf32>, %st: memref<2x16xf32>, %acc: memref<16x32xf32>, %sl: memref<8xbf16>):
   %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
   // expected-error @+1 {{'alibi' must be f32 slopes [query heads]; got 'memref<8xbf16>'}}
-  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) alibi(%sl[%c0] : memref<8xbf16>) {scale = 1.0 : f32, seq_q = 4} : memref<16x16xf32>, memref<2x16xf32>, memref<16x32xf32>
+  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) seq_q(%c4) alibi(%sl[%c0] : memref<8xbf16>) {scale = 1.0 : f32} : memref<16x16xf32>, memref<2x16xf32>, memref<16x32xf32>
 }
 
 // -----
@@ -869,8 +874,9 @@ kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
 kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
 ^bb0(%bx: index, %by: index, %bz: index, %s: memref<16x16xf32>, %st: memref<2x16xf32>, %acc: memref<16x32xf32>):
   %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
   // expected-error @+1 {{'softcap' must be finite and positive}}
-  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) {scale = 1.0 : f32, seq_q = 4, softcap = -1.0 : f32} : memref<16x16xf32>, memref<2x16xf32>, memref<16x32xf32>
+  kgen.tile.online_softmax %s, %st, %acc rows(%c0) cols(%c0) kv_len(%c0) seq_q(%c4) {scale = 1.0 : f32, softcap = -1.0 : f32} : memref<16x16xf32>, memref<2x16xf32>, memref<16x32xf32>
 }
 
 // -----

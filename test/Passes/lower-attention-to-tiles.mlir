@@ -23,7 +23,7 @@
 // CHECK:        kgen.tile.load %[[V]]{{.*}} into %[[SV]]
 // CHECK:      } compute {
 // CHECK:        kgen.tile.qk %[[SQ]], %[[SK]][%{{.*}}] into %[[S]]
-// CHECK:        kgen.tile.online_softmax %[[S]], %[[ST]], %[[ACC]] rows({{.*}}) cols({{.*}}) kv_len({{.*}}) {causal, scale = {{.*}}, seq_q = 33 : i64}
+// CHECK:        kgen.tile.online_softmax %[[S]], %[[ST]], %[[ACC]] rows({{.*}}) cols({{.*}}) kv_len({{.*}}) seq_q(%c33{{(_[0-9]+)?}}) {causal, scale = {{.*}}}
 // CHECK:        kgen.tile.pv %[[S]], %[[SV]][%{{.*}}] into %[[ACC]]
 // CHECK:      }
 // CHECK:      kgen.tile.attention_store %[[ACC]], %[[ST]] into %[[OP]][%[[BZ]], {{.*}}] bounds({{.*}}) lse(%[[LP]] : memref<3x2x2x132xf32>)

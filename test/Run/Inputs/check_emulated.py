@@ -6,7 +6,8 @@ usage: check_emulated.py MODULE.mlir WORKDIR [--seed=N] [--tolerance=T]
 
 For every public function F of MODULE (one configured kgen.gemm each, its
 arguments in the order A, B, then bias and residual C if it has them; or one
-configured kgen.attention, its arguments q, k, v, then kv_lens,
+configured kgen.attention, its arguments q, k, v, then cu_seqlens_q and
+cu_seqlens_k (a variable-length batch: token-major operands), kv_lens,
 block_table (a paged cache: k and v are [N, Hkv, P, D] pages),
 alibi_slopes, q_descale, k_descale and v_descale if it has them, its
 results out, then lse if it has it; or one
@@ -97,7 +98,10 @@ def check(module, workdir, seed, name, tolerance, source):
         return f"{name}: emulation failed\n{out}", 1
     family = line.split()[1]
     if "kgen.attention" in source:
-        inputs = ["q", "k", "v"] + (["kv_lens"] if "kv_lens(" in source else []) \
+        inputs = ["q", "k", "v"] \
+            + (["cu_seqlens_q", "cu_seqlens_k"] if "cu_seqlens(" in source
+               else []) \
+            + (["kv_lens"] if "kv_lens(" in source else []) \
             + (["block_table"] if "block_table(" in source else []) \
             + (["alibi_slopes"] if "alibi(" in source else []) \
             + [d for d in ("q_descale", "k_descale", "v_descale")

@@ -73,6 +73,13 @@
 //       null). Split s's planes are at o_partial + s * o_split_stride and
 //       lse_partial + s * lse_split_stride; all pointers at split 0 of the
 //       (b, hk) plane.
+//   template <int BlockM>
+//   SequenceTile sequence_tile(const int *offsets, int batch, long tile)
+//       kgen.tile.sequence_tile: {seq, row, valid} of row tile `tile` of a
+//       variable-length batch (offsets [batch + 1], cumulative lengths;
+//       sequence b holds ceil(len_b / BlockM) tiles, numbered in order):
+//       every thread walks the offsets (B reads, from L1 after the first
+//       warp's), {0, 0, 0} past the last sequence's tiles.
 //   template <int Rows, int Cols, int Threads, class T>
 //   widen_tile(T *dst, const __nv_fp8_e4m3 *src)
 //       kgen.tile.widen: the e4m3 tile src (RowMajorPadded<__nv_fp8_e4m3,
@@ -540,6 +547,26 @@ KGEN_DEVICE void widen_tile(T *dst, const __nv_fp8_e4m3 *src) {
                    widen_e4m3x2<T>(static_cast<unsigned short>(e.y >> 16))));
   }
   __syncthreads();
+}
+
+/// A row tile of a variable-length batch: its sequence, its first row in
+/// the sequence, and whether any sequence holds it (1) or not (0).
+struct SequenceTile {
+  long seq, row, valid;
+};
+
+template <int BlockM>
+KGEN_DEVICE SequenceTile sequence_tile(const int *offsets, int batch,
+                                       long tile) {
+  long first = 0; // the first tile of sequence b
+  for (int b = 0; b < batch; ++b) {
+    const long len = lmax(long(offsets[b + 1]) - long(offsets[b]), 0);
+    const long tiles = (len + BlockM - 1) / BlockM;
+    if (tile < first + tiles)
+      return {b, (tile - first) * BlockM, 1};
+    first += tiles;
+  }
+  return {0, 0, 0};
 }
 
 template <int Rows, int Cols, int Threads, class TOut>

@@ -137,8 +137,10 @@ bool writePackage(const std::string &dir, const KernelPackage &pkg,
 /// attention package's kv_lens, whose lengths attentionKvLens (Attention.h)
 /// draws from that seed so that they lie in [0, Skv], and its block_table
 /// (attentionBlockTable: distinct shuffled pages, -1 past each sequence's
-/// length) and its q_descale, k_descale and v_descale (attentionDescale:
-/// in [0.5, 2]), all through attentionInput, and a moe package's
+/// length), its q_descale, k_descale and v_descale (attentionDescale:
+/// in [0.5, 2]) and its cu_seqlens_q and cu_seqlens_k (attentionCuSeqlens:
+/// seeded partitions of the token totals), all through attentionInput, and
+/// a moe package's
 /// inputs, filled by moeInput (Moe.h: weights scaled by 1 / sqrt(K),
 /// router logits without ties), and a grouped_gemm package's, filled by
 /// groupedGemmInput (GroupedGemm.h: B scaled likewise, non-decreasing
