@@ -204,8 +204,8 @@ Error checkMmaSync(const AttentionConfigFields &c,
                               c.blockN, o->headDim, dp, (dp + c.blockN) / 2,
                               288 - dp));
   // Attention.cuh: each thread issues block_n * Dp / (256 * warps_m)
-  // 16-byte copies per K and per V tile, whose addresses stay live across
-  // the key loop. Measured with ptxas (nvcc 13, sm_80 and sm_90a, every
+  // 16-byte copies per K and per V tile (half as many for an e4m3 cache),
+  // whose addresses stay live across the key loop. Measured with ptxas (nvcc 13, sm_80 and sm_90a, every
   // mask, kv_lens; test/Codegen/attention-kernels-compile.mlir holds the
   // edges): 16 copies spill nothing up to Dp 128 (one warp, block_n 32);
   // beyond Dp 128 the output accumulator leaves less room: 14 spilled at
@@ -219,16 +219,19 @@ Error checkMmaSync(const AttentionConfigFields &c,
                 llvm::formatv("is {0}; beyond head dim 128 (tiles of {1}) "
                               "a third K/V stage spills registers: at most 2",
                               c.stages, dp));
-  int64_t copies = c.blockN * dp / (256 * c.warpsM);
+  // Elements of K per thread and copy: 8 of 16 bits, 16 of e4m3 (the
+  // e4m3 edges: test/Codegen/attention-e4m3-compile.mlir).
+  int64_t perCopy = 32 * (16 / o->kvElemBytes());
+  int64_t copies = c.blockN * dp / (perCopy * c.warpsM);
   int64_t maxCopies = c.stages > 2 ? 8 : dp <= 128 ? 16 : 12;
-  if (c.blockN * dp > maxCopies * 256 * c.warpsM) {
-    int64_t maxBlockN = maxCopies * 256 * c.warpsM / dp / 16 * 16;
+  if (c.blockN * dp > maxCopies * perCopy * c.warpsM) {
+    int64_t maxBlockN = maxCopies * perCopy * c.warpsM / dp / 16 * 16;
     std::string fix =
         maxBlockN >= 16
             ? llvm::formatv("block_n must be at most {0}", maxBlockN).str()
             : llvm::formatv("no block_n fits: block_m = 16 x warps_m with "
                             "warps_m at least {0}",
-                            llvm::divideCeil(16 * dp, maxCopies * 256))
+                            llvm::divideCeil(16 * dp, maxCopies * perCopy))
                   .str();
     return fail("block_n",
                 llvm::formatv("is {0}; with {1} warps and head dim {2} "
