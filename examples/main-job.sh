@@ -165,16 +165,19 @@ printf '%s' "$packages"
 
 echo
 echo "Emulated device: one kernel of each family, its emitted CUDA run on the CPU against the host reference"
-printf '%-9s %-44s %-7s %-10s %-8s %9s %9s\n' family kernel result "rel error" tolerance seconds "MFLOP/s"
-for fam in simt mma_sync wgmma attention attn-fa3 moe moe-e4m3; do
+printf '%-9s %-56s %-7s %-10s %-8s %9s %9s\n' family kernel result "rel error" tolerance seconds "MFLOP/s"
+for fam in simt mma_sync wgmma attention attn-fa3 attn-fp8 attn-vlen moe moe-e4m3; do
   while read -r name family _ verdict rel tol secs mflops; do
-    # Attention: FlashAttention-2's schedule (mma_sync) or FA3's (wgmma).
+    # Attention: FlashAttention-2's schedule (mma_sync) or FA3's (wgmma);
+    # an e4m3 KV cache; a variable-length batch.
     [[ $name == kgen_attention_* ]] &&
       family=$([ "$family" = wgmma ] && echo attn-fa3 || echo attention)
+    [[ $name == kgen_attention_*_kvf8E4M3FN_* ]] && family=attn-fp8
+    [[ $name == kgen_attention_*_varlen_* ]] && family=attn-vlen
     [[ $name == kgen_moe_* ]] && family=moe
     [[ $name == kgen_moe_*_e4m3_* ]] && family=moe-e4m3
     [ "$family" = "$fam" ] || continue
-    printf '%-9s %-44s %-7s %-10s %-8s %9s %9s\n' "$family" "$name" "$verdict" "${rel#rel_err=}" \
+    printf '%-9s %-56s %-7s %-10s %-8s %9s %9s\n' "$family" "$name" "$verdict" "${rel#rel_err=}" \
       "${tol#tol=}" "${secs#seconds=}" "${mflops#mflops=}"
   done <<<"$emulated"
 done
