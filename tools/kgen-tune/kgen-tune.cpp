@@ -850,6 +850,13 @@ std::string attentionShape(mlir::kgen::AttentionOp a) {
      << a.getKvHeads() << " q" << a.getSeqQ() << " kv" << a.getSeqKv() << " d"
      << a.getHeadDim() << " "
      << cast<RankedTensorType>(a.getQ().getType()).getElementType();
+  Type kv = cast<RankedTensorType>(a.getK().getType()).getElementType();
+  if (kv != cast<RankedTensorType>(a.getQ().getType()).getElementType())
+    os << " kv " << kv; // an e4m3 cache
+  if (a.isVarlen()) // q and kv are the token totals
+    os << " varlen";
+  if (a.getBlockTable())
+    os << " paged " << a.getPageSize();
   if (a.getCausal())
     os << " causal";
   if (std::optional<int64_t> w = a.getSlidingWindow())
