@@ -275,7 +275,7 @@ Error checkWgmma(const AttentionConfigFields &c, const AttentionOperands *o) {
                                         c.stages));
   if (!o)
     return std::nullopt;
-  if (!o->elem.isBF16() && !o->elem.isF16() || o->widensKv())
+  if ((!o->elem.isBF16() && !o->elem.isF16()) || o->widensKv())
     return fail("instruction", "wgmma attention takes bf16 or f16 operands "
                                "(m64nNk16); e4m3 ones run on mma_sync, "
                                "widened in shared memory");

@@ -90,7 +90,8 @@ int64_t attentionTileHeadDim(int64_t headDim,
 
 /// The main kernel's dynamic shared memory in bytes: the Q tile and the
 /// K and V stage buffers, each rounded up to 128 bytes (what
-/// kgen/block/Attention.cuh's attention_smem_bytes states again); with
+/// kgen/block/Attention.cuh's attention_smem_bytes states again for 16-bit
+/// operands); with
 /// e4m3 operands (mma_sync) also the widened tiles: Q's e4m3 staging tile,
 /// or one K and one V tile of the compute type beside the e4m3 stages.
 int64_t attentionSharedMemoryBytes(const AttentionConfigFields &config,

@@ -532,6 +532,9 @@ LogicalResult AttentionOp::verify() {
       failed(check.floatElem("out", o)) ||
       failed(check.shape("out", o, q.getShape(), outShape)))
     return failure();
+  if (isa<Float8E4M3FNType>(o.getElementType()))
+    return emitOpError("'out' has element type f8E4M3FN; an attention's "
+                       "output is bf16, f16 or f32");
   if (Value lse = getLse()) {
     RankedTensorType t;
     // FlashAttention's varlen log-sum-exp is head-major: [Hq, Tq].

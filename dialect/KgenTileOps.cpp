@@ -173,6 +173,22 @@ LogicalResult TileWidenOp::verify() {
   if (src.getShape().drop_front() != dst.getShape().drop_front())
     return emitOpError() << "'src' tiles " << src << " and 'dst' tiles "
                          << dst << " differ in rows or columns";
+  if (dst.getDimSize(2) % 16 != 0)
+    return emitOpError() << "widened tiles have rows of whole 16-element "
+                            "chunks; got "
+                         << dst.getDimSize(2) << " columns";
+  // Inside a pipeline, a widen reads the stage its compute step has landed
+  // (the GPU waits for that stage only).
+  if (auto pipeline = (*this)->getParentOfType<TilePipelineOp>()) {
+    Region *region = (*this)->getParentRegion();
+    if (region != &pipeline.getCompute())
+      return emitOpError("widens a landed stage: in a pipeline, only in its "
+                         "compute step");
+    Block &step = pipeline.getCompute().front();
+    if (step.getNumArguments() < 2 || getStage() != step.getArgument(1))
+      return emitOpError("in a pipeline's compute step, widens the step's "
+                         "stage (its second argument)");
+  }
   return success();
 }
 

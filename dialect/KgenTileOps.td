@@ -154,7 +154,7 @@ def Kgen_TileWidenOp : Kgen_Op<"tile.widen"> {
   let hasVerifier = 1;
 }
 
-def Kgen_TileSequenceTileOp : Kgen_Op<"tile.sequence_tile", [Pure]> {
+def Kgen_TileSequenceTileOp : Kgen_Op<"tile.sequence_tile"> {
   let summary = "the sequence and first row of a row tile of a variable-length batch";
   let description = [{
     With cumulative offsets `offsets` ([B + 1], i32) and tiles of `block_m`
@@ -166,7 +166,8 @@ def Kgen_TileSequenceTileOp : Kgen_Op<"tile.sequence_tile", [Pure]> {
     covers every sequence (T = offsets[B], offsets[0] = 0). On the GPU each
     block reads the offsets (FlashAttention's varlen tile scheduler).
   }];
-  let arguments = (ins AnyMemRef:$offsets, Index:$tile, I64Attr:$block_m);
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$offsets, Index:$tile,
+                       I64Attr:$block_m);
   let results = (outs Index:$seq, Index:$row, Index:$valid);
   let assemblyFormat = [{
     $offsets `[` $tile `]` `block_m` `(` $block_m `)` attr-dict `:` type($offsets)
@@ -306,8 +307,9 @@ def Kgen_TileOnlineSoftmaxOp : Kgen_Op<"tile.online_softmax",
   let summary = "mask the scores, update the row statistics, rescale the output";
   let description = [{
     For row m of the tile, packed row `r = row0 + m` is query
-    `i = r mod seq_q` of query head `head0 + r / seq_q` (`seq_q > 0`, a
-    runtime value: a variable-length sequence's), at position
+    `i = r mod seq_q` of query head `head0 + r / seq_q` (clamped into the
+    slopes' heads; `seq_q` is a runtime value, a variable-length sequence's,
+    and one below 1 counts as 1), at position
     `p = i + kv_len - seq_q` (bottom-right); column n is key `j = col0 +
     n`, visible when `j < kv_len`, and `j <= p` with `causal`, and
     `j >= p - window_left`, `j <= p + window_right` with those. With

@@ -121,8 +121,6 @@ std::pair<Value, Value> visibleKeyTiles(Ix &ix, AttentionPlan &p,
       p.op.getCausal() ? std::optional<int64_t>(0) : p.op.getRightWindow();
   if (!left && !right)
     return {lo, hi};
-  // The block's rows may span query heads (pack_gqa): then its queries
-  // cover every position. Last row and the heads between first and last.
   // The block's last row (r0 for a variable-length batch's tile of no
   // sequence, rhi = 0, whose key range the caller empties).
   Value last = ix.smax(
@@ -209,10 +207,16 @@ BlockFrame varlenFrame(Ix &ix, AttentionPlan &p, Value bx, Value cuQ,
     Value stored = memref::LoadOp::create(b, cu, ValueRange{at});
     return arith::IndexCastOp::create(b, b.getIndexType(), stored);
   };
+  // The sequence's tokens, clamped into the totals as the reference has
+  // them (offsets past the end read and write nothing outside).
   Value next = ix.add(seq, 1);
-  Value qStart = offset(cuQ, seq), kStart = offset(cuK, seq);
-  Value queries = ix.smax(ix.sub(offset(cuQ, next), qStart), zero);
-  f.len = ix.smax(ix.sub(offset(cuK, next), kStart), zero);
+  auto clampTo = [&](Value x, Value lo, int64_t hi) {
+    return ix.smin(ix.smax(x, lo), ix.c(hi));
+  };
+  Value qStart = clampTo(offset(cuQ, seq), zero, p.sq);
+  Value kStart = clampTo(offset(cuK, seq), zero, p.skv);
+  Value queries = ix.sub(clampTo(offset(cuQ, next), qStart, p.sq), qStart);
+  f.len = ix.sub(clampTo(offset(cuK, next), kStart, p.skv), kStart);
   f.valid = tile.getValid();
   // A tile of no sequence (valid = 0) names sequence 0, which may be empty:
   // its rows are none, and seq_q at least 1 keeps the row arithmetic

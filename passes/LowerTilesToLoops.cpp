@@ -395,7 +395,8 @@ void lowerQk(TileQkOp op, RefBuilder &rb) {
 void lowerOnlineSoftmax(TileOnlineSoftmaxOp op, RefBuilder &rb) {
   Value s = op.getS(), stats = op.getStats(), acc = op.getAcc();
   Value len = op.getKvLen();
-  Value seqQ = op.getSeqQ();
+  // (A runtime seq_q below 1 counts as 1: KgenTileOps.td.)
+  Value seqQ = arith::MaxSIOp::create(rb.b, op.getSeqQ(), rb.idx(1));
   Value scale = rb.f32(op.getScale().convertToFloat());
   if (Value descale = op.getDescale())
     scale = rb.mulf(scale, descale);
@@ -499,8 +500,17 @@ void forEachRow(Box &box, int64_t rows,
   });
 }
 
+/// lse[at] = the log-sum-exp of row r of `stats` (-inf when its sum is 0).
 void storeLse(RefBuilder &rb, Value stats, Value r, Value lse,
-              ArrayRef<Value> at);
+              ArrayRef<Value> at) {
+  Value mx = memref::LoadOp::create(rb.b, stats, ValueRange{rb.idx(0), r});
+  Value l = memref::LoadOp::create(rb.b, stats, ValueRange{rb.idx(1), r});
+  Value finite = rb.cmpf(arith::CmpFPredicate::OGT, mx, rb.f32(kNegInf));
+  Value shift = rb.select(finite, mx, rb.f32(0.0));
+  Value any = rb.cmpf(arith::CmpFPredicate::OGT, l, rb.f32(0.0));
+  Value v = rb.addf(shift, math::LogOp::create(rb.b, l));
+  memref::StoreOp::create(rb.b, rb.select(any, v, rb.f32(kNegInf)), lse, at);
+}
 
 void lowerAttentionStore(TileAttentionStoreOp op, RefBuilder &rb) {
   Box box{rb, op.getDst(), op.getIndices(), op.getRows(), op.getCols()};
@@ -535,18 +545,6 @@ void lowerAttentionStore(TileAttentionStoreOp op, RefBuilder &rb) {
     }
     storeLse(rb, stats, r, lse, at);
   });
-}
-
-/// lse[at] = the log-sum-exp of row r of `stats` (-inf when its sum is 0).
-void storeLse(RefBuilder &rb, Value stats, Value r, Value lse,
-              ArrayRef<Value> at) {
-  Value mx = memref::LoadOp::create(rb.b, stats, ValueRange{rb.idx(0), r});
-  Value l = memref::LoadOp::create(rb.b, stats, ValueRange{rb.idx(1), r});
-  Value finite = rb.cmpf(arith::CmpFPredicate::OGT, mx, rb.f32(kNegInf));
-  Value shift = rb.select(finite, mx, rb.f32(0.0));
-  Value any = rb.cmpf(arith::CmpFPredicate::OGT, l, rb.f32(0.0));
-  Value v = rb.addf(shift, math::LogOp::create(rb.b, l));
-  memref::StoreOp::create(rb.b, rb.select(any, v, rb.f32(kNegInf)), lse, at);
 }
 
 /// kgen.tile.sequence_tile: the sequences' tile counts summed in order until

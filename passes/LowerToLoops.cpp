@@ -211,10 +211,14 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
   auto factor = [&](Value descale) {
     return descale ? rb.loadF32(rb.buffer(descale), {rb.idx(0)}) : Value();
   };
-  ref.logitScale = rb.f32(op.getScaleValue());
+  // scale * (dq * dk), grouped as the kernels compute it.
+  Value descale;
   for (Value d : {factor(op.getQDescale()), factor(op.getKDescale())})
     if (d)
-      ref.logitScale = rb.mulf(ref.logitScale, d);
+      descale = descale ? rb.mulf(descale, d) : d;
+  ref.logitScale = rb.f32(op.getScaleValue());
+  if (descale)
+    ref.logitScale = rb.mulf(ref.logitScale, descale);
   ref.outScale = factor(op.getVDescale());
   ref.slopes = op.getAlibiSlopes() ? rb.buffer(op.getAlibiSlopes()) : Value();
   ref.cap = op.getSoftcapValue();

@@ -224,7 +224,14 @@ bool isDecodeGroupedGemm(const nlohmann::json &keyOp) {
 bool sameRegime(GemmOp, const nlohmann::json &) { return true; }
 bool sameRegime(AttentionOp op, const nlohmann::json &stored) {
   AttentionProblem other = AttentionProblem::of(op);
-  other.seqQ = sizeOf(stored, "seq_q");
+  // A stored variable-length batch's seq_q is its token total: B
+  // sequences of the mean length, as AttentionProblem::of has it.
+  int64_t storedQ = sizeOf(stored, "seq_q");
+  auto varlen = stored.find("varlen");
+  if (varlen != stored.end() && varlen->is_boolean() && varlen->get<bool>())
+    storedQ = llvm::divideCeil(storedQ,
+                               std::max<int64_t>(1, sizeOf(stored, "batch")));
+  other.seqQ = storedQ;
   return isDecodeAttention(AttentionProblem::of(op)) ==
          isDecodeAttention(other);
 }

@@ -560,6 +560,7 @@ FailureOr<AttentionOperands> attentionOperandsOf(KernelOp kernel) {
     return failure();
   AttentionOperands o;
   kernel.walk([&](TileLoadPagedOp) { o.paged = true; });
+  kernel.walk([&](TileSequenceTileOp) { o.varlen = true; });
   // The element type a tile was loaded as: its own, or the e4m3 it was
   // widened from.
   auto loadedAs = [&](Value tile) {

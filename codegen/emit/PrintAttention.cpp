@@ -135,7 +135,10 @@ LogicalResult KernelPrinter::printAttentionStep(Operation *op) {
                << (left ? int64_t(*left) : 0) << ", "
                << (right ? int64_t(*right) : 0) << ", "
                << (o.getAlibi() ? name(o.getAlibi()) : "nullptr") << ", "
-               << (o.getHead0() ? name(o.getHead0()) : "0") << ");\n";
+               << (o.getHead0() ? name(o.getHead0()) : "0");
+        if (Value alibi = o.getAlibi()) // the slopes' count (a clamp)
+          os << ", " << dimOf(alibi, 0);
+        os << ");\n";
         return success();
       })
       .Case([&](TilePvOp o) {

@@ -705,6 +705,14 @@ func.func @attention_varlen_v_shape(%q: tensor<40x8x64xbf16>, %k: tensor<50x2x64
 
 // -----
 
+func.func @attention_out_e4m3(%q: tensor<1x8x16x64xf8E4M3FN>, %k: tensor<1x2x16x64xf8E4M3FN>, %v: tensor<1x2x16x64xf8E4M3FN>) -> tensor<1x8x16x64xf8E4M3FN> {
+  // expected-error @+1 {{'out' has element type f8E4M3FN; an attention's output is bf16, f16 or f32}}
+  %o = kgen.attention %q, %k, %v : tensor<1x8x16x64xf8E4M3FN>, tensor<1x2x16x64xf8E4M3FN>, tensor<1x2x16x64xf8E4M3FN> -> tensor<1x8x16x64xf8E4M3FN>
+  return %o : tensor<1x8x16x64xf8E4M3FN>
+}
+
+// -----
+
 func.func @attention_table_elem(%q: tensor<2x8x16x64xf32>, %k: tensor<8x2x16x64xf32>, %v: tensor<8x2x16x64xf32>, %bt: tensor<2x4xi64>) -> tensor<2x8x16x64xf32> {
   // expected-error @+1 {{'block_table' has element type 'i64'; expected 'i32'}}
   %o = kgen.attention %q, %k, %v block_table(%bt : tensor<2x4xi64>) : tensor<2x8x16x64xf32>, tensor<8x2x16x64xf32>, tensor<8x2x16x64xf32> -> tensor<2x8x16x64xf32>

@@ -1083,3 +1083,105 @@ func.func @f(%off: memref<3xi32>) {
   kgen.tile.moe_single_group into %off {rows = 4} : memref<3xi32>
   return
 }
+
+// -----
+
+// widen: the source is not e4m3
+func.func @f(%s: memref<2x16x32xbf16, 3>, %d: memref<1x16x32xbf16, 3>, %c0: index) {
+  // expected-error @+1 {{'src' must hold f8E4M3FN elements; got 'bf16'}}
+  kgen.tile.widen %s[%c0] into %d[%c0] : memref<2x16x32xbf16, 3>, memref<1x16x32xbf16, 3>
+  return
+}
+
+// -----
+
+// widen: to f32
+func.func @f(%s: memref<2x16x32xf8E4M3FN, 3>, %d: memref<1x16x32xf32, 3>, %c0: index) {
+  // expected-error @+1 {{'dst' must hold bf16 or f16 elements; got 'f32'}}
+  kgen.tile.widen %s[%c0] into %d[%c0] : memref<2x16x32xf8E4M3FN, 3>, memref<1x16x32xf32, 3>
+  return
+}
+
+// -----
+
+// widen: tiles of other shapes
+func.func @f(%s: memref<2x16x32xf8E4M3FN, 3>, %d: memref<1x32x32xbf16, 3>, %c0: index) {
+  // expected-error @+1 {{'src' tiles 'memref<2x16x32xf8E4M3FN, 3>' and 'dst' tiles 'memref<1x32x32xbf16, 3>' differ in rows or columns}}
+  kgen.tile.widen %s[%c0] into %d[%c0] : memref<2x16x32xf8E4M3FN, 3>, memref<1x32x32xbf16, 3>
+  return
+}
+
+// -----
+
+// widen: rows not whole 16-element chunks
+func.func @f(%s: memref<2x16x40xf8E4M3FN, 3>, %d: memref<1x16x40xbf16, 3>, %c0: index) {
+  // expected-error @+1 {{widened tiles have rows of whole 16-element chunks; got 40 columns}}
+  kgen.tile.widen %s[%c0] into %d[%c0] : memref<2x16x40xf8E4M3FN, 3>, memref<1x16x40xbf16, 3>
+  return
+}
+
+// -----
+
+// widen: in a pipeline's load step (the stage has not landed)
+func.func @f(%s: memref<2x16x32xf8E4M3FN, 3>, %d: memref<1x16x32xbf16, 3>, %c0: index, %c4: index) {
+  kgen.tile.pipeline %c0 to %c4 stages 2 load {
+  ^bb0(%k: index, %st: index):
+    // expected-error @+1 {{widens a landed stage: in a pipeline, only in its compute step}}
+    kgen.tile.widen %s[%st] into %d[%c0] : memref<2x16x32xf8E4M3FN, 3>, memref<1x16x32xbf16, 3>
+  } compute {
+  ^bb0(%k: index, %st: index):
+  }
+  return
+}
+
+// -----
+
+// widen: another stage than the compute step's
+func.func @f(%s: memref<2x16x32xf8E4M3FN, 3>, %d: memref<1x16x32xbf16, 3>, %c0: index, %c4: index) {
+  kgen.tile.pipeline %c0 to %c4 stages 2 load {
+  ^bb0(%k: index, %st: index):
+  } compute {
+  ^bb0(%k: index, %st: index):
+    // expected-error @+1 {{in a pipeline's compute step, widens the step's stage (its second argument)}}
+    kgen.tile.widen %s[%c0] into %d[%c0] : memref<2x16x32xf8E4M3FN, 3>, memref<1x16x32xbf16, 3>
+  }
+  return
+}
+
+// -----
+
+// sequence_tile: offsets not [B + 1] i32
+func.func @f(%off: memref<4xi64>, %t: index) {
+  // expected-error @+1 {{'offsets' must be [B + 1] i32 with B >= 1; got 'memref<4xi64>'}}
+  %b, %r, %v = kgen.tile.sequence_tile %off[%t] block_m(16) : memref<4xi64>
+  return
+}
+
+// -----
+
+// sequence_tile: no rows per tile
+func.func @f(%off: memref<4xi32>, %t: index) {
+  // expected-error @+1 {{'block_m' is 0; expected at least 1}}
+  %b, %r, %v = kgen.tile.sequence_tile %off[%t] block_m(0) : memref<4xi32>
+  return
+}
+
+// -----
+
+// attention_store: lse_at without an lse
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %acc: memref<16x32xf32>, %st: memref<2x16xf32>, %o: memref<9x64xbf16>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'lse_at' places an 'lse': give one}}
+  kgen.tile.attention_store %acc, %st into %o[%c0, %c0] bounds(%c0, %c0) lse_at[%c0, %c0] : memref<16x32xf32>, memref<2x16xf32>, memref<9x64xbf16>
+}
+
+// -----
+
+// attention_store: lse_at not indexing every dimension
+kgen.kernel @k grid [1, 1, 1] threads 32 smem 0 {
+^bb0(%bx: index, %by: index, %bz: index, %acc: memref<16x32xf32>, %st: memref<2x16xf32>, %o: memref<9x64xbf16>, %l: memref<2x9xf32>):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'lse_at' must index every dimension of an f32 'lse'; got 1 indices for 'memref<2x9xf32>'}}
+  kgen.tile.attention_store %acc, %st into %o[%c0, %c0] bounds(%c0, %c0) lse(%l : memref<2x9xf32>) lse_at[%c0] : memref<16x32xf32>, memref<2x16xf32>, memref<9x64xbf16>
+}

@@ -33,7 +33,7 @@
 //           float out_scale = 1) const
 //         kgen.tile.attention_store: for block rows m with row0 + m < rows
 //         and columns c = col0 + j < cols (j < Dp):
-//         out[(row0 + m) * ld + c] = l > 0 ? acc * out_scale / l : 0
+//         out[(row0 + m) * ld + c] = l > 0 ? acc * (out_scale / l) : 0
 //         (out_scale: the descale of an e4m3 V), rounded once to
 //         TOut (__nv_bfloat16, __half, or float for split-KV partials);
 //         lse[row0 + m] = l > 0 ? max + log(l) : -inf (natural log), when
@@ -48,9 +48,10 @@
 //                  Rescale &acc,   (AttentionAccumulator or AttentionRowScale)
 //                  long row0, long col0, long kv_len, long seq_q,
 //                  float scale, float softcap, int left, int right,
-//                  const float *alibi, long head0)
+//                  const float *alibi, long head0, long alibi_heads = 1)
 //       kgen.tile.online_softmax, per block row m (packed row r = row0 + m,
-//       query i = r mod seq_q of query head head0 + r / seq_q, position
+//       query i = r mod seq_q of query head head0 + r / seq_q (clamped
+//       below alibi_heads, the slopes' count; seq_q < 1 counts as 1), position
 //       p = i + kv_len - seq_q) and column n (key j = col0 + n): visible =
 //       j < kv_len && (!Causal || j <= p) && (!HasLeft || j >= p - left)
 //       && (!HasRight || j <= p + right); t = visible ? softcap(scale * s)
@@ -417,7 +418,8 @@ KGEN_DEVICE void online_softmax(AttentionScores<BM, BN, WarpsM> &s,
                                 Rescale &acc, long row0, long col0,
                                 long kv_len, long seq_q, float scale,
                                 float softcap, int left, int right,
-                                const float *alibi, long head0) {
+                                const float *alibi, long head0,
+                                long alibi_heads = 1) {
   using Rows = AttentionRows<BM, WarpsM>;
   constexpr int kNT = BN / 8;
   constexpr float kLog2e = 1.44269504088896341f;
@@ -431,7 +433,8 @@ KGEN_DEVICE void online_softmax(AttentionScores<BM, BN, WarpsM> &s,
     const int mt = ri / 2, e0 = 2 * (ri % 2);
     // The row's visible columns n of this tile: lo_n <= n < hi_n.
     const int r = int(row0) + Rows::row(thread, ri);
-    const int p = r % int(seq_q) + len - int(seq_q);
+    const int sq = seq_q > 0 ? int(seq_q) : 1; // (a runtime 0 counts as 1)
+    const int p = r % sq + len - sq;
     int hi_n = len - c0;
     if (Causal && p + 1 - c0 < hi_n)
       hi_n = p + 1 - c0;
@@ -440,8 +443,10 @@ KGEN_DEVICE void online_softmax(AttentionScores<BM, BN, WarpsM> &s,
     const int lo_n = HasLeft ? p - left - c0 : 0;
     // ALiBi: - slope * |p - j| (in log2 units), the slope of the row's
     // query head.
+    // (Rows past the block's last, whose results are never stored, may
+    // name heads past the last: clamped, as the CPU definition has it.)
     const float slope =
-        HasAlibi ? alibi[head0 + r / int(seq_q)] * kLog2e : 0.f;
+        HasAlibi ? alibi[lmin(head0 + r / sq, alibi_heads - 1)] * kLog2e : 0.f;
     float mx = stats.max[ri];
 #pragma unroll
     for (int nt = 0; nt < kNT; ++nt)
@@ -516,7 +521,8 @@ KGEN_DEVICE void load_paged_box(T *dst, const T *cache, long heads,
 
 /// Two e4m3 values (`pair`: element 0 in bits 7:0) as a packed pair of T
 /// (element 0 in bits 15:0), exactly: cvt.rn.f16x2.e4m3x2, and for bf16
-/// through f32 (every e4m3 value is an f16, an f32 and a bf16 value).
+/// on through f32 (cvt.f32.f16, cvt.rn.bf16x2.f32; every e4m3 value is an
+/// f16, an f32 and a bf16 value).
 template <class T> KGEN_DEVICE unsigned widen_e4m3x2(unsigned short pair) {
   const unsigned h = kgen::cuda::cvt_f16x2_e4m3x2(pair);
   if constexpr (kgen::cuda::kIsSame<T, __half>) {
@@ -524,9 +530,11 @@ template <class T> KGEN_DEVICE unsigned widen_e4m3x2(unsigned short pair) {
   } else {
     static_assert(kgen::cuda::kIsSame<T, __nv_bfloat16>,
                   "e4m3 widens to bf16 or f16");
-    return kgen::cuda::cvt_bf16x2(
-        kgen::cuda::f16_to_f32(static_cast<unsigned short>(h >> 16)),
-        kgen::cuda::f16_to_f32(static_cast<unsigned short>(h & 0xffffu)));
+    __half2 halves;
+    static_assert(sizeof(halves) == sizeof(h), "a packed f16 pair");
+    memcpy(&halves, &h, sizeof(h));
+    const float2 f = __half22float2(halves);
+    return kgen::cuda::cvt_bf16x2(f.y, f.x);
   }
 }
 
