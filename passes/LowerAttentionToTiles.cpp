@@ -169,12 +169,8 @@ BlockFrame paddedFrame(Ix &ix, AttentionPlan &p, Value bx, Value lens) {
   BlockFrame f;
   f.rows = blockRows(ix, p, bx);
   f.len = ix.c(p.skv);
-  if (lens) {
-    Value stored = memref::LoadOp::create(ix.b, lens, ValueRange{f.rows.b});
-    Value asIndex =
-        arith::IndexCastOp::create(ix.b, ix.b.getIndexType(), stored);
-    f.len = ix.smin(ix.smax(asIndex, ix.c(0)), ix.c(p.skv));
-  }
+  if (lens)
+    f.len = ix.smin(ix.smax(ix.load(lens, f.rows.b), ix.c(0)), ix.c(p.skv));
   f.sq = ix.c(p.sq);
   Value zero = ix.c(0);
   f.qAt = {f.rows.b, f.rows.hk, f.rows.r0, zero};
@@ -203,20 +199,16 @@ BlockFrame varlenFrame(Ix &ix, AttentionPlan &p, Value bx, Value cuQ,
                                          ix.div(bx, p.hq),
                                          b.getI64IntegerAttr(p.bm));
   Value seq = tile.getSeq(), zero = ix.c(0);
-  auto offset = [&](Value cu, Value at) -> Value {
-    Value stored = memref::LoadOp::create(b, cu, ValueRange{at});
-    return arith::IndexCastOp::create(b, b.getIndexType(), stored);
-  };
   // The sequence's tokens, clamped into the totals as the reference has
   // them (offsets past the end read and write nothing outside).
   Value next = ix.add(seq, 1);
   auto clampTo = [&](Value x, Value lo, int64_t hi) {
     return ix.smin(ix.smax(x, lo), ix.c(hi));
   };
-  Value qStart = clampTo(offset(cuQ, seq), zero, p.sq);
-  Value kStart = clampTo(offset(cuK, seq), zero, p.skv);
-  Value queries = ix.sub(clampTo(offset(cuQ, next), qStart, p.sq), qStart);
-  f.len = ix.sub(clampTo(offset(cuK, next), kStart, p.skv), kStart);
+  Value qStart = clampTo(ix.load(cuQ, seq), zero, p.sq);
+  Value kStart = clampTo(ix.load(cuK, seq), zero, p.skv);
+  Value queries = ix.sub(clampTo(ix.load(cuQ, next), qStart, p.sq), qStart);
+  f.len = ix.sub(clampTo(ix.load(cuK, next), kStart, p.skv), kStart);
   f.valid = tile.getValid();
   // A tile of no sequence (valid = 0) names sequence 0, which may be empty:
   // its rows are none, and seq_q at least 1 keeps the row arithmetic

@@ -35,6 +35,12 @@ struct Ix {
   Value min(Value x, Value y) { return arith::MinUIOp::create(b, x, y); }
   Value smin(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
   Value smax(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
+  /// An integer scalar of a kernel parameter as an index (kv_lens[b],
+  /// cu_seqlens[b]).
+  Value load(Value mem, Value at) {
+    Value stored = memref::LoadOp::create(b, mem, ValueRange{at});
+    return arith::IndexCastOp::create(b, b.getIndexType(), stored);
+  }
   /// ceil(x / y) for x >= 0.
   Value ceilDiv(Value x, int64_t y) { return div(add(x, y - 1), y); }
 };
