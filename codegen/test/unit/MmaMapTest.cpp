@@ -86,49 +86,99 @@ TEST(FragmentMaps, WgmmaAccumulatorsCoverOnce) {
   static_assert(WgmmaAccMap<256>::acc(37, 6).col == 10);
 }
 
-/// The RS wgmma's A fragment: warp w of the warpgroup is mma.sync
-/// m16n8k16's A fragment (MmaBf16::a_elem) shifted down 16w rows.
-constexpr bool wgmmaAFragIsMmaA() {
+/// The RS wgmma's A fragments: warp w of the warpgroup is mma.sync's A
+/// fragment of the same K (m16n8k16 for 16-bit A, m16n8k32 for 8-bit)
+/// shifted down 16w rows.
+template <class Map, class Mma> constexpr bool wgmmaAFragIsMmaA() {
   for (int t = 0; t < 128; ++t)
-    for (int e = 0; e < WgmmaAFragMap::kElems; ++e) {
-      const RowCol w = WgmmaAFragMap::a_elem(t, e);
-      const RowCol m = MmaBf16::a_elem(t % 32, e);
+    for (int e = 0; e < Map::kElems; ++e) {
+      const RowCol w = Map::a_elem(t, e);
+      const RowCol m = Mma::a_elem(t % 32, e);
       if (w.row != 16 * (t / 32) + m.row || w.col != m.col)
         return false;
     }
   return true;
 }
-static_assert(wgmmaAFragIsMmaA(),
+static_assert(wgmmaAFragIsMmaA<WgmmaAFragMap, MmaBf16>(),
               "WgmmaAFragMap is MmaBf16's A fragment for each warp");
+static_assert(wgmmaAFragIsMmaA<WgmmaAFragMap8, MmaE4m3>(),
+              "WgmmaAFragMap8 is MmaE4m3's A fragment for each warp");
 
-TEST(FragmentMaps, WgmmaRegisterACoversOnceAndMatchesTheAccumulators) {
+/// Checks that the RS wgmma A-fragment map `Map` covers the 64 x cols A
+/// slice once, calling check(t, e, rc) on each element rc = a_elem(t, e).
+template <class Map, class Check>
+void expectAFragCoversOnce(int cols, Check check) {
   std::set<std::pair<int, int>> seen;
-  for (int t = 0; t < WgmmaAFragMap::kThreads; ++t)
-    for (int e = 0; e < WgmmaAFragMap::kElems; ++e) {
-      const RowCol rc = WgmmaAFragMap::a_elem(t, e);
+  for (int t = 0; t < Map::kThreads; ++t)
+    for (int e = 0; e < Map::kElems; ++e) {
+      const RowCol rc = Map::a_elem(t, e);
       ASSERT_GE(rc.row, 0);
       ASSERT_LT(rc.row, 64);
       ASSERT_GE(rc.col, 0);
-      ASSERT_LT(rc.col, 16);
-      EXPECT_TRUE(seen.insert({rc.row, rc.col}).second);
-      const RowCol m = MmaBf16::a_elem(t % 32, e);
-      EXPECT_EQ(rc.row, 16 * (t / 32) + m.row);
-      EXPECT_EQ(rc.col, m.col);
-      // FA3's P: accumulator 8s + e of an S tile is element e of k-slice
-      // s's A fragment (same row, column 16s + col).
-      for (int s = 0; s < 4; ++s) {
-        const RowCol acc = WgmmaAccMap<64>::acc(t, 8 * s + e);
-        EXPECT_EQ(acc.row, rc.row);
-        EXPECT_EQ(acc.col, 16 * s + rc.col);
-      }
+      ASSERT_LT(rc.col, cols);
+      EXPECT_TRUE(seen.insert({rc.row, rc.col}).second)
+          << "(" << rc.row << ", " << rc.col << ") twice";
+      check(t, e, rc);
     }
-  EXPECT_EQ(seen.size(), size_t(64 * 16));
+  EXPECT_EQ(seen.size(), size_t(64) * cols);
+}
+
+TEST(FragmentMaps, WgmmaRegisterACoversOnceAndMatchesTheAccumulators) {
+  expectAFragCoversOnce<WgmmaAFragMap>(16, [](int t, int e, RowCol rc) {
+    const RowCol m = MmaBf16::a_elem(t % 32, e);
+    EXPECT_EQ(rc.row, 16 * (t / 32) + m.row);
+    EXPECT_EQ(rc.col, m.col);
+    // FA3's P: accumulator 8s + e of an S tile is element e of k-slice
+    // s's A fragment (same row, column 16s + col).
+    for (int s = 0; s < 4; ++s) {
+      const RowCol acc = WgmmaAccMap<64>::acc(t, 8 * s + e);
+      EXPECT_EQ(acc.row, rc.row);
+      EXPECT_EQ(acc.col, 16 * s + rc.col);
+    }
+  });
   // Figure 148: thread 37 (warp 1, lane 5) holds a0 at (17, 2), a7 at
   // (25, 11).
   static_assert(WgmmaAFragMap::a_elem(37, 0).row == 17);
   static_assert(WgmmaAFragMap::a_elem(37, 0).col == 2);
   static_assert(WgmmaAFragMap::a_elem(37, 7).row == 25);
   static_assert(WgmmaAFragMap::a_elem(37, 7).col == 11);
+}
+
+TEST(FragmentMaps, WgmmaRegisterA8CoversOnceWithinTheQuadsAccumulators) {
+  expectAFragCoversOnce<WgmmaAFragMap8>(32, [](int t, int e, RowCol rc) {
+    // Byte e is half e % 2 of the 16-bit fragment's element e / 2.
+    const RowCol h = WgmmaAFragMap::a_elem(t, e / 2);
+    EXPECT_EQ(rc.row, h.row);
+    EXPECT_EQ(rc.col, 2 * h.col + e % 2);
+    // CUTLASS ALayout_64x32, evaluated as written: thread t0 + 4 t1 +
+    // 32 t2, value v0 + 4 v1 + 8 v2 -> m + 64 k.
+    const int mk = 256 * (t % 4) + (t / 4) % 8 + 16 * (t / 32) +
+                   64 * (e % 4) + 8 * ((e / 4) % 2) + 1024 * (e / 8);
+    EXPECT_EQ(rc.row, mk % 64);
+    EXPECT_EQ(rc.col, mk / 64);
+    // Not the accumulator map register for register (FP8 P from S needs
+    // a shuffle), but within the quad: for each k-slice s of an S tile,
+    // the accumulator holding (row, 32s + col) is a thread of t's quad.
+    for (int s = 0; s < 2; ++s) {
+      bool inQuad = false;
+      for (int u = t - t % 4; u < t - t % 4 + 4; ++u)
+        for (int i = 0; i < WgmmaAccMap<64>::kAccPerThread; ++i) {
+          const RowCol acc = WgmmaAccMap<64>::acc(u, i);
+          inQuad = inQuad || (acc.row == rc.row && acc.col == 32 * s + rc.col);
+        }
+      EXPECT_TRUE(inQuad) << "thread " << t << " byte " << e;
+    }
+  });
+  // Thread 37 (warp 1, lane 5: g 1, q 1): a0 at (17, 4), a7 at (25, 7),
+  // a8 at (17, 20), a15 at (25, 23).
+  static_assert(WgmmaAFragMap8::a_elem(37, 0).row == 17);
+  static_assert(WgmmaAFragMap8::a_elem(37, 0).col == 4);
+  static_assert(WgmmaAFragMap8::a_elem(37, 7).row == 25);
+  static_assert(WgmmaAFragMap8::a_elem(37, 7).col == 7);
+  static_assert(WgmmaAFragMap8::a_elem(37, 8).row == 17);
+  static_assert(WgmmaAFragMap8::a_elem(37, 8).col == 20);
+  static_assert(WgmmaAFragMap8::a_elem(37, 15).row == 25);
+  static_assert(WgmmaAFragMap8::a_elem(37, 15).col == 23);
 }
 
 /// Each operand map covers its (rows x cols) fragment once.

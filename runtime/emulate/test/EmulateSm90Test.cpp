@@ -4,7 +4,8 @@
 // mbarrier's phases and parity (PTX ISA 9.7.13.15), a TMA tiled load's box,
 // 128-byte swizzle and zero fill (9.7.9.25.5.2, 5.5.7), a 4-D tile load,
 // wrong transaction counts, a multicast into both blocks of a cluster, and
-// wgmma's asynchrony, in both forms (A in shared memory or in registers).
+// wgmma's asynchrony, in both forms (A in shared memory or in registers,
+// 16-bit and e4m3).
 // The expected shared layout is spelled out here from the ISA's swizzle
 // description (16-byte chunk index XOR the 128-byte row within the
 // 1024-byte pattern), not taken from Swizzle.h.
@@ -608,6 +609,163 @@ TEST(EmulateSm90, WgmmaRegisterAWithoutFenceIsReported) {
   gRsMode = 2;
   EXPECT_EQ(launch(pvKernel<true, 8, false>, 128, 16384), 1);
   gRsMode = 0;
+}
+
+//===----------------------------------------------------------------------===//
+// e4m3 wgmma with A in registers (FP8 attention's O += P V)
+//===----------------------------------------------------------------------===//
+
+// A: 64 rows x up to 128 columns of K (e4m3 bytes, row-major); B: K x up to
+// 256 columns, stored transposed (gB8[n][k], the K-major tile's rows); the
+// result, one row of N / 2 accumulators per warpgroup thread.
+uint8_t gA8[64][128], gB8[256][128];
+float gD8[128][128], gD8Early[128];
+enum class E8 {
+  Right,
+  Packed16,     ///< A packed by the 16-bit fragment map (WgmmaAFragMap)
+  BytesSwapped, ///< each register's four bytes in reverse order
+  ReadEarly,    ///< an accumulator read before the wait
+  WriteEarly,   ///< an accumulator written before the wait
+  NoFence,      ///< no wgmma.fence before the first mma
+  BChanged,     ///< a byte of B changed before the wait
+};
+E8 gE8Mode = E8::Right;
+
+/// D (64 x N) = A B over the K = S (32, 64 or 128) columns of one swizzle
+/// row, one k32 slice at a time: B as the kernels hold it, a K-major
+/// RowMajorSwizzled<uint8_t, N, S, S> tile read through Wgmma.cuh's
+/// descriptors; slice s's A registers packed from gA8 by WgmmaAFragMap8
+/// (or wrongly, by gE8Mode) into a temporary scribbled over right after
+/// the issue. The first slice has scale-d 0 (the NaN start is ignored).
+template <int N, cuda::Swizzle S> void e4m3RsKernel() {
+  constexpr int kK = int(S);
+  using BTile = cuda::RowMajorSwizzled<uint8_t, N, kK, S>;
+  using OpB = cuda::WgmmaOperand<BTile, cuda::Major::K, 32>;
+  static_assert(OpB::kSlices == kK / 32, "one k32 slice per 32 bytes");
+  const int t = int(threadIdx.x);
+  if (t == 0)
+    for (int n = 0; n < N; ++n)
+      for (int k = 0; k < kK; ++k)
+        smem[BTile::byte_offset(n, k)] = gB8[n][k];
+  __syncthreads();
+  float d[N / 2];
+  for (float &x : d)
+    x = NAN;
+  if (gE8Mode != E8::NoFence)
+    cuda::wgmma_fence();
+  for (int s = 0; s < OpB::kSlices; ++s) {
+    unsigned a[4] = {0, 0, 0, 0};
+    for (int e = 0; e < cuda::WgmmaAFragMap8::kElems; ++e) {
+      cuda::RowCol rc = cuda::WgmmaAFragMap8::a_elem(t, e);
+      if (gE8Mode == E8::Packed16) { // bytes as k16 elements, then k + 16
+        rc = cuda::WgmmaAFragMap::a_elem(t, e % 8);
+        rc.col += 16 * (e / 8);
+      }
+      const int at = gE8Mode == E8::BytesSwapped ? e + 3 - 2 * (e % 4) : e;
+      a[at / 4] |= unsigned(gA8[rc.row][32 * s + rc.col]) << (8 * (at % 4));
+    }
+    const unsigned long long db = OpB::desc(emu::smem_u32(smem), s);
+    cuda::wgmma_rs_e4m3<N>(d, a, db, s > 0);
+    for (unsigned &x : a)
+      x = 0xdeadbeefu;
+  }
+  cuda::wgmma_commit();
+  if (gE8Mode == E8::ReadEarly)
+    gD8Early[t] = d[0];
+  if (gE8Mode == E8::WriteEarly)
+    d[1] = 0.f;
+  if (gE8Mode == E8::BChanged && t == 0)
+    smem[BTile::byte_offset(N - 1, kK - 1)] ^= 1;
+  cuda::wgmma_wait<0>();
+  for (int i = 0; i < N / 2; ++i)
+    gD8[t][i] = d[i];
+}
+
+/// Fills gA8 and gB8 with multiples of 1/2 in [-4, 3.5] (exact in e4m3;
+/// every sum of up to 128 products is exact in f32, in any order) and
+/// launches e4m3RsKernel<N, S> in `mode`. Returns the launch's status and
+/// the number of accumulators that differ from a double-precision
+/// reference D = A B (row and column by the accumulator figure, 149).
+template <int N, cuda::Swizzle S>
+int runE4m3Rs(uint32_t seed, E8 mode, int &wrong) {
+  uint32_t x = seed;
+  auto next = [&] {
+    x = x * 1664525u + 1013904223u;
+    const float v = float(int(x >> 28) - 8) / 2.f;
+    const uint8_t b = emu::f32ToE4m3(v);
+    EXPECT_EQ(emu::e4m3ToF32(b), v);
+    return b;
+  };
+  for (auto &row : gA8)
+    for (uint8_t &b : row)
+      b = next();
+  for (auto &row : gB8)
+    for (uint8_t &b : row)
+      b = next();
+  gE8Mode = mode;
+  const int rc = launch(e4m3RsKernel<N, S>, 128, 32768);
+  gE8Mode = E8::Right;
+  wrong = 0;
+  for (int t = 0; t < 128; ++t)
+    for (int i = 0; i < N / 2; ++i) {
+      const int row = 16 * (t / 32) + (t % 32) / 4 + 8 * ((i / 2) % 2);
+      const int col = 8 * (i / 4) + 2 * (t % 4) + i % 2;
+      double want = 0;
+      for (int k = 0; k < int(S); ++k)
+        want += double(emu::e4m3ToF32(gA8[row][k])) *
+                double(emu::e4m3ToF32(gB8[col][k]));
+      if (double(gD8[t][i]) != want) {
+        if (mode == E8::Right && wrong == 0)
+          ADD_FAILURE() << "thread " << t << " d" << i << " = D[" << row << "]["
+                        << col << "]: " << gD8[t][i] << ", want " << want;
+        ++wrong;
+      }
+    }
+  return rc;
+}
+
+template <int N, cuda::Swizzle S> void expectE4m3RsExact(uint32_t seed) {
+  SCOPED_TRACE("N " + std::to_string(N) + " swizzle " + std::to_string(int(S)));
+  int wrong = 0;
+  ASSERT_EQ((runE4m3Rs<N, S>(seed, E8::Right, wrong)), 0);
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST(EmulateSm90, WgmmaRegisterAE4m3IsExact) {
+  // The FP8 attention's tiles: B in a 64-byte swizzled K-major tile (two
+  // k32 slices), and 128-byte (four) and 32-byte (one) for the other
+  // widths; N = 8, 64, 256.
+  expectE4m3RsExact<64, cuda::Swizzle::B64>(21);
+  expectE4m3RsExact<8, cuda::Swizzle::B64>(22);
+  expectE4m3RsExact<256, cuda::Swizzle::B64>(23);
+  expectE4m3RsExact<64, cuda::Swizzle::B128>(24);
+  expectE4m3RsExact<256, cuda::Swizzle::B128>(25);
+  expectE4m3RsExact<64, cuda::Swizzle::B32>(26);
+}
+
+TEST(EmulateSm90, WgmmaRegisterAE4m3WrongPackingIsWrong) {
+  // A packed by the 16-bit map (bytes taken for k16 elements) or with each
+  // register's bytes reversed: the instruction runs, the result is wrong
+  // (so the exact test above sees a wrong layout).
+  for (E8 mode : {E8::Packed16, E8::BytesSwapped}) {
+    int wrong = 0;
+    ASSERT_EQ((runE4m3Rs<64, cuda::Swizzle::B64>(31, mode, wrong)), 0);
+    EXPECT_GT(wrong, 128 * 32 / 2) << "mode " << int(mode);
+  }
+}
+
+TEST(EmulateSm90, WgmmaRegisterAE4m3Hazards) {
+  int wrong = 0;
+  // Accumulators read before the wait are NaN; the rest is right.
+  ASSERT_EQ((runE4m3Rs<64, cuda::Swizzle::B64>(41, E8::ReadEarly, wrong)), 0);
+  for (int t = 0; t < 128; ++t)
+    EXPECT_TRUE(std::isnan(gD8Early[t])) << t;
+  EXPECT_EQ(wrong, 0);
+  // Written before the wait, no fence, B changed under the instruction:
+  // reported.
+  for (E8 mode : {E8::WriteEarly, E8::NoFence, E8::BChanged})
+    EXPECT_EQ((runE4m3Rs<64, cuda::Swizzle::B64>(42, mode, wrong)), 1)
+        << "mode " << int(mode);
 }
 
 } // namespace

@@ -5,8 +5,9 @@
 //   - the swizzle as "16-byte chunk index XOR row group" per swizzle row
 //     (the figures of 9.7.15.5.1.2), not as address bits;
 //   - the accumulator figure (9.7.15.5.1.1, Figure 149) register by register;
-//   - the register form's A fragment (9.7.15.5.1.1.1, Figure 148), register
-//     by register, and runs with A packed into registers by it;
+//   - the register form's A fragments, register by register: 16-bit
+//     (9.7.15.5.1.1.1, Figure 148) and e4m3 (Figure 152, as CUTLASS's
+//     ALayout_64x32 has it), and runs with A packed into registers by them;
 //   - the worked examples of 9.7.15.5.1.2.1.3 (Figures 166, 168-170), whose
 //     exact layouts the ISA prints with numbers;
 //   - operands placed in a byte image by core matrices and swizzle atoms
@@ -254,6 +255,25 @@ TEST(EmulateWgmma, RegisterAFragmentMatchesFigure148) {
                  "a", 8, 64, 16);
 }
 
+TEST(EmulateWgmma, RegisterAFragment8MatchesAlayout64x32) {
+  // Figure 152 is an image; CUTLASS's ALayout_64x32 read out register by
+  // register (mma.sync m16n8k32's A per warp): register r of lane l in
+  // warp w holds row 16w + l / 4 (+ 8 for r = 1, 3), its byte b (from the
+  // low end) column 4 (l % 4) + b (+ 16 for r = 2, 3). The 128 threads'
+  // 16 bytes cover the 64 x 32 A once.
+  for (uint32_t t = 0; t < 128; ++t)
+    for (uint32_t r = 0; r < 4; ++r)
+      for (uint32_t b = 0; b < 4; ++b) {
+        const RowCol rc = aFragmentElement8(t, 4 * r + b);
+        ASSERT_EQ(rc.row, 16 * (t / 32) + (t % 32) / 4 + 8 * (r % 2))
+            << "thread " << t << " register " << r << " byte " << b;
+        ASSERT_EQ(rc.col, 4 * (t % 4) + b + 16 * (r / 2))
+            << "thread " << t << " register " << r << " byte " << b;
+      }
+  expectFragment(aFragmentElement8, {{37, 5, 25, 5}, {127, 15, 63, 31}}, "a",
+                 16, 64, 32);
+}
+
 //===----------------------------------------------------------------------===//
 // wgmma on a byte image
 //===----------------------------------------------------------------------===//
@@ -368,9 +388,9 @@ float randomValue(WgmmaType t, std::mt19937 &rng, uint16_t &bits) {
 }
 
 /// Places random A (64 x K) and B (K x N) in an image by placeK / placeMN
-/// (A, in the register form, in the registers by Figure 148 written out
-/// again, leaving its image bytes NaN), runs runWgmma, and compares every
-/// accumulator with a triple loop.
+/// (A, in the register form, in the registers by Figure 148 or, for e4m3,
+/// Figure 152 written out again, leaving its image bytes NaN), runs
+/// runWgmma, and compares every accumulator with a triple loop.
 void runAndCompare(const Problem &p, uint32_t seed) {
   SCOPED_TRACE(describe(p));
   std::mt19937 rng(seed);
@@ -420,14 +440,18 @@ void runAndCompare(const Problem &p, uint32_t seed) {
   if (p.aRegs) {
     // Figure 148: register r of lane l in warp w holds row 16w + l / 4
     // (+ 8 for r = 1, 3), columns 2 (l % 4) and + 1 (+ 8 for r = 2, 3),
-    // the lower column in the low half.
+    // the lower column in the low half. Figure 152 (e4m3): the same rows,
+    // columns 4 (l % 4) .. + 3 (+ 16 for r = 2, 3), the lowest column in
+    // the lowest byte.
     in.aInRegisters = true;
     for (uint32_t t = 0; t < 128; ++t)
       for (uint32_t r = 0; r < 4; ++r) {
         const uint32_t row = 16 * (t / 32) + (t % 32) / 4 + (r % 2) * 8;
-        const uint32_t col = 2 * (t % 4) + (r / 2) * 8;
-        in.aRegs[t][r] = uint32_t(aBits[row * kk + col]) |
-                         uint32_t(aBits[row * kk + col + 1]) << 16;
+        const uint32_t perReg = 4 / e; // elements in one register
+        const uint32_t col = perReg * (t % 4) + (r / 2) * 4 * perReg;
+        in.aRegs[t][r] = 0;
+        for (uint32_t j = 0; j < perReg; ++j)
+          in.aRegs[t][r] |= uint32_t(aBits[row * kk + col + j]) << (8 * e * j);
       }
   }
   Accumulators acc(n, 0.f);
@@ -486,6 +510,18 @@ TEST(EmulateWgmma, RegisterABf16AndF16) {
           for (bool scaleD : {false, true})
             runAndCompare({type, sw, sw, false, transB, n, scaleD, true},
                           seed++);
+}
+
+TEST(EmulateWgmma, RegisterAE4m3EverySwizzle) {
+  // The register form with e4m3: 16 bytes of A per thread (Figure 152), B
+  // K-major (no imm-trans-b for 8-bit types), every swizzle, N = 8 .. 256,
+  // scale-d both ways.
+  uint32_t seed = 400;
+  for (SwizzleMode sw : kModes)
+    for (uint32_t n : {8u, 64u, 128u, 256u})
+      for (bool scaleD : {false, true})
+        runAndCompare({WgmmaType::E4M3, sw, sw, false, false, n, scaleD, true},
+                      seed++);
 }
 
 TEST(EmulateWgmma, E4m3KMajorEverySwizzle) {
@@ -620,15 +656,18 @@ TEST(EmulateWgmma, ReadsAreTheOperandsBytes) {
   EXPECT_EQ(r8[1].addr, kBaseB);
   EXPECT_EQ(r8[1].bytes, 512u);
 
-  // A in registers: B's bytes only, whatever descA says.
-  in.type = WgmmaType::BF16;
+  // A in registers: B's bytes only, whatever descA says (e4m3 too: 16 N
+  // x 32 bytes of K).
   in.aInRegisters = true;
   in.descA = desc(kBaseA, 16, 1024, 1);
-  ASSERT_EQ(checkWgmma(in, kWindow), "");
-  const std::vector<SharedRange> rr = wgmmaReads(in);
-  ASSERT_EQ(rr.size(), 1u);
-  EXPECT_EQ(rr[0].addr, kBaseB);
-  EXPECT_EQ(rr[0].bytes, 512u);
+  for (WgmmaType type : {WgmmaType::BF16, WgmmaType::E4M3}) {
+    in.type = type;
+    ASSERT_EQ(checkWgmma(in, kWindow), "");
+    const std::vector<SharedRange> rr = wgmmaReads(in);
+    ASSERT_EQ(rr.size(), 1u);
+    EXPECT_EQ(rr[0].addr, kBaseB);
+    EXPECT_EQ(rr[0].bytes, 512u);
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -709,8 +748,9 @@ TEST(EmulateWgmma, IllegalInstructionsAreReported) {
     expectError(in, "overlap");
   }
   {
-    // The register form: no imm-trans-a; e4m3 A in registers not emulated;
-    // A's descriptor not checked (a garbage one is fine).
+    // The register form: no imm-trans-a; e4m3 A in registers is legal,
+    // with B K-major (no transpose for 8-bit types in either form); A's
+    // descriptor not checked (a garbage one is fine).
     WgmmaInstr in = legal();
     in.aInRegisters = true;
     in.descA = ~0ull;
@@ -719,7 +759,12 @@ TEST(EmulateWgmma, IllegalInstructionsAreReported) {
     expectError(in, "no imm-trans-a");
     in.transA = false;
     in.type = WgmmaType::E4M3;
-    expectError(in, "f16/bf16 only");
+    EXPECT_EQ(checkWgmma(in, kWindow), "");
+    in.transB = true;
+    expectError(in, "K-major");
+    in.transB = false;
+    in.transA = true;
+    expectError(in, "K-major");
   }
   {
     // runWgmma reports and leaves the accumulators alone.

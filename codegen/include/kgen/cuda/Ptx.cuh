@@ -103,6 +103,10 @@
 //   wgmma_rs_bf16 / _rs_f16<N, TB>(d, a[4], db, scale_d)   the same with A
 //                                   in registers (m64nNk16, no imm-trans-a;
 //                                   fragment: 9.7.15.5.1.1.1, Figure 148)
+//   wgmma_rs_e4m3<N>(d, a[4], db, scale_d)   m64nNk32 e4m3 with A in
+//                                   registers (no imm-trans-a/b; fragment:
+//                                   9.7.15.5.1.1, Figure 152, read from
+//                                   CUTLASS's ALayout_64x32)
 //
 // Block barriers are CUDA's __syncthreads (bar.sync 0), which the emulated
 // device provides as a builtin.
@@ -883,9 +887,10 @@ template <int R> KGEN_DEVICE void warpgroup_reg_dealloc() {
 // X(N, R, O0, .., O6) for every N the ISA allows: R = N / 2 accumulator
 // operands %0 .. %(R-1), then the asm operand numbers R .. R + 6 of what
 // follows the accumulators. The descriptor form (A in shared memory) uses
-// the first five: desc_a, desc_b, scale_d, imm-trans-a, imm-trans-b; the
-// register form (A in registers) all seven: a0 .. a3, desc_b, scale_d,
-// imm-trans-b. The instruction wrappers all expand this one table.
+// the first five: desc_a, desc_b, scale_d, imm-trans-a, imm-trans-b (e4m3
+// the first three); the register form (A in registers) all seven: a0 .. a3,
+// desc_b, scale_d, imm-trans-b (e4m3 the first six). The instruction
+// wrappers all expand this one table.
 #define KGEN_WGMMA_SHAPES(X)                    \
   X(  8,   4,   4,   5,   6,   7,   8,   9,  10) \
   X( 16,   8,   8,   9,  10,  11,  12,  13,  14) \
@@ -920,15 +925,20 @@ template <int R> KGEN_DEVICE void warpgroup_reg_dealloc() {
   X(248, 124, 124, 125, 126, 127, 128, 129, 130) \
   X(256, 128, 128, 129, 130, 131, 132, 133, 134)
 
-// The start of one m64nNk16 instruction for the 16-bit type TY ("bf16",
-// "f16") up to its accumulators, with the predicate p = (operand kS != 0)
-// for scale-d: what both forms share.
-#define KGEN_WGMMA_K16_HEAD(TY, kN, kR, kS)                                    \
+// The start of one wgmma.mma_async of shape m64n<kN> and the rest of the
+// shape and types KTY ("k16.f32.bf16.bf16", "k32.f32.e4m3.e4m3") up to its
+// accumulators, with the predicate p = (operand kS != 0) for scale-d: what
+// every form and type shares.
+#define KGEN_WGMMA_HEAD(KTY, kN, kR, kS)                                       \
   "{\n"                                                                        \
   ".reg .pred p;\n"                                                            \
   "setp.ne.b32 p, %" #kS ", 0;\n"                                              \
-  "wgmma.mma_async.sync.aligned.m64n" #kN "k16.f32." TY "." TY                 \
-  " {" KGEN_WGMMA_R##kR "}, "
+  "wgmma.mma_async.sync.aligned.m64n" #kN KTY " {" KGEN_WGMMA_R##kR "}, "
+
+// The same for one m64nNk16 instruction of the 16-bit type TY ("bf16",
+// "f16").
+#define KGEN_WGMMA_K16_HEAD(TY, kN, kR, kS)                                    \
+  KGEN_WGMMA_HEAD("k16.f32." TY "." TY, kN, kR, kS)
 
 // The asm of one m64nNk16 shape for the 16-bit operand type TY ("bf16",
 // "f16"): what wgmma_bf16 and wgmma_f16 expand for every N of the table
@@ -1046,18 +1056,55 @@ KGEN_DEVICE void wgmma_e4m3(float (&d)[N / 2], unsigned long long desc_a,
                 "wgmma_e4m3: N is a multiple of 8 in [8, 256] (m64nNk32)");
   KGEN_REQUIRE_SM90A(N, "kgen::cuda::wgmma_e4m3");
 #if KGEN_SM90A
-#define KGEN_WGMMA_E4M3(kN, kR, kA, kB, kS, kTA, kTB, ...)                     \
+#define KGEN_WGMMA_E4M3(kN, kR, kA, kB, kS, ...)                               \
   if constexpr (N == kN)                                                       \
-    asm volatile("{\n"                                                         \
-                 ".reg .pred p;\n"                                             \
-                 "setp.ne.b32 p, %" #kS ", 0;\n"                               \
-                 "wgmma.mma_async.sync.aligned.m64n" #kN "k32.f32.e4m3.e4m3 "  \
-                 "{" KGEN_WGMMA_R##kR "}, %" #kA ", %" #kB ", p, 1, 1;\n"      \
+    asm volatile(KGEN_WGMMA_HEAD("k32.f32.e4m3.e4m3", kN, kR, kS)              \
+                 "%" #kA ", %" #kB ", p, 1, 1;\n"                              \
                  "}\n"                                                         \
                  : KGEN_WGMMA_O##kR(d)                                         \
                  : "l"(desc_a), "l"(desc_b), "r"(scale_d));
   KGEN_WGMMA_SHAPES(KGEN_WGMMA_E4M3)
 #undef KGEN_WGMMA_E4M3
+#endif
+}
+
+/// d[0 .. N/2) (+)= A(64 x 32, e4m3, in registers) * B(32 x N, e4m3, shared
+/// memory), f32 accumulate: the register ("RS") form of wgmma_e4m3. B is
+/// K-major (8-bit types have no transpose immediates: no imm-trans-b here,
+/// where the 16-bit register form has one).
+/// wgmma.mma_async.sync.aligned.m64nNk32.f32.e4m3.e4m3 d, {a0, a1, a2, a3},
+///     b-desc, scale-d, imm-scale-a, imm-scale-b
+/// a: 16 e4m3 bytes per thread, byte e (0..15) in register e / 4 at bits
+/// 8 (e % 4) .. 8 (e % 4) + 7 (the lowest byte first). Thread t (warp w =
+/// t / 32, g = lane / 4, q = lane % 4) holds byte e = element
+///   A[16w + g + 8 ((e / 4) % 2)][4q + e % 4 + 16 (e / 8)]
+/// i.e. warp w holds rows 16w .. 16w + 15 as mma.sync m16n8k32 holds its A
+/// (Mma.cuh's MmaE4m3::a_elem), and each 16-bit element pair of Figure 148
+/// becomes two adjacent bytes. PTX ISA 9.7.15.5.1.1, "WGMMA .m64nNk32
+/// register fragment layout for matrix A" (Figure 152), an image; read from
+/// CUTLASS's ALayout_64x32 (cute/atom/mma_traits_sm90_gmma.hpp); Wgmma.cuh's
+/// WgmmaAFragMap8. The registers are read asynchronously: like the
+/// accumulators they belong to the instruction until the wgmma_wait that
+/// completes it (ptxas keeps them live; wgmma_fence before the first mma
+/// after ordinary code wrote them).
+template <int N>
+KGEN_DEVICE void wgmma_rs_e4m3(float (&d)[N / 2], const unsigned (&a)[4],
+                               unsigned long long desc_b, int scale_d) {
+  static_assert(N % 8 == 0 && N >= 8 && N <= 256,
+                "wgmma_rs_e4m3: N is a multiple of 8 in [8, 256] (m64nNk32)");
+  KGEN_REQUIRE_SM90A(N, "kgen::cuda::wgmma_rs_e4m3");
+#if KGEN_SM90A
+#define KGEN_WGMMA_RS_E4M3(kN, kR, kA0, kA1, kA2, kA3, kB, kS, ...)            \
+  if constexpr (N == kN)                                                       \
+    asm volatile(KGEN_WGMMA_HEAD("k32.f32.e4m3.e4m3", kN, kR, kS)              \
+                 "{%" #kA0 ", %" #kA1 ", %" #kA2 ", %" #kA3 "}, %" #kB         \
+                 ", p, 1, 1;\n"                                                \
+                 "}\n"                                                         \
+                 : KGEN_WGMMA_O##kR(d)                                         \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b),    \
+                   "r"(scale_d));
+  KGEN_WGMMA_SHAPES(KGEN_WGMMA_RS_E4M3)
+#undef KGEN_WGMMA_RS_E4M3
 #endif
 }
 
@@ -1068,6 +1115,7 @@ KGEN_DEVICE void wgmma_e4m3(float (&d)[N / 2], unsigned long long desc_a,
 #undef KGEN_WGMMA_K16
 #undef KGEN_WGMMA_K16_RS
 #undef KGEN_WGMMA_K16_HEAD
+#undef KGEN_WGMMA_HEAD
 #undef KGEN_WGMMA_F4
 #undef KGEN_WGMMA_R4
 #undef KGEN_WGMMA_R8

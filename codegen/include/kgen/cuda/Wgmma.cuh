@@ -30,6 +30,10 @@
 //       out by WgmmaAFragMap; B from shared memory as above. No TransA (the
 //       ISA's register form has no imm-trans-a). The registers, like d,
 //       belong to the instruction until the wgmma_wait that completes it.
+//   wgmma_rs_e4m3<N>(d, a, desc_b, scale_d)                     m64nNk32
+//       A (64 x 32 e4m3) from registers: `a` is the thread's unsigned[4],
+//       16 bytes laid out by WgmmaAFragMap8; B K-major from shared memory
+//       (no imm-trans-b for 8-bit types); registers owned as above.
 //       N any multiple of 8 in [8, 256] (every dense shape the PTX ISA
 //       has for these types); d is float[N / 2], indexed only with
 //       constants; D = A * B + (scale_d ? D : 0). Trans = 1 means that
@@ -43,6 +47,13 @@
 //       fragment in the 64 x 16 A slice of an RS wgmma (KGEN_HD constexpr):
 //       warp w holds rows 16w .. 16w + 15 exactly as mma.sync m16n8k16
 //       holds its A (Mma.cuh's MmaBf16::a_elem, rows + 16w).
+//   WgmmaAFragMap8::a_elem(thread, e)   the same for the 8-bit A fragment
+//       of an RS m64nNk32 wgmma (e4m3): element e (0..15: register e / 4,
+//       byte e % 4 from the low end) in the 64 x 32 A slice; warp w holds
+//       rows 16w .. 16w + 15 as mma.sync m16n8k32 holds its A
+//       (MmaE4m3::a_elem, rows + 16w). Both maps are WgmmaAFrag<B>, B the
+//       element's bytes (2, 1): the 8-bit one is the 16-bit one with each
+//       element split into two adjacent bytes.
 //   warpgroup_reg_alloc<R>() / warpgroup_reg_dealloc<R>()   setmaxnreg.inc /
 //       .dec for consumer / producer warpgroups (24 <= R <= 256, R % 8 == 0;
 //       effective only with a register cap at entry, e.g.
@@ -67,8 +78,9 @@
 
 #include "kgen/cuda/Common.cuh"
 #include "kgen/cuda/Layout.cuh"
-// wgmma_fence / _commit / _wait, wgmma_bf16 / _f16 / _e4m3, fence_operand,
-// warpgroup_reg_alloc / _dealloc: the instruction layer's.
+// wgmma_fence / _commit / _wait, wgmma_bf16 / _f16 / _e4m3, wgmma_rs_bf16 /
+// _f16 / _e4m3, fence_operand, warpgroup_reg_alloc / _dealloc: the
+// instruction layer's.
 #include "kgen/cuda/Ptx.cuh"
 
 namespace kgen::cuda {
@@ -159,6 +171,28 @@ template <int N> struct WgmmaAccMap {
   }
 };
 
+/// A-fragment map of an RS (A in registers) wgmma whose A elements have
+/// kElemBytes bytes (2: m64nNk16, 1: m64nNk32), the two below: each of a
+/// thread's four 32-bit registers holds kPerReg = 4 / kElemBytes elements of
+/// one row (the lowest column in the low bits), registers 0 and 1 rows g and
+/// g + 8 of warp w's 16, registers 2 and 3 the same rows kPerReg * 4
+/// columns further. Element e (register e / kPerReg) of thread t (warp w =
+/// t / 32, g = lane / 4, q = lane % 4) is
+///   A[16w + g + 8 ((e / kPerReg) % 2)][kPerReg q + e % kPerReg
+///                                       + 4 kPerReg (e / (2 kPerReg))]
+template <int kElemBytes> struct WgmmaAFrag {
+  static_assert(kElemBytes == 1 || kElemBytes == 2,
+                "RS wgmma A: 16-bit (k16) or 8-bit (k32) elements");
+  static constexpr int kPerReg = 4 / kElemBytes;
+  static constexpr int kElems = 4 * kPerReg; // 8 (16-bit) or 16 (8-bit)
+  static constexpr int kThreads = 128;
+  KGEN_HD static constexpr RowCol a_elem(int t, int e) {
+    return {16 * (t / 32) + (t % 32) / 4 + 8 * ((e / kPerReg) % 2),
+            kPerReg * (t % 4) + e % kPerReg +
+                4 * kPerReg * (e / (2 * kPerReg))};
+  }
+};
+
 /// A-fragment map of an RS (A in registers) m64nNk16 wgmma, 16-bit A: the
 /// PTX ISA's Figure 148, "WGMMA .m64nNk16 register fragment layout for
 /// matrix A" (section 9.7.15.5.1.1.1, Matrix Fragments for
@@ -176,14 +210,32 @@ template <int N> struct WgmmaAccMap {
 /// accumulator tile converts to P's A fragment in registers: k-slice s of
 /// P takes accumulators 8s .. 8s + 7, pairs (8s, 8s+1) -> a[0], (8s+2,
 /// 8s+3) -> a[1], (8s+4, 8s+5) -> a[2], (8s+6, 8s+7) -> a[3].
-struct WgmmaAFragMap {
-  static constexpr int kElems = 8; // 4 registers of two 16-bit elements
-  static constexpr int kThreads = 128;
-  KGEN_HD static constexpr RowCol a_elem(int t, int e) {
-    return {16 * (t / 32) + (t % 32) / 4 + 8 * ((e / 2) % 2),
-            2 * (t % 4) + e % 2 + 8 * (e / 4)};
-  }
-};
+using WgmmaAFragMap = WgmmaAFrag<2>;
+
+/// A-fragment map of an RS (A in registers) m64nNk32 wgmma, 8-bit A (e4m3):
+/// the PTX ISA's Figure 152, "WGMMA .m64nNk32 register fragment layout for
+/// matrix A" (section 9.7.15.5.1.1, Matrix Fragments for
+/// wgmma.mma_async.m64nNk32: four .b32 registers of four 8-bit elements,
+/// a0 .. a15 low to high). The figure is an image; this is read from
+/// CUTLASS's ALayout_64x32 (cute/atom/mma_traits_sm90_gmma.hpp, the layout
+/// of its SM90 RS atoms for 8-bit types):
+///   Layout<Shape <Shape <  _4,_8, _4>,Shape < _4,_2,   _2>>,
+///          Stride<Stride<_256,_1,_16>,Stride<_64,_8,_1024>>>
+/// thread t = t0 + 4 t1 + 32 t2, value v = v0 + 4 v1 + 8 v2 (register v / 4)
+/// maps to m + 64 k. So thread t (warp w = t / 32, g = lane / 4, q =
+/// lane % 4) holds byte e (0..15: register e / 4, byte e % 4 counted from
+/// the low end) = A[16w + g + 8 ((e / 4) % 2)][4q + e % 4 + 16 (e / 8)]:
+///   register 0 = A[16w + g    ][4q      .. 4q + 3]
+///   register 1 = A[16w + g + 8][4q      .. 4q + 3]
+///   register 2 = A[16w + g    ][4q + 16 .. 4q + 19]
+///   register 3 = A[16w + g + 8][4q + 16 .. 4q + 19]
+/// the lowest column in the lowest byte: per warp, the m16n8k32 A fragment
+/// of mma.sync shifted down 16w rows, and WgmmaAFragMap with each 16-bit
+/// element split into two adjacent bytes. Unlike the 16-bit case, an f32
+/// accumulator tile (WgmmaAccMap) is not this fragment register for
+/// register: a thread holds the same rows but other columns, so P's
+/// fragment from S = Q K^T needs a permutation among the 4 lanes of a quad.
+using WgmmaAFragMap8 = WgmmaAFrag<1>;
 
 } // namespace kgen::cuda
 

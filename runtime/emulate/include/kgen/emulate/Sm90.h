@@ -34,15 +34,16 @@
 //       NaN (their value is kept as the input), so code that reads them
 //       before the wait computes NaN and code that writes them is reported;
 //       shared bytes changed between issue and wait are a reported hazard.
-//       The register form (wgmma_rs_bf16 / _f16: A in registers, B through
-//       its descriptor, no imm-trans-a) is the same collective; at issue
-//       it copies the 128 threads' four A registers by VALUE into the
-//       instruction (the hardware's operand is their content at issue; the
-//       caller's array may be a temporary that is gone by the wait, so
-//       neither its address nor later writes to it are looked at: on the
-//       GPU ptxas keeps those registers live until the wait); it reads
-//       and snapshots B's shared bytes only. Accumulator poisoning,
-//       chaining and the hazard checks are the descriptor form's.
+//       The register form (wgmma_rs_bf16 / _f16 / _e4m3: A in registers, B
+//       through its descriptor, no imm-trans-a; e4m3 B K-major, four bytes
+//       per A register) is the same collective; at issue it copies the
+//       128 threads' four A registers by VALUE into the instruction (the
+//       hardware's operand is their content at issue; the caller's array
+//       may be a temporary that is gone by the wait, so neither its
+//       address nor later writes to it are looked at: on the GPU ptxas
+//       keeps those registers live until the wait); it reads and
+//       snapshots B's shared bytes only. Accumulator poisoning, chaining
+//       and the hazard checks are the descriptor form's.
 //   wgmma.fence / commit_group / wait_group, setmaxnreg (24..256, step 8)
 //       warpgroup collectives (.sync.aligned: all 128 threads, one site);
 //       an mma_async with no wgmma.fence since the warpgroup's start or its
@@ -926,6 +927,15 @@ inline void wgmma_rs_f16(float (&d)[N / 2], const unsigned (&a)[4],
                          unsigned long long desc_b, int scale_d) {
   sm90::wgmmaRegisterA<emu::isa::WgmmaType::F16, N, TransB>(
       "wgmma.mma_async.f16 (A in registers)", d, a, desc_b, scale_d);
+}
+
+/// e4m3: 16 bytes of A per thread (WgmmaIsa.h's aFragmentElement8), B
+/// K-major (no imm-trans-b for 8-bit types).
+template <int N>
+inline void wgmma_rs_e4m3(float (&d)[N / 2], const unsigned (&a)[4],
+                          unsigned long long desc_b, int scale_d) {
+  sm90::wgmmaRegisterA<emu::isa::WgmmaType::E4M3, N, false>(
+      "wgmma.mma_async.e4m3 (A in registers)", d, a, desc_b, scale_d);
 }
 
 } // namespace kgen::cuda

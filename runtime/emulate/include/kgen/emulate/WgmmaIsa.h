@@ -1,7 +1,7 @@
 //===- WgmmaIsa.h - wgmma.mma_async semantics for the emulator -*- C++ -*-===//
 //
 // What one wgmma.mma_async with both operands in shared memory, or with A
-// in registers (the register or "RS" form, f16/bf16 here), computes,
+// in registers (the register or "RS" form, f16/bf16 and e4m3), computes,
 // written from the PTX ISA (v9.x section numbers):
 //   9.7.15.5.2        the instruction: D = A * B (+ D when scale-d), A is
 //                     M x K = 64 x K, B is K x N; imm-trans only for
@@ -11,7 +11,10 @@
 //                     imm-trans-a
 //   9.7.15.5.1.1      register fragments: Figure 149/153, accumulator D;
 //                     Figure 148 (9.7.15.5.1.1.1), A of m64nNk16 in four
-//                     .f16x2 registers per thread
+//                     .f16x2 registers per thread; Figure 152, A of
+//                     m64nNk32 (e4m3) in four registers of four bytes (an
+//                     image: read from CUTLASS's ALayout_64x32, see
+//                     aFragmentElement8)
 //   9.7.15.5.1.2      shared memory matrix layout: K-major vs MN-major,
 //                     LBO/SBO definitions, the canonical layouts (CuTe
 //                     notation, one row per swizzle mode and major-ness)
@@ -41,7 +44,8 @@
 //   decodeMatrixDesc / encodeMatrixDesc        the descriptor fields
 //   canonicalOffset / operandAddress           where element (mn, k) lives
 //   accumulatorElement                         (row, col) of d[i] of thread t
-//   aFragmentElement                           (row, col) of A element e of t
+//   aFragmentElement / aFragmentElement8       (row, col) of A element e of t
+//                                              (16-bit / 8-bit A)
 //   checkWgmma(instr, windowBytes)             "" or what is illegal
 //   wgmmaReads(instr)                          the shared bytes it reads
 //   runWgmma(instr, window, acc)               check, then execute
@@ -212,6 +216,27 @@ constexpr RowCol aFragmentElement(uint32_t thread, uint32_t e) {
           2 * (lane % 4) + half + (reg / 2 ? 8 : 0)};
 }
 
+/// The element of the 64 x 32 A (e4m3) that byte e (0..15: register e / 4,
+/// byte e % 4 from the low end) of warpgroup thread `thread`'s A registers
+/// holds in the register form of m64nNk32. Figure 152 is an image; this is
+/// CUTLASS's ALayout_64x32 (cute/atom/mma_traits_sm90_gmma.hpp) evaluated
+/// as written, a (thread, value) -> m + 64 k layout:
+///   Layout<Shape <Shape <  _4,_8, _4>,Shape < _4,_2,   _2>>,
+///          Stride<Stride<_256,_1,_16>,Stride<_64,_8,_1024>>>
+/// with thread = t0 + 4 t1 + 32 t2 and value e = v0 + 4 v1 + 8 v2 (CuTe's
+/// column-major coordinate order). Read out: warp w holds rows [16w,
+/// 16w + 16) the way mma.sync m16n8k32 holds its 8-bit A (9.7.14.5.10):
+/// register 0 is row g = lane / 4, columns 4q .. 4q + 3 (q = lane % 4);
+/// register 1 the same columns of row g + 8; registers 2 and 3 the same
+/// rows at columns 4q + 16 .. 4q + 19. Precondition: e < 16.
+constexpr RowCol aFragmentElement8(uint32_t thread, uint32_t e) {
+  const uint32_t t0 = thread % 4, t1 = (thread / 4) % 8, t2 = thread / 32;
+  const uint32_t v0 = e % 4, v1 = (e / 4) % 2, v2 = e / 8;
+  const uint32_t mk =
+      256 * t0 + 1 * t1 + 16 * t2 + 64 * v0 + 8 * v1 + 1024 * v2;
+  return {mk % kWgmmaM, mk / kWgmmaM};
+}
+
 //===----------------------------------------------------------------------===//
 // The instruction
 //===----------------------------------------------------------------------===//
@@ -222,7 +247,8 @@ constexpr RowCol aFragmentElement(uint32_t thread, uint32_t e) {
 /// imm-trans-b]: A is then the 128 threads' registers aRegs (values, not
 /// where they live: the issuing emulator copies them at issue, as the
 /// hardware's operand is the registers' content at issue), and descA and
-/// transA are unused (transA must stay false).
+/// transA are unused (transA must stay false). f16/bf16 registers hold two
+/// elements (aFragmentElement), e4m3 registers four (aFragmentElement8).
 struct WgmmaInstr {
   WgmmaType type = WgmmaType::BF16;
   uint32_t n = 0;                ///< N: a multiple of 8 in [8, 256]
@@ -231,8 +257,9 @@ struct WgmmaInstr {
   uint64_t descA = 0, descB = 0; ///< matrix descriptors
   bool scaleD = true;            ///< false: D = A * B
   int scaleA = 1, scaleB = 1;    ///< imm-scale-a/b: 1 or -1 (negate)
-  bool aInRegisters = false;     ///< the register form (f16/bf16 only here)
-  /// aRegs[t][r]: register a<r> of warpgroup thread t (aFragmentElement).
+  bool aInRegisters = false;     ///< the register form
+  /// aRegs[t][r]: register a<r> of warpgroup thread t (aFragmentElement,
+  /// aFragmentElement8 for e4m3).
   uint32_t aRegs[kWarpgroupThreads][4] = {};
 };
 
@@ -349,9 +376,9 @@ inline float decode(WgmmaType t, const unsigned char *p) {
 
 /// "" if `in` is a legal instruction whose operands lie inside a shared
 /// window of `windowBytes`, else one line saying what is wrong: N not a
-/// multiple of 8 in [8, 256]; a transpose with e4m3; A in registers with
-/// e4m3 (legal in the ISA, not emulated) or with imm-trans-a (which the
-/// register form does not have); imm-scale not +-1;
+/// multiple of 8 in [8, 256]; a transpose with e4m3 (A in registers or
+/// not); A in registers with imm-trans-a (which the register form does not
+/// have); imm-scale not +-1;
 /// descriptor bits outside every field; a base offset (not emulated, or
 /// meaningless without swizzle); a swizzled start that is not where an
 /// aligned pattern begins; an element outside the window; overlapping
@@ -364,9 +391,6 @@ inline std::string checkWgmma(const WgmmaInstr &in, uint32_t windowBytes) {
   if (in.type == WgmmaType::E4M3 && (in.transA || in.transB))
     return "wgmma: e4m3 operands must be K-major: imm-trans-a/b exist only "
            "for f16/bf16 (9.7.15.5.2)";
-  if (in.aInRegisters && in.type == WgmmaType::E4M3)
-    return "wgmma: A in registers is emulated for f16/bf16 only (the ISA "
-           "also has it for e4m3, with another fragment: Figure 152)";
   if (in.aInRegisters && in.transA)
     return "wgmma: imm-trans-a with A in registers: the register form has "
            "no imm-trans-a operand (9.7.15.5.2)";
@@ -416,8 +440,9 @@ inline std::vector<SharedRange> wgmmaReads(const WgmmaInstr &in) {
 /// element accumulatorElement(t, i) of D) becomes
 ///     sum_k scaleA*A[row][k] * scaleB*B[k][col]  (+ acc[t][i] if scaleD)
 /// with A and B read through the descriptors (A from aRegs by
-/// aFragmentElement in the register form). Returns checkWgmma's message
-/// (and leaves acc untouched) if the instruction is illegal, else "".
+/// aFragmentElement, or aFragmentElement8 for e4m3, in the register form).
+/// Returns checkWgmma's message (and leaves acc untouched) if the
+/// instruction is illegal, else "".
 inline std::string runWgmma(const WgmmaInstr &in, SharedWindow window,
                             float *const acc[kWarpgroupThreads]) {
   if (std::string err = checkWgmma(in, window.bytes); !err.empty())
@@ -425,12 +450,17 @@ inline std::string runWgmma(const WgmmaInstr &in, SharedWindow window,
   const uint32_t kk = wgmmaK(in.type);
   std::vector<float> a(size_t(kWgmmaM) * kk), b(size_t(kk) * in.n);
   if (in.aInRegisters) {
+    // Each register holds 4 / eb elements, the lowest-numbered in its low
+    // bytes (little-endian, as a packed pair or quad).
+    const uint32_t eb = wgmmaElemBytes(in.type), perReg = 4 / eb;
     for (uint32_t t = 0; t < kWarpgroupThreads; ++t)
-      for (uint32_t e = 0; e < 8; ++e) {
-        const RowCol rc = aFragmentElement(t, e);
-        const unsigned char h[2] = {
-            uint8_t(in.aRegs[t][e / 2] >> (16 * (e % 2))),
-            uint8_t(in.aRegs[t][e / 2] >> (16 * (e % 2) + 8))};
+      for (uint32_t e = 0; e < 4 * perReg; ++e) {
+        const RowCol rc =
+            eb == 1 ? aFragmentElement8(t, e) : aFragmentElement(t, e);
+        const uint64_t reg = in.aRegs[t][e / perReg]; // shifts up to 32
+        const uint32_t shift = 8 * eb * (e % perReg);
+        const unsigned char h[2] = {uint8_t(reg >> shift),
+                                    uint8_t(reg >> (shift + 8))};
         a[rc.row * kk + rc.col] = float(in.scaleA) * detail::decode(in.type, h);
       }
   } else {
