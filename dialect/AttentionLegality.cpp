@@ -62,6 +62,17 @@ bool AttentionOperands::widensKv() const {
   return kvElem && isa<Float8E4M3FNType>(kvElem);
 }
 
+bool AttentionOperands::allE4m3() const {
+  return widensQ(); // (e4m3 queries take e4m3 keys and values: the verifier)
+}
+
+Type mlir::kgen::attentionMmaElem(InstructionFamily instruction,
+                                  const AttentionOperands &o) {
+  if (instruction == InstructionFamily::wgmma && o.allE4m3())
+    return o.elem;
+  return o.computeElem();
+}
+
 Type AttentionOperands::computeElem() const {
   if (elem.isBF16() || elem.isF16())
     return elem;
@@ -87,10 +98,11 @@ int64_t mlir::kgen::attentionSharedMemoryBytes(const AttentionConfigFields &c,
   int64_t elemBytes = o.elemBytes();
   if (c.instruction == InstructionFamily::wgmma) {
     // AttentionSm90.cuh's kSmemBytes: 1 KiB of alignment slack, the Q tile,
-    // the K and V stages (whole 1 KiB swizzle atoms), 1 + 3 * stages
-    // mbarriers.
-    return 1024 + (c.blockM + 2 * c.stages * c.blockN) * dp * elemBytes +
-           8 * (1 + 3 * c.stages);
+    // the K and V stages (whole swizzle atoms), 1 + 3 * stages mbarriers;
+    // all-e4m3, a transposed V tile per stage and its `full` barrier.
+    int64_t kvTiles = o.allE4m3() ? 3 : 2;
+    return 1024 + (c.blockM + kvTiles * c.stages * c.blockN) * dp * elemBytes +
+           8 * (1 + (kvTiles + 1) * c.stages);
   }
   auto buffer = [&](int64_t stages, int64_t rows, int64_t bytes) {
     return int64_t(llvm::alignTo(stages * rows * dp * bytes, 128));
@@ -275,10 +287,21 @@ Error checkWgmma(const AttentionConfigFields &c, const AttentionOperands *o) {
                                         c.stages));
   if (!o)
     return std::nullopt;
-  if ((!o->elem.isBF16() && !o->elem.isF16()) || o->widensKv())
+  bool fp8 = o->allE4m3();
+  if (!fp8 && ((!o->elem.isBF16() && !o->elem.isF16()) || o->widensKv()))
     return fail("instruction", "wgmma attention takes bf16 or f16 operands "
-                               "(m64nNk16); e4m3 ones run on mma_sync, "
-                               "widened in shared memory");
+                               "(m64nNk16) or e4m3 Q, K and V (m64nNk32); "
+                               "an e4m3 cache under 16-bit queries runs on "
+                               "mma_sync, widened in shared memory");
+  // FP8 (AttentionSm90.cuh): P V's B operand is V transposed in shared
+  // memory into rows of block_n keys in 64-byte swizzle blocks (e4m3 wgmma
+  // reads K-major operands only), and its k is 32.
+  if (fp8 && c.blockN % 64 != 0)
+    return fail("block_n",
+                llvm::formatv("is {0}; e4m3 wgmma attention transposes V "
+                              "into rows of block_n keys in 64-byte swizzle "
+                              "blocks: a multiple of 64",
+                              c.blockN));
   if (o->paged || o->varlen)
     return fail("instruction",
                 o->paged ? "wgmma attention loads K and V as TMA boxes of "
@@ -288,7 +311,15 @@ Error checkWgmma(const AttentionConfigFields &c, const AttentionOperands *o) {
                            "planes; variable-length sequences (cu_seqlens) "
                            "run on mma_sync");
   // TMA's global row strides are multiples of 16 bytes: the op's head_dim
-  // is a multiple of 8 (its verifier), 16 bytes of bf16 or f16.
+  // is a multiple of 8 (its verifier), 16 bytes of bf16 or f16; e4m3 rows
+  // need 16 elements.
+  if (fp8 && o->headDim % 16 != 0)
+    return fail("instruction",
+                llvm::formatv("e4m3 wgmma attention loads Q, K and V by TMA, "
+                              "whose row strides are multiples of 16 bytes: "
+                              "head dim {0} is not a multiple of 16 (use "
+                              "mma_sync)",
+                              o->headDim));
   int64_t dp = attentionTileHeadDim(o->headDim, c.instruction);
   if (dp > 256)
     return fail("instruction",
@@ -306,12 +337,22 @@ Error checkWgmma(const AttentionConfigFields &c, const AttentionOperands *o) {
   // Dp 192 block_n 160: 272); with three (128 registers a thread) up to
   // 132 (Dp 192 block_n 48, Dp 64 block_n 128), and 136 spill (Dp 128
   // block_n 96: 16 bytes; Dp 64 block_n 144: 88).
+  // FP8 (e4m3 P packs four probabilities a register, but the e4m3
+  // conversions and V^T's key order cost as much) follows the same rule,
+  // with 120 for three warpgroups and block_n in 64s (ptxas, nvcc 13, every
+  // mask, ALiBi, kv_lens, descales, 1 to 4 stages; the edges are in
+  // test/Codegen/attention-wgmma-e4m3-compile.mlir): Dp 64 block_n 256 and
+  // Dp 128 block_n 192 (both 224 and 208) spill, even with one warpgroup's
+  // 232 registers; Dp 64 block_n 128 on three (128) spills 16 bytes with
+  // overlap_softmax.
   int64_t need = 3 * c.blockN / 4 + dp / 2;
-  int64_t most = groups == 3 ? 132 : 200;
+  int64_t most = groups == 3 ? (fp8 ? 120 : 132) : 200;
   if (need > most) {
-    int64_t maxBlockN = std::max<int64_t>(0, most - dp / 2) * 4 / 3 / 16 * 16;
+    int64_t align = fp8 ? 64 : 16; // block_n's granule
+    int64_t maxBlockN =
+        std::max<int64_t>(0, most - dp / 2) * 4 / 3 / align * align;
     std::string fix =
-        maxBlockN >= 16
+        maxBlockN >= align
             ? llvm::formatv("block_n must be at most {0}", maxBlockN).str()
             : std::string("no block_n fits: at most two consumer "
                           "warpgroups");

@@ -64,7 +64,16 @@ struct AttentionOperands {
   Type computeElem() const;
   bool widensQ() const;
   bool widensKv() const;
+  /// Q, K and V all e4m3: FlashAttention-3's FP8 attention, which wgmma
+  /// runs at FP8 rates (m64nNk32, P rounded to e4m3) and mma_sync widened.
+  bool allE4m3() const;
 };
+
+/// The element type of the tiles the tensor cores read under `instruction`:
+/// e4m3 itself for an all-e4m3 attention on wgmma (no widening), else
+/// computeElem().
+Type attentionMmaElem(InstructionFamily instruction,
+                      const AttentionOperands &operands);
 
 /// A rule a config breaks: the field it is about and why.
 struct AttentionLegalityError {
@@ -94,6 +103,8 @@ int64_t attentionTileHeadDim(int64_t headDim,
 /// operands); with
 /// e4m3 operands (mma_sync) also the widened tiles: Q's e4m3 staging tile,
 /// or one K and one V tile of the compute type beside the e4m3 stages.
+/// With wgmma, AttentionSm90.cuh's kSmemBytes (all-e4m3: a transposed V
+/// tile per stage and its barriers besides).
 int64_t attentionSharedMemoryBytes(const AttentionConfigFields &config,
                                    const AttentionOperands &operands);
 

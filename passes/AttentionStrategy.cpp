@@ -121,10 +121,15 @@ mlir::kgen::fa3AttentionFields(const AttentionProblem &p) {
   // FlashAttention-3's tiles (hopper/tile_size.h): 192 x 128 on three
   // warpgroups up to head dim 64; 128 rows on two, taking turns, with 176
   // keys (128 causal) up to 128, 112 up to 192, 80 beyond; each key tile's
-  // softmax under the previous tile's P V (two stages).
-  int64_t groups = dp <= 64 ? 3 : 2;
+  // softmax under the previous tile's P V (two stages). FP8 (all e4m3):
+  // two warpgroups at every head dim (three spill at 64 with 128 keys),
+  // key tiles in the 64s its V^T takes.
+  int64_t groups = dp <= 64 && !operands.allE4m3() ? 3 : 2;
   SmallVector<int64_t, 4> blockNs;
-  if (dp <= 64)
+  if (operands.allE4m3()) // FP8: V^T in 64-key blocks
+    blockNs = dp <= 64 ? SmallVector<int64_t, 4>{192, 128, 64}
+                       : SmallVector<int64_t, 4>{128, 64};
+  else if (dp <= 64)
     blockNs = {128, 96, 64};
   else if (dp <= 128)
     blockNs = p.causal ? SmallVector<int64_t, 4>{128, 96, 64}
@@ -230,10 +235,13 @@ mlir::kgen::enumerateAttentionConfigs(const AttentionProblem &p,
   if (target != Target::sm_90a)
     return out;
   // FlashAttention-3's schedule: one to three consumer warpgroups, with and
-  // without ping-pong turns.
+  // without ping-pong turns (FP8 also at 192 keys).
+  SmallVector<int64_t, 9> blockNs = {32, 48, 64, 80, 96, 128, 176};
+  if (operands.allE4m3())
+    blockNs.push_back(192);
   for (int64_t groups : {1, 2, 3})
     for (bool pingPong : {false, true})
-      for (int64_t bn : {32, 48, 64, 80, 96, 128, 176})
+      for (int64_t bn : blockNs)
         for (int64_t stages : {1, 2}) {
           if (pingPong && groups < 2)
             continue;

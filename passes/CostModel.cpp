@@ -244,8 +244,11 @@ AttentionCost mlir::kgen::predictAttentionCost(const AttentionProblem &p,
   // one warpgroup's softmax with the others' GEMMs, overlap_softmax with its
   // own previous P V.
   bool wgmma = c.instruction == InstructionFamily::wgmma;
-  double tensorRate =
-      machine.matmulTflops * 1e12 * (wgmma ? kWgmmaShare : kMmaSyncShare);
+  // FP8 wgmma (all e4m3) runs at twice the 16-bit rate; mma_sync widens
+  // e4m3 operands and runs at the 16-bit one.
+  bool fp8 = wgmma && p.operands().allE4m3();
+  double tensorRate = machine.matmulTflops * 1e12 * (fp8 ? 2 : 1) *
+                      (wgmma ? kWgmmaShare : kMmaSyncShare);
   double gemmS = cost.flops / tensorRate;
   double softmaxS =
       softmaxOps / (machine.matmulTflops * 1e12 * kCudaCoreRatio);

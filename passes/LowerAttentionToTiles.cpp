@@ -18,7 +18,8 @@
 //                (j < L; j <= the last row's position with causal; j > the
 //                first row's position - W with a window), then split bz
 //                of split_kv equal parts
-//   Q tile -> sq (e4m3 Q: -> sq8, widened into sq); stats, acc = init
+//   Q tile -> sq (e4m3 Q: -> sq8, widened into sq; not with all-e4m3 on
+//   wgmma, which reads e4m3 tiles); stats, acc = init
 //   pipeline over the key tiles, `stages` deep:
 //     load:    K, V boxes at (kt * BN, 0), bounds (L, D) -> sk, sv[stage]
 //              (a paged cache: kgen.tile.load_paged, rows from the pages
@@ -288,17 +289,19 @@ void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
 
   // e4m3 operands are loaded as they are and widened to the compute type
   // (Q's, or f16 for e4m3 queries) in shared memory: Q once, K and V tile
-  // by tile (AttentionLegality.h).
+  // by tile (AttentionLegality.h); all-e4m3 on wgmma, the tensor cores
+  // read them as they are (P rounds to e4m3: kgen.tile.pv).
   AttentionOperands operands = AttentionOperands::of(p.op);
-  Type wide = operands.computeElem(), f32 = b.getF32Type();
+  Type wide = attentionMmaElem(p.config.getInstruction(), operands),
+       f32 = b.getF32Type();
   Value sq = tileBuffer(b, {1, p.bm, p.dp}, wide, kSharedSpace);
   Value sk = tileBuffer(b, {p.stages, p.bn, p.dp}, p.kvElem(), kSharedSpace);
   Value sv = tileBuffer(b, {p.stages, p.bn, p.dp}, p.kvElem(), kSharedSpace);
-  Value sq8 = operands.widensQ()
+  Value sq8 = wide != p.elem()
                   ? tileBuffer(b, {1, p.bm, p.dp}, p.elem(), kSharedSpace)
                   : Value();
   Value skw, svw; // the current K and V tiles, widened
-  if (operands.widensKv()) {
+  if (wide != p.kvElem()) {
     skw = tileBuffer(b, {1, p.bn, p.dp}, wide, kSharedSpace);
     svw = tileBuffer(b, {1, p.bn, p.dp}, wide, kSharedSpace);
   }

@@ -176,7 +176,7 @@ mlir::kgen::assemblePackage(ArrayRef<KernelOp> kernels) {
       p.tmaTensor = tma.tensor;
       p.tmaBox = {tma.boxOuter, tma.boxInner};
       p.tmaBox.insert(p.tmaBox.begin(), tma.unitDims, 1); // one plane
-      p.tmaSwizzleBytes = 128;
+      p.tmaSwizzleBytes = tma.swizzleBytes;
       FailureOr<size_t> index = addParam(kernel, pkg, p);
       if (failed(index))
         return failure();

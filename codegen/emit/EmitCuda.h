@@ -16,13 +16,15 @@ struct EmittedKernel {
   /// Dynamic shared memory the kernel requests at launch.
   int64_t dynamicSmemBytes = 0;
   /// TMA descriptor parameters appended after the memref parameters:
-  /// (name, tensor parameter, box outer, box inner) with a 128-byte swizzle;
-  /// unitDims: the tensor's leading dimensions, each boxed by 1 (a batched
-  /// operand's (batch, rows, cols) map: 1; attention's (b, hk, rows, D): 2).
+  /// (name, tensor parameter, box outer, box inner); unitDims: the tensor's
+  /// leading dimensions, each boxed by 1 (a batched operand's (batch, rows,
+  /// cols) map: 1; attention's (b, hk, rows, D): 2); the swizzle in bytes,
+  /// box inner's bytes (128: 64 elements of 16 bits; 64: of e4m3).
   struct Tma {
     std::string name, tensor;
     int64_t boxOuter, boxInner;
     int64_t unitDims = 0;
+    int64_t swizzleBytes = 128;
   };
   llvm::SmallVector<Tma> tmaParams;
   /// Blocks per cluster along grid x (1: no cluster launch).

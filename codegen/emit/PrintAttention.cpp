@@ -355,6 +355,15 @@ LogicalResult KernelPrinter::printAttentionWgmma(Block &body) {
   --depth;
   line() << "}\n";
   --depth;
+  if (isa<Float8E4M3FNType>(elem)) {
+    // e4m3 wgmma reads K-major operands only: the producer's other warps
+    // transpose each V tile for P V (AttentionSm90.cuh).
+    line() << "} else if (Attn::transposer()) { // V^T for the e4m3 P V\n";
+    ++depth;
+    line() << "for (long kt = " << lo << "; kt < " << hi << "; ++kt)\n";
+    line() << "  attn.transpose_v();\n";
+    --depth;
+  }
   line() << "}\n";
   --depth;
   line() << "} else {\n";
@@ -395,13 +404,16 @@ LogicalResult KernelPrinter::printAttentionWgmma(Block &body) {
   --depth;
   line() << "}\n";
   // The tensor maps in the kernel's parameter order (q, k, v), boxes {1, 1,
-  // rows, 64}: rows of one (b, hk) plane, 128-byte rows.
+  // rows, 64}: rows of one (b, hk) plane, 128-byte rows (64-byte e4m3 ones,
+  // with the 64-byte swizzle).
+  int64_t elemBytes = std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
   auto mapOf = [&](Value tile, int64_t rows) -> LogicalResult {
     for (Block *block : {&body, &load})
       for (TileLoadOp l : block->getOps<TileLoadOp>())
         if (l.getDst() == tile) {
           std::string src = name(l.getSrc());
-          info.tmaParams.push_back({"tma_" + src, src, rows, 64, 2});
+          info.tmaParams.push_back(
+              {"tma_" + src, src, rows, 64, 2, 64 * elemBytes});
           return success();
         }
     return kernel.emitOpError("no tile load fills the attention's Q, K or "

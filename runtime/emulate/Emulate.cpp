@@ -142,6 +142,16 @@ bool encodeTensorMap(const rt::KernelParam &p, const rt::KernelParam &t,
   uint64_t stride = d.elemBytes;
   for (uint32_t i = 0; i < d.rank; ++i) {
     d.dims[i] = uint64_t(t.shape[d.rank - 1 - i]);
+    // cuTensorMapEncodeTiled refuses a global stride (of every dimension
+    // but the innermost) that is not a multiple of 16 bytes.
+    if (i > 0 && stride % 16 != 0) {
+      err = "TMA descriptor " + p.name + ": the global stride of " + t.name +
+            "'s dimension " + std::to_string(d.rank - 1 - i) + " is " +
+            std::to_string(stride) +
+            " bytes, not a multiple of 16 (cuTensorMapEncodeTiled refuses "
+            "it)";
+      return false;
+    }
     d.strides[i] = stride;
     stride *= d.dims[i];
     d.box[i] = uint32_t(p.tmaBox[d.rank - 1 - i]);

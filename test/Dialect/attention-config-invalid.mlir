@@ -264,10 +264,38 @@ func.func @f(%q: tensor<1x8x1x64xbf16>, %k: tensor<1x2x128x64xf8E4M3FN>, %v: ten
 
 // -----
 
-// wgmma reads 16-bit tiles: an e4m3 cache runs on mma_sync
+// wgmma reads 16-bit tiles or all-e4m3 ones: an e4m3 cache under bf16
+// queries runs on mma_sync
 func.func @f(%q: tensor<1x8x128x64xbf16>, %k: tensor<1x2x128x64xf8E4M3FN>, %v: tensor<1x2x128x64xf8E4M3FN>) -> tensor<1x8x128x64xbf16> {
-  // expected-error @+1 {{attention_config 'instruction': wgmma attention takes bf16 or f16 operands (m64nNk16); e4m3 ones run on mma_sync, widened in shared memory}}
+  // expected-error @+1 {{attention_config 'instruction': wgmma attention takes bf16 or f16 operands (m64nNk16) or e4m3 Q, K and V (m64nNk32); an e4m3 cache under 16-bit queries runs on mma_sync, widened in shared memory}}
   %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 128, warps_m = 8, stages = 2, consumer_warpgroups = 2, ping_pong = true, overlap_softmax = true, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xf8E4M3FN>, tensor<1x2x128x64xf8E4M3FN> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// e4m3 wgmma: V^T's rows are 64-byte blocks of keys
+func.func @f(%q: tensor<1x8x128x64xf8E4M3FN>, %k: tensor<1x2x128x64xf8E4M3FN>, %v: tensor<1x2x128x64xf8E4M3FN>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'block_n': is 96; e4m3 wgmma attention transposes V into rows of block_n keys in 64-byte swizzle blocks: a multiple of 64}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 96, warps_m = 8, stages = 2, consumer_warpgroups = 2, ping_pong = true, overlap_softmax = true, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xf8E4M3FN>, tensor<1x2x128x64xf8E4M3FN>, tensor<1x2x128x64xf8E4M3FN> -> tensor<1x8x128x64xbf16>
+  return %o : tensor<1x8x128x64xbf16>
+}
+
+// -----
+
+// e4m3 wgmma: TMA row strides of 16 bytes
+func.func @f(%q: tensor<1x8x128x40xf8E4M3FN>, %k: tensor<1x2x128x40xf8E4M3FN>, %v: tensor<1x2x128x40xf8E4M3FN>) -> tensor<1x8x128x40xbf16> {
+  // expected-error @+1 {{attention_config 'instruction': e4m3 wgmma attention loads Q, K and V by TMA, whose row strides are multiples of 16 bytes: head dim 40 is not a multiple of 16 (use mma_sync)}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 128, block_n = 64, warps_m = 8, stages = 2, consumer_warpgroups = 2, ping_pong = true, overlap_softmax = true, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x40xf8E4M3FN>, tensor<1x2x128x40xf8E4M3FN>, tensor<1x2x128x40xf8E4M3FN> -> tensor<1x8x128x40xbf16>
+  return %o : tensor<1x8x128x40xbf16>
+}
+
+// -----
+
+// e4m3 wgmma: three warpgroups' 128 registers hold 120 (ptxas)
+func.func @f(%q: tensor<1x8x128x64xf8E4M3FN>, %k: tensor<1x2x128x64xf8E4M3FN>, %v: tensor<1x2x128x64xf8E4M3FN>) -> tensor<1x8x128x64xbf16> {
+  // expected-error @+1 {{attention_config 'block_n': is 128; with head dim 64 (tiles of 64) and 3 consumer warpgroup(s) a thread would need 3 block_n / 4 + Dp / 2 = 128 registers of accumulators and P, more than the 120 that compile without spills: block_n must be at most 64}}
+  %o = kgen.attention %q, %k, %v {config = #kgen.attention_config<target = sm_90a, instruction = wgmma, block_m = 192, block_n = 128, warps_m = 12, stages = 2, consumer_warpgroups = 3, ping_pong = true, overlap_softmax = true, pack_gqa = false, split_kv = 1, source = user>} : tensor<1x8x128x64xf8E4M3FN>, tensor<1x2x128x64xf8E4M3FN>, tensor<1x2x128x64xf8E4M3FN> -> tensor<1x8x128x64xbf16>
   return %o : tensor<1x8x128x64xbf16>
 }
 

@@ -25,8 +25,8 @@
 // ring's first turn never handed out (a deadlock), P packed from the wrong
 // accumulators (a wrong result); and of its overlap_softmax twin's.
 // RUN: rm -rf %t.m && mkdir -p %t.m
-// RUN: sed 's|kgen::cuda::mbar_wait(&v_full\[st\], phase);||' %t/prefill_causal_pingpong/pkg/kgen_attention_bf16_h4x2_q37_kv150_d64_causal/kernel.cu > %t.m/nov.cu
-// RUN: not grep -q 'mbar_wait(&v_full\[st\], phase)' %t.m/nov.cu
+// RUN: sed 's|wait_pv_operand(st, phase);||' %t/prefill_causal_pingpong/pkg/kgen_attention_bf16_h4x2_q37_kv150_d64_causal/kernel.cu > %t.m/nov.cu
+// RUN: not grep -q 'wait_pv_operand(st, phase)' %t.m/nov.cu
 // RUN: not kgen-emulate %t/prefill_causal_pingpong/pkg/kgen_attention_bf16_h4x2_q37_kv150_d64_causal --source %t.m/nov.cu 2>&1 | FileCheck %s --check-prefix=NOWAIT
 // NOWAIT: wgmma.mma_async reads shared byte {{[0-9]+}} while the TMA load into it has not completed
 // RUN: sed 's|kgen::cuda::named_barrier_arrive(turn_barrier(0), 256);||' %t/prefill_causal_pingpong/pkg/kgen_attention_bf16_h4x2_q37_kv150_d64_causal/kernel.cu > %t.m/noturn.cu

@@ -2,7 +2,7 @@
 with the op's reference semantics.
 
 usage: check_emulated.py MODULE.mlir WORKDIR [--seed=N] [--tolerance=T]
-                         [--f32-tolerance=T] [--jobs=J]
+                         [--f32-tolerance=T] [--jobs=J] [--against=PASSES]
 
 For every public function F of MODULE (one configured kgen.gemm each, its
 arguments in the order A, B, then bias and residual C if it has them; or one
@@ -25,7 +25,11 @@ y):
    for functions whose A is f32, where the hardware computes otherwise than
    the reference (simt's fmaf rounds once; tf32 rounds the inputs). An
    attention package holds q, out and lse in the packed-GQA view (the same
-   memory): they are reshaped to the function's types first.
+   memory): they are reshaped to the function's types first. With
+   --against=PASSES (e.g. --kgen-lower-attention-to-tiles) kgen-run runs F
+   as `kgen-opt --PASSES` leaves it instead, the tile-level form with the
+   kernel's rounding points, where the reference's differ (an e4m3 P):
+   the line then says "tile form" for "reference".
 Prints one line per function, "F: FAMILY emulated ok, reference OK ..." or
 what failed, in the module's order, and exits 1 if anything did. --jobs
 checks J functions at once (default 1): each is its own processes and
@@ -74,7 +78,7 @@ def as_declared(tensors, source, inputs, outputs):
         numpy.save(path, numpy.load(path).reshape(shape))
 
 
-def check(module, workdir, seed, name, tolerance, source):
+def check(module, workdir, seed, name, tolerance, source, against=None):
     """Steps 1-3 for function `name`: (its line, 1 if it failed else 0)."""
     target = "sm_90a" if "target = sm_90a" in source else "sm_80"
     work = os.path.join(workdir, name)
@@ -118,6 +122,13 @@ def check(module, workdir, seed, name, tolerance, source):
         outputs = ["D"]
     compares = ",".join(f"{i}:{os.path.join(tensors, o + '.npy')}"
                         for i, o in enumerate(outputs))
+    what = "reference"
+    if against:
+        what = "tile form"
+        module = os.path.join(work, "tiles.mlir")
+        code, out = run(["kgen-opt", single, *against.split(), "-o", module])
+        if code:
+            return f"{name}: {against} failed\n{out}", 1
     code, out = run(["kgen-run", module, f"--entry={name}",
                      *[f"--input={os.path.join(tensors, i + '.npy')}" for i in inputs],
                      f"--compare-file={compares}",
@@ -126,13 +137,14 @@ def check(module, workdir, seed, name, tolerance, source):
     status = "OK" if code == 0 and len(cmp) == len(outputs) else "MISMATCH"
     detail = " | ".join(l.split(": ", 1)[1].split(" ", 1)[1] for l in cmp) \
         if cmp else out.strip()
-    return (f"{name}: {family} emulated ok, reference {status} {detail}",
+    return (f"{name}: {family} emulated ok, {what} {status} {detail}",
             int(status != "OK"))
 
 
 def main():
     module, workdir = sys.argv[1], sys.argv[2]
     seed, default_tolerance, f32_tolerance, jobs = "1", None, None, 1
+    against = None
     for arg in sys.argv[3:]:
         if arg.startswith("--seed="):
             seed = arg[len("--seed="):]
@@ -140,6 +152,8 @@ def main():
             default_tolerance = arg[len("--tolerance="):]
         elif arg.startswith("--f32-tolerance="):
             f32_tolerance = arg[len("--f32-tolerance="):]
+        elif arg.startswith("--against="):
+            against = arg[len("--against="):]
         elif arg.startswith("--jobs="):
             jobs = max(1, int(arg[len("--jobs="):]))
     text = open(module, encoding="utf-8").read()
@@ -150,7 +164,8 @@ def main():
             tolerance = f32_tolerance
         if default_tolerance is not None and tolerance == "0":
             tolerance = default_tolerance
-        checks.append((module, workdir, seed, name, tolerance, source))
+        checks.append((module, workdir, seed, name, tolerance, source,
+                       against))
     failed = 0
     # Threads only wait for their processes; lines come in the module's order.
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:

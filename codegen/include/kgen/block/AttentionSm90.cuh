@@ -52,6 +52,11 @@
 //                                      later key tile follows (ping-pong)
 //     pv(acc, s, st)                   kgen.tile.pv by wgmma (P from s)
 //     release(st)                      frees the stage, moves to the next
+//   e4m3 (FlashAttention-3's FP8 path: T = __nv_fp8_e4m3, m64nNk32):
+//     transposer()                     true in warps 1 .. 3 of warpgroup 0
+//     transpose_v()                    the next key tile's V, transposed
+//                                      into V^T (kVtOffset): e4m3 wgmma
+//                                      reads K-major operands only
 //   with overlap_softmax (FA3's intra-warpgroup pipelining, Stages >= 2),
 //   in place of qk, pv and release:
 //     qk_over_pv(s, acc, st, more)     QK^T of this key tile issued with the
@@ -61,15 +66,31 @@
 //                                      rescales O, packs P; moves on
 //     finish_pv(acc)                   the last key tile's P V
 //
+// FP8 (T = __nv_fp8_e4m3): Q, K and V land as 64-byte-swizzled e4m3 tiles
+// (boxes of 64 elements, CU_TENSOR_MAP_SWIZZLE_64B); QK^T is one k32 wgmma
+// per 32 columns of Dp. e4m3 wgmma has no transpose, so P V's B operand is
+// V^T (Dp rows of BN keys): warps 1 .. 3 of the producer warpgroup wait for
+// each V tile (its `full` barrier), write it transposed, fence the writes
+// for the async proxy and arrive on the stage's `vt_full` (96 arrivals),
+// which P V waits for instead. P is rounded to e4m3 and packed into the
+// k32 A fragments straight from S's registers: thread (g, q) of a warp holds
+// keys 2q, 2q + 1, 2q + 8, 2q + 9 (+16) of each 32-key slice where the A
+// fragment wants keys 4q .. 4q + 3 (+16) (WgmmaAFragMap8), so V^T stores
+// the keys of a slice in that order, key 16h + 8b + 2q + e at position
+// 16h + 4q + 2b + e (fp8_key_position): P V sums over keys, and any order
+// both operands share gives the same sums (FA3 permutes P's bytes in
+// registers instead).
+//
 // Preconditions (static_asserts; dialect/AttentionLegality.cpp states the
-// same rules): T __nv_bfloat16 or __half; Dp a multiple of 64 in [64, 256]
-// (whole 128-byte swizzle blocks; V is an MN-major wgmma B operand);
-// BN a multiple of 16 in [16, 256]; Consumers 1 to 3; Stages >= 1; the
+// same rules): T __nv_bfloat16, __half or __nv_fp8_e4m3; Dp a multiple of
+// 64 in [64, 256] (whole 128-byte swizzle blocks, 64-byte for e4m3; V is an
+// MN-major wgmma B operand); BN a multiple of 16 in [16, 256] (of 64 for
+// e4m3: V^T's 64-byte blocks of keys); Consumers 1 to 3; Stages >= 1; the
 // setmaxnreg split within the 64K registers; kSmemBytes <= 232448.
 // blockDim.x == kThreads, __launch_bounds__(kThreads, 1), dynamic shared
 // memory kSmemBytes. The tensor maps view q, k and v as 4-D tensors
 // (b, hk, rows, D) with boxes {1, 1, rows, 64} (BM rows for Q, BN for K and
-// V) and CU_TENSOR_MAP_SWIZZLE_128B: TMA zero-fills rows past the plane and
+// V) and CU_TENSOR_MAP_SWIZZLE_128B (64B for e4m3): TMA zero-fills rows past the plane and
 // columns past D. Rows of K and V past a sequence's kv_len inside the plane
 // are loaded, masked out of S and multiplied by P = 0: they must hold
 // finite values (the mma_sync kernels never read them).
@@ -104,6 +125,42 @@ static_assert(warp_tiles_are_wgmma_accumulators<64>() &&
                   warp_tiles_are_wgmma_accumulators<256>(),
               "the FA2 register tiles do not line up with wgmma accumulators");
 
+/// FP8 P V: where key k (0 .. 31) of a 32-key slice sits in V^T's row, so
+/// that P's e4m3 A fragment comes straight from S's accumulators: key
+/// 16h + 8b + 2q + e at 16h + 4q + 2b + e (see the file comment).
+KGEN_HD constexpr int fp8_key_position(int k) {
+  const int h = k / 16, b = (k / 8) % 2, q = (k % 8) / 2, e = k % 2;
+  return 16 * h + 4 * q + 2 * b + e;
+}
+
+/// The key at A-fragment byte `byte` (0 .. 15) of warp lane `lane`, as the
+/// FP8 packing (AttentionSm90::pack) fills it: register r = byte / 4 takes
+/// accumulators (2 (r % 2), + 1) of S's n-tiles 2 (r / 2), + 1.
+KGEN_HD constexpr int fp8_packed_key(int lane, int byte) {
+  const int r = byte / 4, e = byte % 4;
+  const int ntile = 2 * (r / 2) + e / 2; // of the slice's four
+  return 8 * ntile + 2 * (lane % 4) + e % 2;
+}
+
+/// The packed key of every A-fragment byte sits where V^T puts it: the
+/// byte's A column (kgen::cuda::WgmmaAFragMap8) is the key's position,
+/// and its row is the accumulators' row.
+KGEN_HD constexpr bool fp8_p_matches_vt() {
+  for (int t = 0; t < 128; ++t)
+    for (int byte = 0; byte < 16; ++byte) {
+      const kgen::cuda::RowCol a = kgen::cuda::WgmmaAFragMap8::a_elem(t, byte);
+      const int key = fp8_packed_key(t % 32, byte);
+      const int acc = 2 * ((byte / 4) % 2) + byte % 2; // row g or g + 8
+      const kgen::cuda::RowCol c =
+          kgen::cuda::WgmmaAccMap<32>::acc(t, 4 * (key / 8) + acc);
+      if (a.col != fp8_key_position(key) || c.col != key || a.row != c.row)
+        return false;
+    }
+  return true;
+}
+static_assert(fp8_p_matches_vt(),
+              "P's e4m3 A fragments do not line up with V^T's key order");
+
 #if KGEN_CUDA_COMPILER
 
 template <class T, int BN, int Dp, int Stages, int Consumers, bool PingPong>
@@ -115,8 +172,14 @@ struct AttentionSm90 {
   static constexpr int kConsumerRegs = Consumers == 3 ? 160 : 232;
   static constexpr int kMaxSmemBytes = 232448;
 
-  static_assert(kgen::cuda::kIsSame<T, __nv_bfloat16> || kgen::cuda::kIsSame<T, __half>,
-                "wgmma attention takes bf16 or f16 operands");
+  /// FlashAttention-3's FP8 path: e4m3 Q, K and V (k32 wgmmas, V^T).
+  static constexpr bool kFp8 = kgen::cuda::kIsSame<T, __nv_fp8_e4m3>;
+  static_assert(kgen::cuda::kIsSame<T, __nv_bfloat16> ||
+                    kgen::cuda::kIsSame<T, __half> || kFp8,
+                "wgmma attention takes bf16, f16 or e4m3 operands");
+  static_assert(!kFp8 || BN % 64 == 0,
+                "e4m3 wgmma attention: BN is a multiple of 64 (V^T's rows "
+                "are 64-byte swizzle blocks of keys)");
   static_assert(Dp % 64 == 0 && Dp >= 64 && Dp <= 256,
                 "wgmma attention: the tile head dim Dp is a multiple of 64 in "
                 "[64, 256] (whole 128-byte swizzle blocks; PV's N)");
@@ -133,19 +196,34 @@ struct AttentionSm90 {
 
   using Swz = kgen::cuda::Swizzle;
   using Major = kgen::cuda::Major;
-  using LQ = kgen::cuda::RowMajorSwizzled<T, BM, Dp, Swz::B128>;
-  using LK = kgen::cuda::RowMajorSwizzled<T, BN, Dp, Swz::B128>;
-  using OpQ = kgen::cuda::WgmmaOperand<LQ, Major::K, 16>;
-  using OpK = kgen::cuda::WgmmaOperand<LK, Major::K, 16>;
-  using OpV = kgen::cuda::WgmmaOperand<LK, Major::MN, 16>; // (keys, Dp)
+  /// Boxes of 64 elements: 128-byte rows of 16 bits, 64-byte rows of e4m3.
+  static constexpr Swz kSwizzle = kFp8 ? Swz::B64 : Swz::B128;
+  /// Elements of K in one wgmma: 16 (k16), 32 for e4m3 (k32).
+  static constexpr int kK = kFp8 ? 32 : 16;
+  using LQ = kgen::cuda::RowMajorSwizzled<T, BM, Dp, kSwizzle>;
+  using LK = kgen::cuda::RowMajorSwizzled<T, BN, Dp, kSwizzle>;
+  using OpQ = kgen::cuda::WgmmaOperand<LQ, Major::K, kK>;
+  using OpK = kgen::cuda::WgmmaOperand<LK, Major::K, kK>;
+  /// P V's B operand: the V tile (keys, Dp), MN-major; for e4m3 V^T, Dp
+  /// rows of BN keys (fp8_key_position's order in each slice of 32), the
+  /// K-major operand e4m3 wgmma reads.
+  using LVt = kgen::cuda::RowMajorSwizzled<T, Dp, BN, Swz::B64>;
+  using OpV = kgen::cuda::ConditionalT<
+      kFp8, kgen::cuda::WgmmaOperand<LVt, Major::K, 32>,
+      kgen::cuda::WgmmaOperand<LK, Major::MN, 16>>;
   using Scores = AttentionScores<64, BN, 4>;
   using Acc = AttentionAccumulator<64, Dp, 4>;
 
   static constexpr int kQBytes = LQ::kBytes, kKvBytes = LK::kBytes;
+  static constexpr int kVtBytes = kFp8 ? Dp * BN : 0; // LVt's
   static constexpr int kKOffset = kQBytes;
   static constexpr int kVOffset = kKOffset + Stages * kKvBytes;
-  static constexpr int kBarOffset = kVOffset + Stages * kKvBytes;
-  static constexpr int kBarriers = 1 + 3 * Stages; // q_full, k/v full, empty
+  static constexpr int kVtOffset = kVOffset + Stages * kKvBytes;
+  static constexpr int kBarOffset = kVtOffset + Stages * kVtBytes;
+  /// q_full; per stage k_full, v_full, empty (and vt_full for e4m3).
+  static constexpr int kBarriers = 1 + (kFp8 ? 4 : 3) * Stages;
+  /// FP8: warps 1 .. 3 of the producer warpgroup transpose V.
+  static constexpr int kTransposers = 96;
   /// 1 KiB of alignment slack (the 128-byte swizzle repeats every 1 KiB),
   /// the tiles, then the mbarriers.
   static constexpr int kSmemBytes = 1024 + kBarOffset + 8 * kBarriers;
@@ -154,8 +232,10 @@ struct AttentionSm90 {
                 "block): fewer stages or a smaller tile");
 
   char *smem;
-  unsigned long long *q_full, *k_full, *v_full, *empty;
+  unsigned long long *q_full, *k_full, *v_full, *empty, *vt_full;
   PipelineState<Stages> write, read;
+  /// FP8: the transposers' position in the ring of V tiles.
+  PipelineState<Stages> transposed;
 
   KGEN_DEVICE AttentionSm90() {
     extern __shared__ __align__(128) unsigned char smemRaw[];
@@ -165,14 +245,18 @@ struct AttentionSm90 {
     k_full = q_full + 1;
     v_full = k_full + Stages;
     empty = v_full + Stages;
+    vt_full = empty + Stages; // (e4m3 only)
     write = producer_start<Stages>();
     read = PipelineState<Stages>{};
+    transposed = PipelineState<Stages>{};
     if (threadIdx.x == 0) {
       kgen::cuda::mbar_init(q_full, 1);
       for (int s = 0; s < Stages; ++s) {
         kgen::cuda::mbar_init(&k_full[s], 1); // producer + bytes
         kgen::cuda::mbar_init(&v_full[s], 1);
         kgen::cuda::mbar_init(&empty[s], Consumers);
+        if constexpr (kFp8)
+          kgen::cuda::mbar_init(&vt_full[s], kTransposers);
       }
       kgen::cuda::fence_barrier_init();
     }
@@ -215,6 +299,48 @@ struct AttentionSm90 {
                                   &v_full[st], 0, int(key0), int(hk), int(b));
   }
   KGEN_DEVICE void loaded() { ++write; }
+
+  /// FP8: the producer warpgroup's warps 1 .. 3 (start_producer first).
+  KGEN_DEVICE static bool transposer() {
+    return kFp8 && threadIdx.x >= 32 && threadIdx.x < 32 + kTransposers;
+  }
+
+  /// FP8: waits for the next key tile's V (stage transposed.index), writes
+  /// V^T[d][fp8_key_position(key)] = V[key][d] into its V^T stage, makes
+  /// the writes visible to wgmma (the async proxy) and arrives on the
+  /// stage's vt_full. The V^T stage is free: the consumers freed the stage
+  /// (empty) before the producer loaded this V into it. Each step moves a
+  /// 4 x 4 block of bytes: keys 16h + {2q, 2q + 1, 2q + 8, 2q + 9} of a
+  /// slice (one 32-bit word of V^T's row once transposed) by 4 head dims.
+  KGEN_DEVICE void transpose_v() {
+    static_assert(kFp8, "only e4m3 V is transposed");
+    const int st = transposed.index;
+    kgen::cuda::mbar_wait(&v_full[st], transposed.phase);
+    const char *v = smem + kVOffset + st * kKvBytes;
+    char *vt = smem + kVtOffset + st * kVtBytes;
+    constexpr int kSlices = BN / 32, kUnits = (Dp / 4) * kSlices * 8;
+    for (int u = int(threadIdx.x) - 32; u < kUnits; u += kTransposers) {
+      const int q = u % 4, h = (u / 4) % 2, slice = (u / 8) % kSlices;
+      const int d0 = 4 * (u / (8 * kSlices));
+      const int key0 = 32 * slice + 16 * h + 2 * q; // keys +0, +1, +8, +9
+      unsigned in[4];
+#pragma unroll
+      for (int m = 0; m < 4; ++m)
+        in[m] = kgen::cuda::ld_shared(reinterpret_cast<const unsigned *>(
+            v + LK::byte_offset(key0 + m % 2 + 8 * (m / 2), d0)));
+      const int pos = 32 * slice + 16 * h + 4 * q; // fp8_key_position
+#pragma unroll
+      for (int i = 0; i < 4; ++i) // byte i of each key: head dim d0 + i
+        kgen::cuda::st_shared(
+            reinterpret_cast<unsigned *>(vt + LVt::byte_offset(d0 + i, pos)),
+            ((in[0] >> (8 * i)) & 0xffu) | (((in[1] >> (8 * i)) & 0xffu) << 8) |
+                (((in[2] >> (8 * i)) & 0xffu) << 16) |
+                ((in[3] >> (8 * i)) << 24));
+    }
+    kgen::cuda::fence_proxy_async(); // the writes, for wgmma's reads
+    kgen::cuda::mbar_arrive(&vt_full[st]);
+    ++transposed;
+  }
 
   //===--------------------------------------------------------------------===//
   // Consumer warpgroups
@@ -287,7 +413,7 @@ struct AttentionSm90 {
     issue_qk(s, st);
     kgen::cuda::wgmma_commit();
     if (has_prev) {
-      kgen::cuda::mbar_wait(&v_full[prev.index], prev.phase);
+      wait_pv_operand(prev.index, prev.phase);
       issue_pv(acc, prev.index);
       kgen::cuda::wgmma_commit();
     }
@@ -323,8 +449,9 @@ struct AttentionSm90 {
   }
 
 private:
-  /// P of the last packed key tile: the A fragments of its P V.
-  unsigned p[BN / 16][4];
+  /// P of the last packed key tile: the A fragments of its P V (one per
+  /// k16 slice; e4m3, per k32 slice).
+  unsigned p[BN / kK][4];
   /// overlap_softmax: the stage (and phase) whose P V is still to run.
   PipelineState<Stages> prev{};
   bool has_prev = false;
@@ -336,7 +463,9 @@ private:
     for (int k = 0; k < OpQ::kSlices; ++k) {
       const unsigned long long da = OpQ::desc(sq, k, int(rows0()));
       const unsigned long long db = OpK::desc(sk, k);
-      if constexpr (kgen::cuda::kIsSame<T, __half>)
+      if constexpr (kFp8)
+        kgen::cuda::wgmma_e4m3<BN>(s.v, da, db, k > 0 ? 1 : 0);
+      else if constexpr (kgen::cuda::kIsSame<T, __half>)
         kgen::cuda::wgmma_f16<BN>(s.v, da, db, k > 0 ? 1 : 0);
       else
         kgen::cuda::wgmma_bf16<BN>(s.v, da, db, k > 0 ? 1 : 0);
@@ -346,7 +475,7 @@ private:
   /// acc += P V of stage st, whose V load completes phase `phase` of its
   /// `full` barrier; returns once the wgmmas are done.
   KGEN_DEVICE void run_pv(Acc &acc, int st, unsigned phase) {
-    kgen::cuda::mbar_wait(&v_full[st], phase);
+    wait_pv_operand(st, phase);
     kgen::cuda::fence_operand(acc.v);
     kgen::cuda::wgmma_fence();
     issue_pv(acc, st);
@@ -355,25 +484,55 @@ private:
     kgen::cuda::fence_operand(acc.v);
   }
 
+  /// Waits for P V's B operand of stage st: the V tile (its TMA load), or
+  /// for e4m3 its transpose.
+  KGEN_DEVICE void wait_pv_operand(int st, unsigned phase) {
+    kgen::cuda::mbar_wait(kFp8 ? &vt_full[st] : &v_full[st], phase);
+  }
+
   /// P (the registers pack() filled) times the V tile of stage st.
   KGEN_DEVICE void issue_pv(Acc &acc, int st) {
-    const unsigned sv = kgen::cuda::smem_u32(smem + kVOffset + st * kKvBytes);
+    if constexpr (kFp8) {
+      const unsigned svt =
+          kgen::cuda::smem_u32(smem + kVtOffset + st * kVtBytes);
 #pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk) {
-      const unsigned long long db = OpV::desc(sv, kk);
-      if constexpr (kgen::cuda::kIsSame<T, __half>)
-        kgen::cuda::wgmma_rs_f16<Dp, true>(acc.v, p[kk], db, 1);
-      else
-        kgen::cuda::wgmma_rs_bf16<Dp, true>(acc.v, p[kk], db, 1);
+      for (int kk = 0; kk < BN / 32; ++kk)
+        kgen::cuda::wgmma_rs_e4m3<Dp>(acc.v, p[kk], OpV::desc(svt, kk), 1);
+    } else {
+      const unsigned sv =
+          kgen::cuda::smem_u32(smem + kVOffset + st * kKvBytes);
+#pragma unroll
+      for (int kk = 0; kk < BN / 16; ++kk) {
+        const unsigned long long db = OpV::desc(sv, kk);
+        if constexpr (kgen::cuda::kIsSame<T, __half>)
+          kgen::cuda::wgmma_rs_f16<Dp, true>(acc.v, p[kk], db, 1);
+        else
+          kgen::cuda::wgmma_rs_bf16<Dp, true>(acc.v, p[kk], db, 1);
+      }
     }
   }
 
   /// p = round_T(s) as the A fragments of the k16 slices (the FA2 packing:
   /// an m16n8k16 A fragment is a wgmma A fragment, warp by warp).
+  /// e4m3: p = round_e4m3(s) as the A fragments of the k32 slices, in
+  /// V^T's key order (fp8_packed_key): register r of slice kk takes
+  /// accumulators (2 (r % 2), + 1) of n-tiles 4 kk + 2 (r / 2), + 1.
   KGEN_DEVICE void pack(const Scores &s) {
+    if constexpr (kFp8) {
 #pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk)
-      s.template p_fragment<T>(0, kk, p[kk]);
+      for (int kk = 0; kk < BN / 32; ++kk)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          const float *lo = &s.v[(4 * kk + 2 * (r / 2)) * 4 + 2 * (r % 2)];
+          const float *hi = lo + 4; // the next n-tile, same row
+          p[kk][r] = unsigned(kgen::cuda::cvt_e4m3x2(lo[1], lo[0])) |
+                     (unsigned(kgen::cuda::cvt_e4m3x2(hi[1], hi[0])) << 16);
+        }
+    } else {
+#pragma unroll
+      for (int kk = 0; kk < BN / 16; ++kk)
+        s.template p_fragment<T>(0, kk, p[kk]);
+    }
   }
 
   /// Waits for the K tile of stage st, then (ping-pong) for this

@@ -73,6 +73,11 @@ template <class A> inline constexpr bool kIsSame<A, A> = true;
 /// does not call an sm_90a primitive.
 template <auto...> inline constexpr bool kFalse = false;
 template <class...> inline constexpr bool kFalseT = false;
+/// A if C, else B (std::conditional_t, which NVRTC's headers lack).
+template <bool C, class A, class B> struct Conditional { using type = A; };
+template <class A, class B> struct Conditional<false, A, B> { using type = B; };
+template <bool C, class A, class B>
+using ConditionalT = typename Conditional<C, A, B>::type;
 
 /// A (row, col) pair; what the fragment and layout maps return.
 struct RowCol {

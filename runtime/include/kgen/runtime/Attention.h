@@ -183,7 +183,9 @@ double attentionBytes(const AttentionSpec &spec);
 /// Largest relative Frobenius error of `out` that passes (shared/notes/
 /// perf-method.md): 1e-2 with any bf16, f16 or f8E4M3FN input or output
 /// (p is rounded to the compute type before the PV product, Q's type, f16
-/// under an e4m3 Q, and the output once), 1e-4 with f32 only.
+/// under an e4m3 Q, and the output once), 1e-4 with f32 only; 0.0625
+/// (e4m3's unit roundoff) for e4m3 Q, K and V, whose P V may read p
+/// rounded to e4m3 (wgmma: FlashAttention-3's FP8 path).
 double attentionTolerance(const AttentionSpec &spec);
 
 /// Largest absolute error of `lse` that passes: 1e-3 with a bf16, f16 or
