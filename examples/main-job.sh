@@ -166,12 +166,14 @@ printf '%s' "$packages"
 echo
 echo "Emulated device: one kernel of each family, its emitted CUDA run on the CPU against the host reference"
 printf '%-9s %-56s %-7s %-10s %-8s %9s %9s\n' family kernel result "rel error" tolerance seconds "MFLOP/s"
-for fam in simt mma_sync wgmma attention attn-fa3 attn-fp8 attn-vlen moe moe-e4m3; do
+for fam in simt mma_sync wgmma attention attn-fa3 fa3-fp8 attn-fp8 attn-vlen moe moe-e4m3; do
   while read -r name family _ verdict rel tol secs mflops; do
-    # Attention: FlashAttention-2's schedule (mma_sync) or FA3's (wgmma);
-    # an e4m3 KV cache; a variable-length batch.
+    # Attention: FlashAttention-2's schedule (mma_sync) or FA3's (wgmma),
+    # FA3's FP8 path (e4m3 Q, K and V); an e4m3 KV cache; a variable-length
+    # batch.
     [[ $name == kgen_attention_* ]] &&
       family=$([ "$family" = wgmma ] && echo attn-fa3 || echo attention)
+    [[ $name == kgen_attention_f8E4M3FN_* ]] && family=fa3-fp8
     [[ $name == kgen_attention_*_kvf8E4M3FN_* ]] && family=attn-fp8
     [[ $name == kgen_attention_*_varlen_* ]] && family=attn-vlen
     [[ $name == kgen_moe_* ]] && family=moe
