@@ -141,8 +141,9 @@ ATTENTION_NOTES = {
     "*": ("contiguous cache", "paged KV cache: SDPA (no paged input) on the equivalent "
           "contiguous cache, the page gather not timed"),
     "#": ("dequantised e4m3", "e4m3 operands: SDPA (no e4m3 input) on them dequantised "
-          "(to bf16 for a bf16 op), reading at least twice the bytes kgen's kernel "
-          "does: not an fp8 baseline"),
+          "(to bf16 for a bf16 op or output), reading at least twice the bytes kgen's "
+          "kernel does and, with e4m3 queries, multiplying at half the e4m3 tensor-core "
+          "rate: not an fp8 baseline"),
 }
 
 

@@ -34,11 +34,14 @@ Nor does SDPA read e4m3: an entry with an e4m3 KV cache ("dtype_kv":
 "f8E4M3FN", with k_descale/v_descale) is timed on the equivalent 16-bit
 cache, K and V dequantised to Q's type (e4m3 values times their descales,
 drawn in [0.5, 2] as kgen draws them, rounded to that type: the same math),
-and e4m3 queries alike, to dtype_out; its results carry a "comment" with
-"dequantised e4m3" (e4m3_comment): SDPA reads twice the cache bytes kgen's
-kernel does, so this is a bf16 baseline at the e4m3 op, not an fp8 one.
-FLOPs and bytes (hence GB/s) are kgen's for the op, the cache counted at
-one byte an element.
+and e4m3 queries alike, to dtype_out (the fp8 prefill entries: Q, K and V
+f8E4M3FN with their three descales, out bf16, timed on Q, K and V
+dequantised to bf16); its results carry a "comment" with "dequantised
+e4m3" (e4m3_comment): SDPA reads twice the bytes kgen's kernel does and,
+with e4m3 queries, multiplies on 16-bit tensor cores, half the e4m3 rate,
+so this is a bf16 baseline at the e4m3 op, not an fp8 one (torch's public
+SDPA takes no e4m3). FLOPs and bytes (hence GB/s) are kgen's for the op,
+each e4m3 operand counted at one byte an element.
 
 For every entry of a MoE suite (--moe-suite, schema kgen.moe-suite, e.g.
 bench/suites/moe.json): the whole layer from the router logits to y, as
@@ -277,10 +280,14 @@ def operand_list(names):
 def e4m3_comment(e4m3, sdpa_type):
     """The comment of an op with the e4m3 operands `e4m3` (["k", "v"],
     ["q", "k", "v"]) that SDPA computes on them dequantised to
-    `sdpa_type`."""
+    `sdpa_type`; with e4m3 queries (then all three are e4m3: kgen's FP8
+    kernel) SDPA also multiplies at most at the 16-bit tensor-core rate,
+    half the e4m3 one."""
+    rate = (f", its QK^T and PV in {sdpa_type}, at most half the e4m3 tensor-core rate"
+            if "q" in e4m3 else "")
     return (f"dequantised e4m3: SDPA on {operand_list(e4m3)} dequantised to {sdpa_type} (the e4m3 "
             f"values times their descales: the same math; SDPA reads no e4m3), "
-            f"{ELEM_BYTES[sdpa_type]} bytes an element where kgen's kernel reads one: a "
+            f"{ELEM_BYTES[sdpa_type]} bytes an element where kgen's kernel reads one{rate}: a "
             f"{sdpa_type} baseline at the e4m3 op, not an fp8 one; FLOPs and bytes are "
             "kgen's for the op")
 

@@ -193,7 +193,13 @@ TEST(AttentionSuiteFile, HasPrefillAndDecodeOfBothModels) {
   ASSERT_TRUE(loadAttentionSuite(kAttentionSuite, suite, err)) << err;
   EXPECT_EQ(suite.name, "llm-attention-bf16");
   for (const AttentionSuiteEntry &e : suite.entries) {
-    EXPECT_EQ(e.spec.dtype, ElemType::BF16) << e.name;
+    // bf16 queries and output but in the fp8 prefills: Q, K and V e4m3,
+    // each with its descale, out bf16.
+    const bool fp8 = e.name.find("/prefill fp8 ") != std::string::npos;
+    EXPECT_EQ(e.spec.dtype, fp8 ? ElemType::F8E4M3FN : ElemType::BF16)
+        << e.name;
+    EXPECT_EQ(e.spec.out, ElemType::BF16) << e.name;
+    EXPECT_EQ(e.spec.qDescale, fp8) << e.name;
     EXPECT_EQ(e.spec.scale, double(1.0f / std::sqrt(float(e.spec.headDim)))) << e.name;
     if (e.spec.seqQ > 1) // prefill: about 16k tokens
       EXPECT_EQ(e.spec.batch * e.spec.seqQ, 16384) << e.name;
@@ -226,7 +232,20 @@ TEST(AttentionSuiteFile, HasPrefillAndDecodeOfBothModels) {
   EXPECT_TRUE(e->spec.paged);
   EXPECT_EQ(e->spec.pageSize, 16);
   EXPECT_EQ(e->spec.numPages, 16 * 8192 / 16);
-  EXPECT_EQ(suite.entries.size(), 47u);
+  // An fp8 prefill: the shape of the bf16 entry of its name, all e4m3.
+  e = entryNamed(suite, "llama3-8b/prefill fp8 16k causal");
+  const AttentionSuiteEntry *bf16 =
+      entryNamed(suite, "llama3-8b/prefill 16k causal");
+  ASSERT_NE(e, nullptr);
+  ASSERT_NE(bf16, nullptr);
+  const AttentionSpec &f = e->spec, &b = bf16->spec;
+  EXPECT_EQ(std::tie(f.batch, f.qHeads, f.kvHeads, f.seqQ, f.seqKv, f.headDim,
+                     f.causal),
+            std::tie(b.batch, b.qHeads, b.kvHeads, b.seqQ, b.seqKv, b.headDim,
+                     b.causal));
+  EXPECT_EQ(attentionKvType(e->spec), ElemType::F8E4M3FN);
+  EXPECT_TRUE(e->spec.kDescale && e->spec.vDescale);
+  EXPECT_EQ(suite.entries.size(), 50u);
 }
 
 TEST(AttentionSuite, ParsesEntriesAndRefusesBadOnes) {

@@ -6,12 +6,13 @@ attention suite (bench/suite-to-mlir.py):
 
 PKG_DIR holds exactly COUNT packages; each manifest's op object is the op of
 a suite entry (every field the entry gives, equal; the op's defaults for the
-others), its k and v params are of the op's dtype_kv (dtype by default) and
-it has a q_descale, k_descale, v_descale param (an f32 [1] input) exactly
-when the op has that flag, and every kernel was compiled (registers > 0)
-with no spills and no stack frame. Prints one line per package, sorted by
-name (an e4m3 cache's type and the descales named); exit 1 on any
-mismatch.
+others), its q param is of the op's dtype, its k and v params of its
+dtype_kv (dtype by default) and it has a q_descale, k_descale, v_descale
+param (an f32 [1] input) exactly when the op has that flag, and every
+kernel was compiled (registers > 0) with no spills and no stack frame.
+Prints one line per package, sorted by name (an e4m3 cache's type, e4m3
+Q, K and V, the descales, the target and the strategy's instruction
+named); exit 1 on any mismatch.
 """
 import glob
 import json
@@ -62,9 +63,9 @@ def main():
                            f'{r["spill_load_bytes"]} bytes, stack {r["stack_bytes"]}')
         params = {p["name"]: p for p in m["params"]}
         kv_type = op.get("dtype_kv") or op["dtype"]
-        for name in ("k", "v"):
-            if params.get(name, {}).get("dtype") != kv_type:
-                bad.append(f'{m["name"]}: param {name} is not {kv_type}: {params.get(name)}')
+        for name, want in (("q", op["dtype"]), ("k", kv_type), ("v", kv_type)):
+            if params.get(name, {}).get("dtype") != want:
+                bad.append(f'{m["name"]}: param {name} is not {want}: {params.get(name)}')
         descales = [d for d in ("q_descale", "k_descale", "v_descale") if op.get(d)]
         for d in ("q_descale", "k_descale", "v_descale"):
             p = params.get(d)
@@ -74,10 +75,12 @@ def main():
             elif d not in descales and p is not None:
                 bad.append(f'{m["name"]}: param {d} for an op without {d}')
         split = "o_partial" in params
-        e4m3 = f", K/V {kv_type}" if kv_type != op["dtype"] else ""
+        e4m3 = (f", K/V {kv_type}" if kv_type != op["dtype"] else
+                f", Q/K/V {kv_type}" if kv_type == "f8E4M3FN" else "")
         scaled = f', {" ".join(descales)}' if descales else ""
+        instruction = m.get("config", {}).get("instruction", "no instruction")
         print(f'{m["name"]}: "{entry}", {len(kernels)} kernel(s)'
-              f'{", split-KV" if split else ""}{e4m3}{scaled}, {m["target"]}')
+              f'{", split-KV" if split else ""}{e4m3}{scaled}, {m["target"]}, {instruction}')
     for line in bad:
         print(f"check-attention-packages: {line}")
     return 1 if bad else 0

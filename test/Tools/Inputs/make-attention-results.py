@@ -4,7 +4,9 @@ device check would: kgen's package of one attention op (named as the
 package) and SDPA's cuDNN (ok) and flash (refused) results at that op (named
 as the suite entry), plus a prefill op that only cuDNN measured, and the
 same decode over an e4m3 KV cache with descales: kgen's package and SDPA's
-cuDNN result on the dequantised cache, carrying the comment
+cuDNN result on the dequantised cache, and an fp8 prefill (Q, K and V
+e4m3, three descales, out bf16): kgen's package and SDPA's cuDNN result on
+Q, K and V dequantised to bf16, each carrying the comment
 torch_baselines.py gives it.
 
   make-attention-results.py SRC_ROOT OUT_DIR
@@ -48,8 +50,19 @@ cudnn_e4m3 = dict(tb.make_result(case["name"], "torch-sdpa-cudnn", e4m3, "ok",
                                  time=tb.summarize([0.25]), rel_error=2e-3,
                                  work=case["work"], ceilings=ceilings),
                   comment=case["comment"])
+fp8 = dict(decode, batch=1, seq_q=16384, seq_kv=16384, kv_lens=False, dtype="f8E4M3FN",
+           q_descale=True, k_descale=True, v_descale=True)
+[case] = tb.attention_cases([{"name": "llama3-8b/prefill fp8 16k", "op": fp8}])
+kgen_fp8 = tb.make_result("kgen_attention_f8E4M3FN_h32x8_q16384_kv16384_d128", "kgen", fp8,
+                          "ok", time=tb.summarize([4.0]), rel_error=2e-2,
+                          work=case["work"], ceilings=ceilings)
+cudnn_fp8 = dict(tb.make_result(case["name"], "torch-sdpa-cudnn", fp8, "ok",
+                                time=tb.summarize([8.0]), rel_error=2e-3,
+                                work=case["work"], ceilings=ceilings),
+                 comment=case["comment"])
 device = dict(tb.empty_device(), name="test")
 tb.write_atomic(os.path.join(out, "kgen-attention.json"),
-                tb.make_document(device, ceilings, [kgen, kgen_e4m3]))
+                tb.make_document(device, ceilings, [kgen, kgen_e4m3, kgen_fp8]))
 tb.write_atomic(os.path.join(out, "baseline-torch.json"),
-                tb.make_document(device, ceilings, [cudnn, flash, only, cudnn_e4m3]))
+                tb.make_document(device, ceilings,
+                                 [cudnn, flash, only, cudnn_e4m3, cudnn_fp8]))

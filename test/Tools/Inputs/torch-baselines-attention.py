@@ -2,9 +2,11 @@
 """The pure parts of bench/torch_baselines.py's attention suite, without
 torch: kgen's kv_lens rule, the cases of a suite (shapes, masks, FLOPs,
 bytes, what SDPA cannot do, the e4m3 operands SDPA reads dequantised and
-the comments saying so), the run seeds of kgen-bench run's groups, which
-package op is which entry's (an e4m3 cache's not the bf16 one's), and a
-backend's refusal, error, wrong and ok outcomes with stand-ins for torch.
+the comments saying so; the fp8 prefills' FLOPs those of the bf16 entries
+of their shapes), the run seeds of kgen-bench run's groups, which package
+op is which entry's (an e4m3 cache's not the bf16 one's, an fp8 prefill's
+not the bf16 prefill's), and a backend's refusal, error, wrong and ok
+outcomes with stand-ins for torch.
 
   torch-baselines-attention.py SRC_ROOT FEATURES.json
 """
@@ -47,6 +49,20 @@ for c in cases:
               f'"{c["unsupported"]}"')
         print(f'  comment: "{c["comment"][:40]}..." dequantised e4m3 in it: '
               f'{"dequantised e4m3" in c["comment"]}')
+# The fp8 prefills: Q, K and V at one byte, out bf16, three descales; the
+# FLOPs and mask of the bf16 entry of the same name without "fp8"; SDPA on
+# Q, K and V dequantised to bf16, at the 16-bit rate, its comment saying so.
+by_name = {c["name"]: c for c in cases}
+for c in cases:
+    if "prefill fp8" in c["name"]:
+        bf16 = by_name[c["name"].replace("prefill fp8", "prefill")]
+        print(f'{c["name"]}: q {c["q_shape"]} kv {c["kv_shape"]} mask {c["mask"]} '
+              f'flops {c["work"][0]:.6g} (bf16 entry\'s: {c["work"][0] == bf16["work"][0]}) '
+              f'bytes {c["work"][1]:.0f} (bf16 entry\'s {bf16["work"][1]:.0f}) sdpa {c["sdpa_type"]} '
+              f'dequantised {c["e4m3"]} label "{tb.case_label(c)}" unsupported '
+              f'"{c["unsupported"]}"')
+        print(f'  comment: "{c["comment"][:43]}..." half the e4m3 tensor-core rate in it: '
+              f'{"half the e4m3 tensor-core rate" in c["comment"]}')
 
 for c in tb.attention_cases(tb.load_attention_suite(features)):
     print(f'{c["name"]}: mask {c["mask"]} lens {c["kv_lens"]} unsupported "{c["unsupported"]}" '
@@ -83,6 +99,15 @@ print("e4m3 package: e4m3 entry", tb.op_matches(e4m3, e4m3_pkg), "| bf16 entry",
 print("cases of an e4m3 and a bf16 package:",
       [(c["name"], c["op"].get("dtype_kv", "-"), c["e4m3"])
        for c in tb.attention_cases(entries, [("p0", e4m3_pkg), ("p1", full(bf16))])])
+# An fp8 prefill's package (dtype f8E4M3FN, every descale written) is the
+# fp8 entry's alone; the bf16 prefill's package is not the fp8 entry's.
+bf16, fp8 = named["llama3-8b/prefill 16k"], named["llama3-8b/prefill fp8 16k"]
+fp8_pkg = dict(full(bf16), **fp8)
+print("fp8 package: fp8 entry", tb.op_matches(fp8, fp8_pkg), "| bf16 entry",
+      tb.op_matches(bf16, fp8_pkg), "| bf16 package: fp8 entry",
+      tb.op_matches(fp8, full(bf16)), "| cases:",
+      [(c["name"], c["op"]["dtype"], c["sdpa_type"])
+       for c in tb.attention_cases(entries, [("p0", full(bf16)), ("p1", fp8_pkg)])])
 
 print("check rows of 16384:", len(tb.check_rows(16384)), tb.check_rows(16384)[:2],
       tb.check_rows(16384)[-1], "| of 3:", tb.check_rows(3))
