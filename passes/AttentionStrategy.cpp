@@ -121,9 +121,11 @@ mlir::kgen::fa3AttentionFields(const AttentionProblem &p) {
   // FlashAttention-3's tiles (hopper/tile_size.h): 192 x 128 on three
   // warpgroups up to head dim 64; 128 rows on two, taking turns, with 176
   // keys (128 causal) up to 128, 112 up to 192, 80 beyond; each key tile's
-  // softmax under the previous tile's P V (two stages). FP8 (all e4m3):
-  // two warpgroups at every head dim (three spill at 64 with 128 keys),
-  // key tiles in the 64s its V^T takes.
+  // softmax under the previous tile's P V (two stages). FP8 (all e4m3)
+  // is not FA3's FP8 tiles (192 x 160 on three warpgroups up to head dim
+  // 64, 128 x 224 up to 128, 128 x 128 at 256): kgen's register rule
+  // (AttentionLegality.cpp) takes two warpgroups at every head dim and key
+  // tiles in the 64s its V^T takes: 192 up to 64, 128 up to 192, 64 at 256.
   int64_t groups = dp <= 64 && !operands.allE4m3() ? 3 : 2;
   SmallVector<int64_t, 4> blockNs;
   if (operands.allE4m3()) // FP8: V^T in 64-key blocks

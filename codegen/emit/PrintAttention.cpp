@@ -304,8 +304,12 @@ LogicalResult KernelPrinter::printAttentionWgmma(Block &body) {
     return name(i[2]) + ", " + name(i[1]) + ", " + name(i[0]);
   };
 
-  line() << "// FlashAttention-3's schedule: a TMA producer warpgroup and "
-         << groups << " wgmma consumer warpgroup(s) of 64 rows"
+  bool fp8 = isa<Float8E4M3FNType>(elem);
+  line() << "// FlashAttention-3's schedule: a TMA producer warpgroup"
+         << (fp8 ? " (its warps 1 to 3 transposing each V tile: e4m3 wgmma "
+                   "reads K-major operands only)"
+                 : "")
+         << " and " << groups << " wgmma consumer warpgroup(s) of 64 rows"
          << (pingPong ? ", taking turns (ping-pong)" : "")
          << (attention.getOverlapSoftmax()
                  ? ", each tile's softmax under the previous tile's P V"
@@ -355,13 +359,16 @@ LogicalResult KernelPrinter::printAttentionWgmma(Block &body) {
   --depth;
   line() << "}\n";
   --depth;
-  if (isa<Float8E4M3FNType>(elem)) {
+  if (fp8) {
     // e4m3 wgmma reads K-major operands only: the producer's other warps
     // transpose each V tile for P V (AttentionSm90.cuh).
     line() << "} else if (Attn::transposer()) { // V^T for the e4m3 P V\n";
     ++depth;
-    line() << "for (long kt = " << lo << "; kt < " << hi << "; ++kt)\n";
-    line() << "  attn.transpose_v();\n";
+    line() << "for (long kt = " << lo << "; kt < " << hi << "; ++kt) {\n";
+    ++depth;
+    line() << "attn.transpose_v();\n";
+    --depth;
+    line() << "}\n";
     --depth;
   }
   line() << "}\n";

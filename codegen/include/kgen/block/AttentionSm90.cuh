@@ -77,7 +77,9 @@
 // keys 2q, 2q + 1, 2q + 8, 2q + 9 (+16) of each 32-key slice where the A
 // fragment wants keys 4q .. 4q + 3 (+16) (WgmmaAFragMap8), so V^T stores
 // the keys of a slice in that order, key 16h + 8b + 2q + e at position
-// 16h + 4q + 2b + e (fp8_key_position): P V sums over keys, and any order
+// 16h + 4q + 2b + e (fp8_key_position, fp8_slice_key; pack() and
+// transpose_v() index through them and fp8_p_accumulator, which a
+// static_assert checks against the fragment maps): P V sums over keys, and any order
 // both operands share gives the same sums (FA3 permutes P's bytes in
 // registers instead).
 //
@@ -133,27 +135,34 @@ KGEN_HD constexpr int fp8_key_position(int k) {
   return 16 * h + 4 * q + 2 * b + e;
 }
 
-/// The key at A-fragment byte `byte` (0 .. 15) of warp lane `lane`, as the
-/// FP8 packing (AttentionSm90::pack) fills it: register r = byte / 4 takes
-/// accumulators (2 (r % 2), + 1) of S's n-tiles 2 (r / 2), + 1.
-KGEN_HD constexpr int fp8_packed_key(int lane, int byte) {
-  const int r = byte / 4, e = byte % 4;
-  const int ntile = 2 * (r / 2) + e / 2; // of the slice's four
-  return 8 * ntile + 2 * (lane % 4) + e % 2;
+/// The inverse: the key at position `pos` (0 .. 31) of a V^T slice, which
+/// AttentionSm90::transpose_v reads for it.
+KGEN_HD constexpr int fp8_slice_key(int pos) {
+  const int h = pos / 16, q = (pos % 16) / 4, b = (pos % 4) / 2, e = pos % 2;
+  return 16 * h + 8 * b + 2 * q + e;
 }
 
-/// The packed key of every A-fragment byte sits where V^T puts it: the
-/// byte's A column (kgen::cuda::WgmmaAFragMap8) is the key's position,
-/// and its row is the accumulators' row.
+/// The accumulator of AttentionScores<64, BN, 4>::v (n-tile major, four a
+/// tile) that AttentionSm90::pack puts into byte e (0 .. 3) of A register r
+/// (0 .. 3) of k32 slice kk: accumulators (2 (r % 2), + 1) of n-tiles
+/// 4 kk + 2 (r / 2), + 1 (same rows, adjacent key pairs).
+KGEN_HD constexpr int fp8_p_accumulator(int kk, int r, int e) {
+  return (4 * kk + 2 * (r / 2) + e / 2) * 4 + 2 * (r % 2) + e % 2;
+}
+
+/// Every A-fragment byte pack() fills holds the S element of the byte's
+/// row (kgen::cuda::WgmmaAFragMap8) and of the key V^T has at the byte's
+/// column, and transpose_v's positions are a permutation of the slice.
 KGEN_HD constexpr bool fp8_p_matches_vt() {
+  for (int pos = 0; pos < 32; ++pos)
+    if (fp8_key_position(fp8_slice_key(pos)) != pos)
+      return false;
   for (int t = 0; t < 128; ++t)
     for (int byte = 0; byte < 16; ++byte) {
       const kgen::cuda::RowCol a = kgen::cuda::WgmmaAFragMap8::a_elem(t, byte);
-      const int key = fp8_packed_key(t % 32, byte);
-      const int acc = 2 * ((byte / 4) % 2) + byte % 2; // row g or g + 8
-      const kgen::cuda::RowCol c =
-          kgen::cuda::WgmmaAccMap<32>::acc(t, 4 * (key / 8) + acc);
-      if (a.col != fp8_key_position(key) || c.col != key || a.row != c.row)
+      const kgen::cuda::RowCol c = kgen::cuda::WgmmaAccMap<32>::acc(
+          t, fp8_p_accumulator(0, byte / 4, byte % 4));
+      if (a.row != c.row || c.col != fp8_slice_key(a.col))
         return false;
     }
   return true;
@@ -320,19 +329,18 @@ struct AttentionSm90 {
     char *vt = smem + kVtOffset + st * kVtBytes;
     constexpr int kSlices = BN / 32, kUnits = (Dp / 4) * kSlices * 8;
     for (int u = int(threadIdx.x) - 32; u < kUnits; u += kTransposers) {
-      const int q = u % 4, h = (u / 4) % 2, slice = (u / 8) % kSlices;
-      const int d0 = 4 * (u / (8 * kSlices));
-      const int key0 = 32 * slice + 16 * h + 2 * q; // keys +0, +1, +8, +9
-      unsigned in[4];
+      const int pos = 4 * (u % 8); // in the slice: one 32-bit word of V^T
+      const int slice = (u / 8) % kSlices, d0 = 4 * (u / (8 * kSlices));
+      unsigned in[4]; // the word's four keys (fp8_slice_key), 4 head dims
 #pragma unroll
       for (int m = 0; m < 4; ++m)
         in[m] = kgen::cuda::ld_shared(reinterpret_cast<const unsigned *>(
-            v + LK::byte_offset(key0 + m % 2 + 8 * (m / 2), d0)));
-      const int pos = 32 * slice + 16 * h + 4 * q; // fp8_key_position
+            v + LK::byte_offset(32 * slice + fp8_slice_key(pos + m), d0)));
 #pragma unroll
       for (int i = 0; i < 4; ++i) // byte i of each key: head dim d0 + i
         kgen::cuda::st_shared(
-            reinterpret_cast<unsigned *>(vt + LVt::byte_offset(d0 + i, pos)),
+            reinterpret_cast<unsigned *>(
+                vt + LVt::byte_offset(d0 + i, 32 * slice + pos)),
             ((in[0] >> (8 * i)) & 0xffu) | (((in[1] >> (8 * i)) & 0xffu) << 8) |
                 (((in[2] >> (8 * i)) & 0xffu) << 16) |
                 ((in[3] >> (8 * i)) << 24));
@@ -515,18 +523,18 @@ private:
   /// p = round_T(s) as the A fragments of the k16 slices (the FA2 packing:
   /// an m16n8k16 A fragment is a wgmma A fragment, warp by warp).
   /// e4m3: p = round_e4m3(s) as the A fragments of the k32 slices, in
-  /// V^T's key order (fp8_packed_key): register r of slice kk takes
-  /// accumulators (2 (r % 2), + 1) of n-tiles 4 kk + 2 (r / 2), + 1.
+  /// V^T's key order: byte e of register r of slice kk is accumulator
+  /// fp8_p_accumulator(kk, r, e) (fp8_p_matches_vt).
   KGEN_DEVICE void pack(const Scores &s) {
     if constexpr (kFp8) {
 #pragma unroll
       for (int kk = 0; kk < BN / 32; ++kk)
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
-          const float *lo = &s.v[(4 * kk + 2 * (r / 2)) * 4 + 2 * (r % 2)];
-          const float *hi = lo + 4; // the next n-tile, same row
-          p[kk][r] = unsigned(kgen::cuda::cvt_e4m3x2(lo[1], lo[0])) |
-                     (unsigned(kgen::cuda::cvt_e4m3x2(hi[1], hi[0])) << 16);
+          const float *v = s.v;
+          auto at = [&](int e) { return v[fp8_p_accumulator(kk, r, e)]; };
+          p[kk][r] = unsigned(kgen::cuda::cvt_e4m3x2(at(1), at(0))) |
+                     (unsigned(kgen::cuda::cvt_e4m3x2(at(3), at(2))) << 16);
         }
     } else {
 #pragma unroll
