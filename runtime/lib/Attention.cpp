@@ -254,16 +254,15 @@ bool readPaging(const json &op, AttentionSpec &spec, std::string &err) {
   return true;
 }
 
-/// varlen: packed sequences, whose lengths cu_seqlens gives (not kv_lens,
-/// and no block table). Precondition: readMask and readPaging ran.
+/// varlen: packed sequences, whose lengths cu_seqlens gives (not kv_lens;
+/// over a paged cache, cu_seqlens_k counts each sequence's keys).
+/// Precondition: readMask ran.
 bool readVarlen(const json &op, AttentionSpec &spec, std::string &err) {
   if (!readBool(op, "varlen", spec.varlen, err))
     return false;
-  if (spec.varlen && (spec.kvLens || spec.paged))
-    return fail(err, std::string("'varlen' with '") +
-                         (spec.paged ? "paged" : "kv_lens") +
-                         "': cu_seqlens gives each sequence its lengths, "
-                         "packed token-major (no kv_lens, no paged cache)");
+  if (spec.varlen && spec.kvLens)
+    return fail(err, "'varlen' with 'kv_lens': cu_seqlens gives each "
+                     "sequence its lengths (no kv_lens)");
   return true;
 }
 
@@ -373,6 +372,34 @@ bool checkWorkspaces(const KernelPackage &pkg, const AttentionSpec &spec,
                      {{splits, spec.batch, spec.kvHeads, rows}}, err);
 }
 
+/// What a message about a wrong `name` ("q", "k", "v", "out", "lse",
+/// "block_table") adds about the op's layout: the paged cache's sizes, the
+/// packed tokens of a varlen op, the block table's pages per sequence
+/// (empty when the shapes say it all).
+std::string layoutNote(const AttentionSpec &spec, const std::string &name) {
+  if ((name == "k" || name == "v") && spec.paged)
+    return " (a paged cache [N, Hkv, P, D]: num_pages " +
+           std::to_string(spec.numPages) + ", page_size " +
+           std::to_string(spec.pageSize) +
+           (spec.varlen ? "; varlen over pages: cu_seqlens_k counts each "
+                          "sequence's keys, it indexes no rows of k)"
+                        : ")");
+  if ((name == "k" || name == "v") && spec.varlen)
+    return " (varlen: the key tokens packed, [Tk, Hkv, D])";
+  if ((name == "q" || name == "out") && spec.varlen)
+    return " (varlen: the query tokens packed, [Tq, Hq, D])";
+  if (name == "lse" && spec.varlen)
+    return " (varlen: head-major, [Hq, Tq])";
+  if (name == "block_table" && spec.paged)
+    return " ([B, M]: M = seq_kv / page_size = " +
+           std::to_string(attentionPagesPerSequence(spec)) +
+           " pages per sequence" +
+           (spec.varlen ? ", each sequence's key capacity M * P = " +
+                              std::to_string(spec.seqKv) + ")"
+                        : ")");
+  return "";
+}
+
 } // namespace
 
 bool parseAttentionOp(const json &op, AttentionSpec &spec, std::string &err) {
@@ -442,10 +469,10 @@ std::vector<int64_t> attentionShapeQ(const AttentionSpec &spec) {
   return {spec.batch, spec.qHeads, spec.seqQ, spec.headDim};
 }
 std::vector<int64_t> attentionShapeKv(const AttentionSpec &spec) {
+  if (spec.paged) // varlen or not: pages
+    return {spec.numPages, spec.kvHeads, spec.pageSize, spec.headDim};
   if (spec.varlen)
     return {spec.seqKv, spec.kvHeads, spec.headDim};
-  if (spec.paged)
-    return {spec.numPages, spec.kvHeads, spec.pageSize, spec.headDim};
   return {spec.batch, spec.kvHeads, spec.seqKv, spec.headDim};
 }
 std::vector<int64_t> attentionShapeBlockTable(const AttentionSpec &spec) {
@@ -479,12 +506,14 @@ std::vector<int64_t> attentionPackedShapeLse(const AttentionSpec &spec) {
 
 double attentionFlops(const AttentionSpec &spec) {
   const auto d = [](int64_t x) { return static_cast<double>(x); };
-  // Varlen: as B sequences of Tq / B queries and Tk / B keys each.
-  const double full = spec.varlen
-                          ? 4.0 * d(spec.qHeads) * d(spec.headDim) *
-                                d(spec.seqQ) * d(spec.seqKv) / d(spec.batch)
-                          : 4.0 * d(spec.batch) * d(spec.qHeads) *
-                                d(spec.seqQ) * d(spec.seqKv) * d(spec.headDim);
+  // Varlen: as B sequences of Tq / B queries and Tk / B keys each; over a
+  // paged cache, of Tq / B queries and Skv = M * P keys each.
+  const double heads = 4.0 * d(spec.qHeads) * d(spec.headDim);
+  const double full =
+      !spec.varlen ? 4.0 * d(spec.batch) * d(spec.qHeads) * d(spec.seqQ) *
+                         d(spec.seqKv) * d(spec.headDim)
+      : spec.paged ? heads * d(spec.seqQ) * d(spec.seqKv)
+                   : heads * d(spec.seqQ) * d(spec.seqKv) / d(spec.batch);
   return spec.causal ? full / 2 : full;
 }
 
@@ -492,12 +521,14 @@ double attentionBytes(const AttentionSpec &spec) {
   const double in = static_cast<double>(elemTypeBytes(spec.dtype));
   const double kvIn = static_cast<double>(elemTypeBytes(attentionKvType(spec)));
   // The keys the B sequences name: B * Hkv * Skv * D elements of k and of
-  // v, contiguous or in B * M pages of P keys; Tk * Hkv * D packed.
-  const double kv = spec.varlen ? count(attentionShapeKv(spec))
-                                : static_cast<double>(spec.batch) *
-                                      static_cast<double>(spec.kvHeads) *
-                                      static_cast<double>(spec.seqKv) *
-                                      static_cast<double>(spec.headDim);
+  // v, contiguous or in B * M pages of P keys (varlen or not); Tk * Hkv * D
+  // packed.
+  const double kv = spec.varlen && !spec.paged
+                        ? count(attentionShapeKv(spec))
+                        : static_cast<double>(spec.batch) *
+                              static_cast<double>(spec.kvHeads) *
+                              static_cast<double>(spec.seqKv) *
+                              static_cast<double>(spec.headDim);
   double bytes = count(attentionShapeQ(spec)) * in + 2 * kv * kvIn +
                  count(attentionShapeQ(spec)) *
                      static_cast<double>(elemTypeBytes(spec.out));
@@ -538,17 +569,22 @@ bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
     lseShapes.push_back(attentionPackedShapeLse(spec));
   }
   const std::string where = "package " + pkg.name + ": attention ";
-  if (!checkTensor(pkg, "q", spec.dtype, ParamRole::Input, qShapes, err))
+  // A parameter of a wrong type or shape: the message says the layout.
+  const auto layoutSaid = [&](bool ok, const std::string &name) {
+    if (!ok && err.find(", the op says ") != std::string::npos)
+      err += layoutNote(spec, name);
+    return ok;
+  };
+  if (!layoutSaid(checkTensor(pkg, "q", spec.dtype, ParamRole::Input, qShapes,
+                              err) != nullptr,
+                  "q"))
     return false;
   for (const char *name : {"k", "v"})
-    if (!checkTensor(pkg, name, attentionKvType(spec), ParamRole::Input,
-                     {attentionShapeKv(spec)}, err)) {
-      if (spec.paged && err.find(" is ") != std::string::npos)
-        err += " (a paged cache [N, Hkv, P, D]: num_pages " +
-               std::to_string(spec.numPages) + ", page_size " +
-               std::to_string(spec.pageSize) + ")";
+    if (!layoutSaid(checkTensor(pkg, name, attentionKvType(spec),
+                                ParamRole::Input, {attentionShapeKv(spec)},
+                                err) != nullptr,
+                    name))
       return false;
-    }
   for (const char *name : {"cu_seqlens_q", "cu_seqlens_k"})
     if (!checkOptionalTensor(pkg, name, spec.varlen, ElemType::I32,
                              ParamRole::Input, {attentionShapeCuSeqlens(spec)},
@@ -558,15 +594,19 @@ bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
                "[B + 1] cu_seqlens_q and cu_seqlens_k)";
       return false;
     }
-  if (!checkTensor(pkg, "out", spec.out, ParamRole::Output, qShapes, err))
+  if (!layoutSaid(checkTensor(pkg, "out", spec.out, ParamRole::Output, qShapes,
+                              err) != nullptr,
+                  "out"))
     return false;
   if (!checkOptionalTensor(pkg, "kv_lens", spec.kvLens, ElemType::I32,
                            ParamRole::Input, {attentionShapeKvLens(spec)},
                            "has no kv_lens", err))
     return false;
-  if (!checkOptionalTensor(pkg, "block_table", spec.paged, ElemType::I32,
-                           ParamRole::Input, {attentionShapeBlockTable(spec)},
-                           "is not paged", err)) {
+  if (!layoutSaid(checkOptionalTensor(pkg, "block_table", spec.paged,
+                                      ElemType::I32, ParamRole::Input,
+                                      {attentionShapeBlockTable(spec)},
+                                      "is not paged", err),
+                  "block_table")) {
     if (spec.paged && !hasTensor(pkg, "block_table"))
       err += " (a paged op reads k and v through an i32 [B, M] block table)";
     return false;
@@ -574,8 +614,10 @@ bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
   if (!checkOptionalTensor(pkg, "alibi_slopes", spec.alibi, ElemType::F32,
                            ParamRole::Input, {{spec.qHeads}}, "has no alibi",
                            err) ||
-      !checkOptionalTensor(pkg, "lse", spec.lse, ElemType::F32,
-                           ParamRole::Output, lseShapes, "has no lse", err))
+      !layoutSaid(checkOptionalTensor(pkg, "lse", spec.lse, ElemType::F32,
+                                      ParamRole::Output, lseShapes,
+                                      "has no lse", err),
+                  "lse"))
     return false;
   for (auto [name, has, lacking] :
        {std::tuple{"q_descale", spec.qDescale, "has no q_descale"},
@@ -622,6 +664,21 @@ HostTensor attentionKvLens(const AttentionSpec &spec, uint64_t seed) {
   return lens;
 }
 
+namespace {
+
+/// A seeded permutation of the pages [0, N) (Fisher-Yates).
+std::vector<int64_t> shuffledPages(int64_t N, uint64_t seed) {
+  std::vector<int64_t> pages(static_cast<size_t>(N));
+  for (int64_t n = 0; n < N; ++n)
+    pages[n] = n;
+  for (int64_t n = N - 1; n > 0; --n)
+    std::swap(pages[n], pages[mixSeed(seed, static_cast<uint64_t>(n)) %
+                              static_cast<uint64_t>(n + 1)]);
+  return pages;
+}
+
+} // namespace
+
 HostTensor attentionBlockTable(const AttentionSpec &spec, uint64_t seed,
                                const HostTensor *kvLens) {
   const int64_t M = attentionPagesPerSequence(spec);
@@ -629,12 +686,7 @@ HostTensor attentionBlockTable(const AttentionSpec &spec, uint64_t seed,
   const int64_t N = spec.numPages;
   if (M == 0 || N < 1)
     return table;
-  std::vector<int64_t> pages(static_cast<size_t>(N));
-  for (int64_t n = 0; n < N; ++n)
-    pages[n] = n;
-  for (int64_t n = N - 1; n > 0; --n) // Fisher-Yates
-    std::swap(pages[n], pages[mixSeed(seed, static_cast<uint64_t>(n)) %
-                              static_cast<uint64_t>(n + 1)]);
+  const std::vector<int64_t> pages = shuffledPages(N, seed);
   for (int64_t b = 0; b < spec.batch; ++b) {
     int64_t used = M; // the pages that hold keys a kernel reads
     if (kvLens != nullptr) {
@@ -646,6 +698,69 @@ HostTensor attentionBlockTable(const AttentionSpec &spec, uint64_t seed,
       table.setFromDouble(b * M + m,
                           m < used ? static_cast<double>(pages[(b * M + m) % N])
                                    : -1.0);
+  }
+  return table;
+}
+
+int64_t attentionPagedKeyCount(const AttentionSpec &spec,
+                               const HostTensor &cuSeqlensK, int64_t b) {
+  const double start = std::max(cuSeqlensK.getAsDouble(b), 0.0);
+  const double end = std::max(cuSeqlensK.getAsDouble(b + 1), start);
+  return static_cast<int64_t>(
+      std::min(end - start, static_cast<double>(spec.seqKv)));
+}
+
+HostTensor attentionPagedCuSeqlensK(const AttentionSpec &spec, uint64_t seed) {
+  const int64_t B = spec.batch, capacity = spec.seqKv, P = spec.pageSize;
+  uint64_t draws = 0;
+  auto next = [&] { return mixSeed(seed, draws++); };
+  auto below = [&](uint64_t n) { return next() % n; }; // uniform in [0, n)
+  const uint64_t shape = next();
+  std::vector<int64_t> len(static_cast<size_t>(B));
+  for (int64_t &l : len)
+    l = static_cast<int64_t>(below(static_cast<uint64_t>(capacity) + 1));
+  int64_t full = -1;
+  if (B >= 2 || (shape & 1)) {
+    full = static_cast<int64_t>(below(static_cast<uint64_t>(B)));
+    len[full] = capacity;
+  }
+  if (B >= 3 || (B == 2 && (shape & 2))) {
+    auto e = static_cast<int64_t>(below(static_cast<uint64_t>(B)));
+    if (e == full)
+      e = (e + 1) % B;
+    len[e] = 0;
+  }
+  // Within the pool (every key read on a page of its own) and i32.
+  int64_t pagesLeft = spec.numPages;
+  int64_t tokensLeft = std::numeric_limits<int32_t>::max();
+  HostTensor cu = makeZeros(ElemType::I32, attentionShapeCuSeqlens(spec));
+  int64_t end = 0;
+  for (int64_t b = 0; b < B; ++b) {
+    int64_t &l = len[b];
+    l = std::min({l, pagesLeft * P, tokensLeft});
+    pagesLeft -= P > 0 ? (l + P - 1) / P : 0;
+    tokensLeft -= l;
+    end += l;
+    cu.setFromDouble(b + 1, static_cast<double>(end));
+  }
+  return cu;
+}
+
+HostTensor attentionVarlenBlockTable(const AttentionSpec &spec, uint64_t seed,
+                                     const HostTensor &cuSeqlensK) {
+  const int64_t M = attentionPagesPerSequence(spec);
+  HostTensor table = makeZeros(ElemType::I32, attentionShapeBlockTable(spec));
+  const int64_t N = spec.numPages;
+  if (M == 0 || N < 1 || cuSeqlensK.numElements() <= spec.batch)
+    return table;
+  const std::vector<int64_t> pages = shuffledPages(N, seed);
+  int64_t taken = 0; // the pages handed out so far
+  for (int64_t b = 0; b < spec.batch; ++b) {
+    const int64_t L = attentionPagedKeyCount(spec, cuSeqlensK, b);
+    const int64_t used = (L + spec.pageSize - 1) / spec.pageSize;
+    for (int64_t m = 0; m < M; ++m)
+      table.setFromDouble(
+          b * M + m, m < used ? static_cast<double>(pages[taken++ % N]) : -1.0);
   }
   return table;
 }
@@ -712,7 +827,15 @@ std::optional<HostTensor> attentionInput(const AttentionSpec &spec,
   if (spec.varlen && param.name == "cu_seqlens_q")
     return attentionCuSeqlens(spec, seed, spec.seqQ);
   if (spec.varlen && param.name == "cu_seqlens_k")
-    return attentionCuSeqlens(spec, seed, spec.seqKv);
+    return spec.paged ? attentionPagedCuSeqlensK(spec, seed)
+                      : attentionCuSeqlens(spec, seed, spec.seqKv);
+  // A varlen paged package's table: the pages of the key counts its
+  // cu_seqlens_k holds in this run (the same draw: the cu_seqlens_k seed).
+  if (param.name == "block_table" && spec.paged && spec.varlen)
+    return attentionVarlenBlockTable(
+        spec, seed,
+        attentionPagedCuSeqlensK(spec,
+                                 packageInputSeed(runSeed, "cu_seqlens_k")));
   // A paged package's table, padded with -1 past the pages of the lengths
   // its kv_lens input holds in this run (the same draw: the kv_lens seed).
   if (param.name == "block_table" && spec.paged) {
@@ -849,15 +972,19 @@ AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
       return nanRow(D);
     const AttentionTokens qs =
         attentionSequenceTokens(*extras.cuSeqlensQ, spec.seqQ, b);
-    const AttentionTokens ks =
-        attentionSequenceTokens(*extras.cuSeqlensK, Skv, b);
     Sq = qs.end - qs.begin;
-    L = ks.end - ks.begin;
     if (i < 0 || i >= Sq)
       return nanRow(D);
     qRow = (qs.begin + i) * spec.qHeads + h;
-    keyRow0 = ks.begin * spec.kvHeads + hk;
-    keyStride = spec.kvHeads;
+    if (spec.paged) { // key counts only; the keys through the table
+      L = attentionPagedKeyCount(spec, *extras.cuSeqlensK, b);
+    } else {
+      const AttentionTokens ks =
+          attentionSequenceTokens(*extras.cuSeqlensK, Skv, b);
+      L = ks.end - ks.begin;
+      keyRow0 = ks.begin * spec.kvHeads + hk;
+      keyStride = spec.kvHeads;
+    }
   } else if (kvLens != nullptr) {
     L = std::clamp<int64_t>(static_cast<int64_t>(kvLens->getAsDouble(b)), 0,
                             Skv);

@@ -383,14 +383,14 @@ bool checkAttentionValues(const json &op, const std::string &path,
                             std::to_string(pageSize) + ")",
                         err);
   }
-  // Packed sequences (cu_seqlens): neither kv_lens nor a paged cache.
-  if (op.contains("varlen") && op["varlen"].get<bool>())
-    for (const char *key : {"kv_lens", "paged"})
-      if (op.contains(key) && op[key].get<bool>())
-        return fieldError(fieldPath(path, key),
-                          "expected false with varlen (cu_seqlens gives each "
-                          "sequence its lengths)",
-                          err);
+  // Packed sequences (cu_seqlens): no kv_lens (over a paged cache too:
+  // cu_seqlens_k counts each sequence's keys).
+  if (op.contains("varlen") && op["varlen"].get<bool>() &&
+      op["kv_lens"].get<bool>())
+    return fieldError(fieldPath(path, "kv_lens"),
+                      "expected false with varlen (cu_seqlens gives each "
+                      "sequence its lengths)",
+                      err);
   return checkAttentionTypes(op, path, err);
 }
 

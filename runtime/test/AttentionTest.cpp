@@ -766,12 +766,23 @@ TEST(AttentionOpTest, ReadsWindowsAndAlibi) {
 
 namespace {
 
-json pagedOp() {
-  json op = llamaOp(); // seq_kv 256
+/// `op` (or `s`) over a paged cache: pages of `pageSize` keys, a pool of
+/// `numPages`.
+json pagedOver(json op, int64_t pageSize, int64_t numPages) {
   op["paged"] = true;
-  op["page_size"] = 16;
-  op["num_pages"] = 64;
+  op["page_size"] = pageSize;
+  op["num_pages"] = numPages;
   return op;
+}
+AttentionSpec pagedOver(AttentionSpec s, int64_t pageSize, int64_t numPages) {
+  s.paged = true;
+  s.pageSize = pageSize;
+  s.numPages = numPages;
+  return s;
+}
+
+json pagedOp() {
+  return pagedOver(llamaOp(), 16, 64); // seq_kv 256
 }
 
 /// gqaSpec's heads in f32, causal, three sequences of up to 3 pages of 4
@@ -781,10 +792,42 @@ AttentionSpec pagedSpec() {
   s.batch = 3;
   s.seqKv = 12;
   s.dtype = s.out = ElemType::F32;
-  s.causal = s.paged = true;
-  s.pageSize = 4;
-  s.numPages = 16;
-  return s;
+  s.causal = true;
+  return pagedOver(s, 4, 16);
+}
+
+/// Checks block table `table` ([B, M]) against each sequence's key count
+/// lens[b]: its first ceil(L / P) entries pages of [0, N), the pages of the
+/// whole table distinct, the other entries -1. Adds the -1 entries to
+/// `padded` and the pages not at the identity layout's place (b * M + m)
+/// to `shuffled`.
+void expectPagesOfTheLengths(const HostTensor &table,
+                             const std::vector<int64_t> &lens, int64_t P,
+                             int64_t N, int64_t &padded, int64_t &shuffled) {
+  const int64_t M = table.shape[1];
+  std::vector<bool> seen(size_t(N), false);
+  for (int64_t b = 0; b < int64_t(lens.size()); ++b)
+    for (int64_t m = 0; m < M; ++m) {
+      const auto page = int64_t(table.getAsDouble(b * M + m));
+      if (m * P >= lens[b]) { // no key of this page is read
+        EXPECT_EQ(page, -1) << "b " << b << " m " << m;
+        ++padded;
+        continue;
+      }
+      ASSERT_GE(page, 0);
+      ASSERT_LT(page, N);
+      EXPECT_FALSE(seen[page]) << "page " << page << " twice";
+      seen[page] = true;
+      shuffled += page != b * M + m;
+    }
+}
+
+/// The rows of out, every one: 0 .. attentionRowCount(s) - 1.
+std::vector<int64_t> allRows(const AttentionSpec &s) {
+  std::vector<int64_t> rows(size_t(attentionRowCount(s)));
+  for (size_t r = 0; r < rows.size(); ++r)
+    rows[r] = int64_t(r);
+  return rows;
 }
 
 /// `s` with a contiguous cache of the same logical keys.
@@ -925,23 +968,11 @@ TEST(AttentionReferenceTest, BlockTableHoldsDistinctShuffledPagesPaddedPastTheLe
     // The lengths the run's kv_lens input holds.
     const HostTensor lens =
         makePackageInput(pkg, pkg.params[*pkg.findParam("kv_lens")], seed);
-    std::vector<bool> seen(80, false);
-    for (int64_t b = 0; b < 4; ++b) {
-      const int64_t L = std::clamp<int64_t>(int64_t(lens.getAsDouble(b)), 0, 64);
-      for (int64_t m = 0; m < 16; ++m) {
-        const auto page = int64_t(table.getAsDouble(b * 16 + m));
-        if (m * 4 >= L) { // no key of this page is read
-          EXPECT_EQ(page, -1) << "seed " << seed << " b " << b << " m " << m;
-          ++padded;
-          continue;
-        }
-        ASSERT_GE(page, 0);
-        ASSERT_LT(page, 80);
-        EXPECT_FALSE(seen[page]) << "page " << page << " twice";
-        seen[page] = true;
-        shuffled += page != b * 16 + m;
-      }
-    }
+    std::vector<int64_t> L(4);
+    for (int64_t b = 0; b < 4; ++b)
+      L[b] = std::clamp<int64_t>(int64_t(lens.getAsDouble(b)), 0, 64);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    expectPagesOfTheLengths(table, L, 4, 80, padded, shuffled);
   }
   EXPECT_GT(padded, 0);   // short lengths occur over 8 seeds of 4
   EXPECT_GT(shuffled, 0); // not the identity layout
@@ -986,9 +1017,7 @@ TEST(AttentionReferenceTest, PagedReferenceEqualsTheContiguousOne) {
           vp.setFromDouble(to, vc.getAsDouble(from));
         }
       }
-  std::vector<int64_t> rows(size_t(s.batch * s.qHeads * s.seqQ));
-  for (size_t r = 0; r < rows.size(); ++r)
-    rows[r] = int64_t(r);
+  const std::vector<int64_t> rows = allRows(s);
   AttentionExtras extras;
   extras.kvLens = &lens;
   extras.blockTable = &table;
@@ -1480,6 +1509,49 @@ KernelPackage varlenPackage(const AttentionSpec &s) {
   return pkg;
 }
 
+/// `s` with a softcap of 5, ALiBi and a left window of 3: the masks and
+/// logit changes past causal that the reference applies per sequence.
+AttentionSpec withSoftcapAlibiAndWindow(AttentionSpec s) {
+  s.softcap = 5.0;
+  s.alibi = true;
+  s.windowLeft = 3;
+  return s;
+}
+
+/// The inputs attentionRow reads.
+struct RowInputs {
+  const HostTensor &q, &k, &v;
+  const AttentionExtras &extras;
+};
+
+/// attentionRow of `s` at sequence b against that of `one` at its only
+/// sequence, at every head and query of `one`, bit for bit. Adds the rows
+/// that see a key to `seen`, those that see none to `blind`.
+void expectRowsOfSequence(const AttentionSpec &s, const RowInputs &in,
+                          int64_t b, const AttentionSpec &one,
+                          const RowInputs &oneIn, int64_t &seen,
+                          int64_t &blind) {
+  for (int64_t h = 0; h < one.qHeads; ++h)
+    for (int64_t i = 0; i < one.seqQ; ++i) {
+      const AttentionRow got =
+          attentionRow(s, in.q, in.k, in.v, in.extras, b, h, i);
+      const AttentionRow want =
+          attentionRow(one, oneIn.q, oneIn.k, oneIn.v, oneIn.extras, 0, h, i);
+      ASSERT_EQ(got.out, want.out) << b << " " << h << " " << i;
+      ASSERT_EQ(got.lse, want.lse) << b << " " << h << " " << i;
+      seen += std::isfinite(got.lse);
+      blind += got.lse == -kInf;
+    }
+}
+
+/// The extras a package's inputs `named` give (attentionExtras by name).
+AttentionExtras extrasOf(const std::map<std::string, const HostTensor *> &named) {
+  return attentionExtras([&](const std::string &name) -> const HostTensor * {
+    const auto it = named.find(name);
+    return it == named.end() ? nullptr : it->second;
+  });
+}
+
 /// Tokens [begin, end) of a packed [T, H, D] tensor as the one sequence
 /// of a [1, H, end - begin, D] tensor.
 HostTensor sequenceOf(const HostTensor &packed, int64_t begin, int64_t end) {
@@ -1527,17 +1599,11 @@ TEST(AttentionVarlenTest, ParsesAndRoundTripsPackedSequences) {
   EXPECT_EQ(attentionShapeQ(s), (std::vector<int64_t>{2, 32, 128, 128}));
 }
 
-TEST(AttentionVarlenTest, RefusesKvLensPagingAndEmptyTotals) {
+TEST(AttentionVarlenTest, RefusesKvLensAndEmptyTotals) {
   expectOpRefused(varlenOp(), "varlen", "yes", "'varlen' must be true or false");
   expectOpRefused(varlenOp(), "kv_lens", true,
                   "'varlen' with 'kv_lens': cu_seqlens gives each sequence "
-                  "its lengths, packed token-major (no kv_lens, no paged "
-                  "cache)");
-  json paged = varlenOp();
-  paged["paged"] = true;
-  paged["page_size"] = 100;
-  paged["num_pages"] = 64;
-  expectOpRefused(paged, "'varlen' with 'paged'");
+                  "its lengths (no kv_lens)");
   expectOpRefused(varlenOp(), "seq_q", 0, "'seq_q' must be an integer in [1,");
   expectOpRefused(varlenOp(), "seq_kv", 0, "'seq_kv' must be an integer in [1,");
   expectOpRefused(varlenOp(), "batch", 0, "'batch' must be an integer in [1,");
@@ -1658,10 +1724,7 @@ TEST(AttentionVarlenTest, ReferenceIsThePaddedOneOfEachSequence) {
   // (Sq_b, Skv_b) = (3, 5), (0, 3), (4, 2), (3, 2): an empty sequence, and
   // two with fewer keys than queries, whose first rows see no key under
   // causal (bottom-right: query i at p = i + Skv_b - Sq_b).
-  AttentionSpec s = varlenSpec();
-  s.softcap = 5.0;
-  s.alibi = true;
-  s.windowLeft = 3;
+  const AttentionSpec s = withSoftcapAlibiAndWindow(varlenSpec());
   const HostTensor cuQ = lensOf({0, 3, 3, 7, 10}), cuK = lensOf({0, 5, 8, 10, 12});
   const HostTensor q = makeRandom(ElemType::F32, attentionShapeQ(s), 1);
   const HostTensor k = makeRandom(ElemType::F32, attentionShapeKv(s), 2);
@@ -1687,16 +1750,8 @@ TEST(AttentionVarlenTest, ReferenceIsThePaddedOneOfEachSequence) {
     const HostTensor q1 = sequenceOf(q, qs.begin, qs.end);
     const HostTensor k1 = sequenceOf(k, ks.begin, ks.end);
     const HostTensor v1 = sequenceOf(v, ks.begin, ks.end);
-    for (int64_t h = 0; h < 8; ++h)
-      for (int64_t i = 0; i < one.seqQ; ++i) {
-        const AttentionRow got = attentionRow(s, q, k, v, extras, b, h, i);
-        const AttentionRow want =
-            attentionRow(one, q1, k1, v1, paddedExtras, 0, h, i);
-        ASSERT_EQ(got.out, want.out) << b << " " << h << " " << i;
-        ASSERT_EQ(got.lse, want.lse) << b << " " << h << " " << i;
-        seen += std::isfinite(got.lse);
-        blind += got.lse == -kInf;
-      }
+    expectRowsOfSequence(s, {q, k, v, extras}, b, one,
+                         {q1, k1, v1, paddedExtras}, seen, blind);
   }
   EXPECT_EQ(blind, 3 * 8); // rows 0, 1 of sequence 2, row 0 of sequence 3
   EXPECT_EQ(seen, 7 * 8);
@@ -1727,12 +1782,8 @@ TEST(AttentionVarlenTest, RowsAreTokenHeadPairsAndTheLseIsHeadMajor) {
   const HostTensor q = makeRandom(ElemType::F32, attentionShapeQ(s), 1);
   const HostTensor k = makeRandom(ElemType::F32, attentionShapeKv(s), 2);
   const HostTensor v = makeRandom(ElemType::F32, attentionShapeKv(s), 3);
-  const AttentionExtras extras = attentionExtras(
-      [&](const std::string &name) -> const HostTensor * {
-        return name == "cu_seqlens_q" ? &cuQ
-               : name == "cu_seqlens_k" ? &cuK
-                                        : nullptr;
-      });
+  const AttentionExtras extras =
+      extrasOf({{"cu_seqlens_q", &cuQ}, {"cu_seqlens_k", &cuK}});
   ASSERT_EQ(extras.cuSeqlensQ, &cuQ);
   ASSERT_EQ(extras.cuSeqlensK, &cuK);
   HostTensor out = makeZeros(ElemType::F32, attentionShapeQ(s));
@@ -1823,4 +1874,491 @@ TEST_F(AttentionPackageTest, LoadsAVarlenAttentionPackage) {
                      "3x8x500x128 or 3x2x2000x128"),
             std::string::npos)
       << err;
+}
+
+//===----------------------------------------------------------------------===//
+// Variable-length batches over a paged KV cache (FlashAttention's varlen
+// API with a block table, vLLM's chunked prefill)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// varlenOp's 3 sequences of 300 query tokens in all, their keys in pages
+/// of 16: 16 pages (256 keys) per sequence, a pool of B * M = 48 pages.
+json varlenPagedOp() {
+  json op = varlenOp();
+  op["seq_kv"] = 256;
+  return pagedOver(op, 16, 48);
+}
+
+/// varlenSpec's 4 sequences of 10 query tokens in all (Hq 8, Hkv 2, D 64,
+/// f32, causal, lse) over pages of 4 keys, 3 per sequence (12 keys), in a
+/// pool of 16 pages.
+AttentionSpec varlenPagedSpec() {
+  AttentionSpec s = varlenSpec();
+  s.seqKv = 12;
+  return pagedOver(s, 4, 16);
+}
+
+/// `s`'s package: q, k, v, cu_seqlens_q, cu_seqlens_k, block_table, out, lse.
+KernelPackage varlenPagedPackage(const AttentionSpec &s) {
+  KernelPackage pkg = varlenPackage(s);
+  pkg.params.insert(pkg.params.begin() + *pkg.findParam("cu_seqlens_k") + 1,
+                    tensor("block_table", ElemType::I32,
+                           attentionShapeBlockTable(s), ParamRole::Input));
+  return pkg;
+}
+
+/// Row b of a [B, M] block table, as a [1, M] table.
+HostTensor tableRow(const HostTensor &table, int64_t b) {
+  const int64_t M = table.shape[1];
+  HostTensor row = makeZeros(ElemType::I32, {1, M});
+  for (int64_t m = 0; m < M; ++m)
+    row.setFromDouble(m, table.getAsDouble(b * M + m));
+  return row;
+}
+
+/// An input of `pkg` for a run seeded `seed`, by name.
+HostTensor inputOf(const KernelPackage &pkg, const char *name, uint64_t seed) {
+  return makePackageInput(pkg, pkg.params[*pkg.findParam(name)], seed);
+}
+
+/// Each sequence's key count in `cuSeqlensK` (attentionPagedKeyCount).
+std::vector<int64_t> keyCounts(const AttentionSpec &s,
+                               const HostTensor &cuSeqlensK) {
+  std::vector<int64_t> counts(size_t(s.batch));
+  for (int64_t b = 0; b < s.batch; ++b)
+    counts[b] = attentionPagedKeyCount(s, cuSeqlensK, b);
+  return counts;
+}
+
+} // namespace
+
+TEST(AttentionVarlenPagedTest, ParsesAndRoundTripsPackedQueriesOverPages) {
+  std::string err;
+  AttentionSpec s, back;
+  ASSERT_TRUE(parseAttentionOp(varlenPagedOp(), s, err)) << err;
+  EXPECT_TRUE(s.varlen && s.paged);
+  EXPECT_EQ(std::tie(s.batch, s.seqQ, s.seqKv, s.pageSize, s.numPages),
+            std::make_tuple(3, 300, 256, 16, 48));
+  EXPECT_EQ(attentionPagesPerSequence(s), 16);
+  // q, k (and v), block_table, lse, cu_seqlens_q (and _k); out is q's.
+  const std::vector<std::vector<int64_t>> shapes = {
+      attentionShapeQ(s), attentionShapeKv(s), attentionShapeBlockTable(s),
+      attentionShapeLse(s), attentionShapeCuSeqlens(s)};
+  EXPECT_EQ(shapes, (std::vector<std::vector<int64_t>>{
+                        {300, 32, 128}, {48, 8, 16, 128}, {3, 16}, {32, 300}, {4}}));
+  EXPECT_EQ(attentionPackedShapeQ(s), attentionShapeQ(s)); // no packed view
+  EXPECT_EQ(attentionRowCount(s), 300 * 32);
+  // Written with both flags and the paging, read back the same.
+  const json written = attentionOpJson(s);
+  for (const char *key : {"varlen", "paged", "page_size", "num_pages", "seq_kv"})
+    EXPECT_EQ(written[key], varlenPagedOp()[key]) << key;
+  ASSERT_TRUE(parseAttentionOp(written, back, err)) << err;
+  EXPECT_EQ(attentionOpJson(back), written);
+  // kv_lens is still refused: cu_seqlens_k counts the keys.
+  expectOpRefused(varlenPagedOp(), "kv_lens", true,
+                  "'varlen' with 'kv_lens': cu_seqlens gives each sequence "
+                  "its lengths (no kv_lens)");
+  // seq_kv is M * P, as for any paged op.
+  expectOpRefused(varlenPagedOp(), "seq_kv", 250,
+                  "'seq_kv' (250) must be a multiple of 'page_size' (16)");
+  expectOpRefused(varlenPagedOp(), "num_pages", 0,
+                  "'num_pages' must be an integer in [1,");
+}
+
+TEST(AttentionVarlenPagedTest, CountsQueryTokensAndEachSequencesPages) {
+  AttentionSpec s = varlenPagedSpec(); // B 4, Hq 8, Hkv 2, Tq 10, Skv 12, D 64
+  // 4 sequences of 10 / 4 queries and 12 keys each: 4 * Hq * D * Tq * Skv.
+  EXPECT_EQ(attentionFlops(s), 2.0 * 8 * 64 * 10 * 12); // causal
+  // As varlen counts Tk = B * Skv packed keys.
+  AttentionSpec packed = unpaged(s);
+  packed.seqKv = 4 * 12;
+  EXPECT_EQ(attentionFlops(s), attentionFlops(packed));
+  // q, out and lse at the 10 tokens, the B * M = 12 pages the sequences
+  // name (not the pool's 16), the [4, 3] table and both cu_seqlens.
+  const double q = 10 * 8 * 64, kv = 4 * 3 * 2 * 4 * 64;
+  EXPECT_EQ(attentionBytes(s), q * 4 + 2 * kv * 4 + q * 4 + 8 * 10 * 4 +
+                                   4 * 3 * 4 + 2 * 5 * 4);
+  EXPECT_EQ(attentionBytes(s), attentionBytes(packed) + 4 * 3 * 4);
+  s.causal = false;
+  EXPECT_EQ(attentionFlops(s), 4.0 * 8 * 64 * 10 * 12);
+}
+
+TEST(AttentionVarlenPagedTest, ParamsAreTokensPagesTableAndCuSeqlens) {
+  const AttentionSpec s = varlenPagedSpec();
+  std::string err;
+  EXPECT_TRUE(checkAttentionParams(varlenPagedPackage(s), s, err)) << err;
+  // Each message names the layout the op has.
+  const struct {
+    const char *name;
+    std::vector<int64_t> shape;
+    const char *message;
+  } wrongShapes[] = {
+      // k and v are pages, not packed tokens nor a padded cache.
+      {"k", {12, 2, 64},
+       "parameter 'k' is f32 12x2x64, the op says f32 16x2x4x64 (a paged "
+       "cache [N, Hkv, P, D]: num_pages 16, page_size 4; varlen over pages: "
+       "cu_seqlens_k counts each sequence's keys, it indexes no rows of k)"},
+      // The table is [B, M].
+      {"block_table", {4, 12},
+       "parameter 'block_table' is i32 4x12, the op says i32 4x3 ([B, M]: M "
+       "= seq_kv / page_size = 3 pages per sequence, each sequence's key "
+       "capacity M * P = 12)"},
+      // The queries packed token-major, the lse head-major.
+      {"q", {4, 8, 10, 64},
+       "parameter 'q' is f32 4x8x10x64, the op says f32 10x8x64 (varlen: the "
+       "query tokens packed, [Tq, Hq, D])"},
+      {"out", {10, 2, 4, 64},
+       "parameter 'out' is f32 10x2x4x64, the op says f32 10x8x64 (varlen: "
+       "the query tokens packed"},
+      {"lse", {10, 8},
+       "parameter 'lse' is f32 10x8, the op says f32 8x10 (varlen: "
+       "head-major, [Hq, Tq])"},
+      {"cu_seqlens_k", {4}, "parameter 'cu_seqlens_k' is i32 4, the op says i32 5"},
+  };
+  for (const auto &c : wrongShapes) {
+    KernelPackage pkg = varlenPagedPackage(s);
+    pkg.params[*pkg.findParam(c.name)].shape = c.shape;
+    expectRefused(pkg, s, c.message);
+  }
+  const struct {
+    const char *name;
+    const char *message;
+  } missing[] = {
+      {"block_table", "attention needs a tensor parameter 'block_table' (a "
+                      "paged op reads k and v through an i32 [B, M] block "
+                      "table)"},
+      {"cu_seqlens_k", "attention needs a tensor parameter 'cu_seqlens_k'"},
+  };
+  for (const auto &c : missing) {
+    KernelPackage pkg = varlenPagedPackage(s);
+    pkg.params.erase(pkg.params.begin() + *pkg.findParam(c.name));
+    expectRefused(pkg, s, c.message);
+  }
+  KernelPackage pkg = varlenPagedPackage(s);
+  pkg.params.push_back(tensor("kv_lens", ElemType::I32, {4}, ParamRole::Input));
+  expectRefused(pkg, s, "has a tensor parameter 'kv_lens' but the op has no kv_lens");
+  // A varlen op without pages has no table, and packed keys.
+  const AttentionSpec packed = varlenSpec();
+  pkg = varlenPackage(packed);
+  pkg.params.push_back(tensor("block_table", ElemType::I32, {4, 3}, ParamRole::Input));
+  expectRefused(pkg, packed,
+                "has a tensor parameter 'block_table' but the op is not paged");
+  pkg = varlenPackage(packed);
+  pkg.params[*pkg.findParam("k")].shape = {16, 2, 4, 64};
+  expectRefused(pkg, packed, "parameter 'k' is f32 16x2x4x64, the op says f32 "
+                             "12x2x64 (varlen: the key tokens packed, [Tk, Hkv, D])");
+}
+
+TEST(AttentionVarlenPagedTest, KeyCountsAreTheOffsetsDifferencesWithinCapacity) {
+  const AttentionSpec s = varlenPagedSpec(); // B 4, M * P = 12
+  // From 3: the offsets index no rows; 32 keys capped at M * P.
+  EXPECT_EQ(keyCounts(s, lensOf({3, 8, 8, 40, 41})),
+            (std::vector<int64_t>{5, 0, 12, 1}));
+  // A negative start counts from 0; a decreasing end gives no key.
+  EXPECT_EQ(keyCounts(s, lensOf({-4, 2, 1, 13, 13})),
+            (std::vector<int64_t>{2, 0, 12, 0}));
+}
+
+TEST(AttentionVarlenPagedTest, ReferenceOfTwoSequencesOverPagesOfTwoKeys) {
+  // Hq = Hkv = 1, D 32, scale 1, causal. Sequence 0: query tokens 0, 1 and
+  // 3 keys; sequence 1: query tokens 2..4 and 2 keys (cu_seqlens_k starts
+  // at 4: only its differences count). Pages of 2 keys, 3 per sequence, a
+  // pool of 6; the table shuffled, -1 past each sequence's keys.
+  AttentionSpec s = tinySpec();
+  s.batch = 2;
+  s.seqQ = 5;
+  s.seqKv = 6;
+  s.lse = s.causal = s.varlen = true;
+  s = pagedOver(s, 2, 6);
+  const HostTensor cuQ = lensOf({0, 2, 5}), cuK = lensOf({4, 7, 9});
+  HostTensor table = makeZeros(ElemType::I32, {2, 3});
+  const int pages[] = {4, 1, -1, 3, -1, -1};
+  for (int64_t e = 0; e < 6; ++e)
+    table.setFromDouble(e, pages[e]);
+  // q . k = k[0] = log(w): key j of sequence b weighs w(b, j); its value
+  // row is 100 b + 10 j + d. Every other element of the pool is noise.
+  HostTensor q = makeZeros(ElemType::F32, attentionShapeQ(s));
+  for (int64_t t = 0; t < 5; ++t)
+    q.setFromDouble(t * 32, 1.0);
+  HostTensor k = makeRandom(ElemType::F32, attentionShapeKv(s), 1);
+  HostTensor v = makeRandom(ElemType::F32, attentionShapeKv(s), 2);
+  const double weights[2][3] = {{1, 2, 3}, {1, 3, 0}};
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t j = 0; j < (b == 0 ? 3 : 2); ++j) {
+      const int64_t row = (pages[b * 3 + j / 2] * 2 + j % 2) * 32;
+      k.setFromDouble(row, std::log(weights[b][j]));
+      for (int64_t d = 0; d < 32; ++d)
+        v.setFromDouble(row + d, 100.0 * b + 10.0 * j + d);
+    }
+  AttentionExtras extras;
+  extras.cuSeqlensQ = &cuQ;
+  extras.cuSeqlensK = &cuK;
+  extras.blockTable = &table;
+  const AttentionExpected e = attentionExpected(s, q, k, v, extras, allRows(s));
+  // Bottom-right causal, query i at p = i + L_b - Sq_b: sequence 0 (L 3,
+  // Sq 2) rows see keys [0, 1] and [0, 2]; sequence 1 (L 2, Sq 3) rows see
+  // none, [0] and [0, 1].
+  const double mean[5] = {(0 + 2 * 10) / 3.0, (0 + 2 * 10 + 3 * 20) / 6.0, 0,
+                          100, (100 + 3 * 110) / 4.0};
+  const double lse[5] = {std::log(3.0), std::log(6.0), -kInf, 0, std::log(4.0)};
+  for (int64_t t = 0; t < 5; ++t) {
+    for (int64_t d = 0; d < 32; ++d)
+      EXPECT_NEAR(e.out.getAsDouble(t * 32 + d), t == 2 ? 0.0 : mean[t] + d, 1e-5)
+          << "token " << t << " d " << d;
+    if (t == 2) {
+      EXPECT_EQ(e.lse.getAsDouble(t), -kInf);
+    } else {
+      EXPECT_NEAR(e.lse.getAsDouble(t), lse[t], 1e-6) << "token " << t;
+    }
+  }
+  // The offsets' differences only: the same from 0.
+  const HostTensor fromZero = lensOf({0, 3, 5});
+  AttentionExtras shifted = extras;
+  shifted.cuSeqlensK = &fromZero;
+  EXPECT_EQ(attentionExpected(s, q, k, v, shifted, allRows(s)).out.data,
+            e.out.data);
+  // A count past the capacity reads M * P keys: sequence 1's -1 entries
+  // then give NaN rows (and only then).
+  const HostTensor past = lensOf({4, 7, 100});
+  shifted.cuSeqlensK = &past;
+  EXPECT_TRUE(std::isnan(attentionRow(s, q, k, v, shifted, 1, 0, 1).lse));
+  table.setFromDouble(4, 0);
+  table.setFromDouble(5, 5);
+  EXPECT_TRUE(std::isfinite(attentionRow(s, q, k, v, shifted, 1, 0, 0).lse));
+  // Keys read as packed rows at cu_seqlens_k, the pool taken for tokens,
+  // are not this op: rows 4 to 6 of the pool are mostly noise.
+  AttentionSpec notPaged = unpaged(s);
+  notPaged.seqKv = 9;
+  EXPECT_GT(std::abs(attentionRow(notPaged, q, k, v, extras, 0, 0, 1).out[0] -
+                     mean[1]),
+            1e-3);
+}
+
+TEST(AttentionVarlenPagedTest, ReferenceIsThePagedOneOfEachSequence) {
+  // Each sequence alone as a paged op of batch 1 whose kv_lens is its key
+  // count and whose table is its row: (Sq_b, L_b) = (3, 5), (0, 3),
+  // (4, 0), (3, 12 of 30: capped).
+  AttentionSpec s = withSoftcapAlibiAndWindow(varlenPagedSpec());
+  s.numPages = 12;
+  const HostTensor cuQ = lensOf({0, 3, 3, 7, 10}), cuK = lensOf({2, 7, 10, 10, 40});
+  const HostTensor table = attentionVarlenBlockTable(s, 5, cuK);
+  const HostTensor q = makeRandom(ElemType::F32, attentionShapeQ(s), 1);
+  const HostTensor k = makeRandom(ElemType::F32, attentionShapeKv(s), 2);
+  const HostTensor v = makeRandom(ElemType::F32, attentionShapeKv(s), 3);
+  const HostTensor slopes = makeRandom(ElemType::F32, {8}, 4);
+  const AttentionExtras extras = extrasOf({{"alibi_slopes", &slopes},
+                                           {"cu_seqlens_q", &cuQ},
+                                           {"cu_seqlens_k", &cuK},
+                                           {"block_table", &table}});
+  int64_t seen = 0, blind = 0;
+  for (int64_t b = 0; b < 4; ++b) {
+    const AttentionTokens qs = attentionSequenceTokens(cuQ, 10, b);
+    AttentionSpec one = s; // the sequence alone, paged with kv_lens
+    one.varlen = false;
+    one.kvLens = true;
+    one.batch = 1;
+    one.seqQ = qs.end - qs.begin;
+    if (one.seqQ == 0)
+      continue;
+    const HostTensor q1 = sequenceOf(q, qs.begin, qs.end);
+    const HostTensor lens = lensOf({int(attentionPagedKeyCount(s, cuK, b))});
+    const HostTensor row = tableRow(table, b);
+    const AttentionExtras oneExtras = extrasOf(
+        {{"alibi_slopes", &slopes}, {"kv_lens", &lens}, {"block_table", &row}});
+    expectRowsOfSequence(s, {q, k, v, extras}, b, one, {q1, k, v, oneExtras},
+                         seen, blind);
+  }
+  EXPECT_EQ(blind, 4 * 8); // sequence 2 has no key
+  EXPECT_EQ(seen, 6 * 8);
+  // Rows and the lse: varlen's, token t * Hq + h and lse [h, t].
+  const AttentionExpected e = attentionExpected(s, q, k, v, extras, {9 * 8 + 7});
+  EXPECT_EQ(e.lse.getAsDouble(0),
+            roundTo(ElemType::F32, attentionRow(s, q, k, v, extras, 3, 7, 2).lse));
+  EXPECT_EQ(attentionLseElements(s, {9 * 8 + 7}), (std::vector<int64_t>{7 * 10 + 9}));
+  // A token of no sequence: zeros and -inf.
+  const HostTensor shortQ = lensOf({0, 3, 3, 7, 8});
+  AttentionExtras uncovered = extras;
+  uncovered.cuSeqlensQ = &shortQ;
+  EXPECT_EQ(attentionExpected(s, q, k, v, uncovered, {9 * 8}).lse.getAsDouble(0), -kInf);
+  // No table: NaN, as for a paged op.
+  AttentionExtras noTable = extras;
+  noTable.blockTable = nullptr;
+  EXPECT_TRUE(std::isnan(attentionRow(s, q, k, v, noTable, 0, 0, 0).lse));
+}
+
+TEST(AttentionVarlenPagedTest, InputsAreKeyCountsWithinCapacityAndTheirPages) {
+  AttentionSpec s = varlenPagedSpec();
+  s.batch = 5;
+  s.seqQ = 37;
+  s.seqKv = 24; // M = 6 pages of 4 keys
+  s.numPages = 30; // B * M
+  const KernelPackage pkg = varlenPagedPackage(s);
+  int64_t partial = 0, odd = 0, shuffled = 0, padded = 0;
+  for (uint64_t seed = 1; seed <= 32; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const HostTensor cuK = inputOf(pkg, "cu_seqlens_k", seed);
+    const HostTensor table = inputOf(pkg, "block_table", seed);
+    ASSERT_EQ(cuK.type, ElemType::I32);
+    ASSERT_EQ(cuK.shape, (std::vector<int64_t>{6}));
+    ASSERT_EQ(table.shape, (std::vector<int64_t>{5, 6}));
+    EXPECT_EQ(cuK.data, attentionPagedCuSeqlensK(
+                            s, packageInputSeed(seed, "cu_seqlens_k")).data);
+    EXPECT_EQ(table.data, inputOf(pkg, "block_table", seed).data);
+    // The queries: varlen's partition of Tq.
+    EXPECT_EQ(inputOf(pkg, "cu_seqlens_q", seed).data,
+              attentionCuSeqlens(s, packageInputSeed(seed, "cu_seqlens_q"), 37).data);
+    EXPECT_EQ(cuK.getAsDouble(0), 0.0);
+    std::vector<int64_t> lens(5);
+    for (int64_t b = 0; b < 5; ++b) {
+      lens[b] = int64_t(cuK.getAsDouble(b + 1) - cuK.getAsDouble(b));
+      ASSERT_GE(lens[b], 0);
+      ASSERT_LE(lens[b], 24);
+      partial += lens[b] % 4 != 0;
+      odd += lens[b] % 2;
+    }
+    EXPECT_EQ(keyCounts(s, cuK), lens);
+    // B >= 3: a full sequence and an empty one.
+    EXPECT_NE(std::find(lens.begin(), lens.end(), 24), lens.end());
+    EXPECT_NE(std::find(lens.begin(), lens.end(), 0), lens.end());
+    expectPagesOfTheLengths(table, lens, 4, 30, padded, shuffled);
+  }
+  EXPECT_GT(partial, 32); // partial last pages are common
+  EXPECT_GT(odd, 32);
+  EXPECT_GT(padded, 32);
+  EXPECT_GT(shuffled, 0);
+  EXPECT_NE(inputOf(pkg, "block_table", 1).data, inputOf(pkg, "block_table", 2).data);
+
+  // The reference on a run's inputs reads pages only: no NaN row.
+  const uint64_t seed = 3;
+  const HostTensor q = inputOf(pkg, "q", seed), k = inputOf(pkg, "k", seed),
+                   v = inputOf(pkg, "v", seed);
+  const HostTensor cuQ = inputOf(pkg, "cu_seqlens_q", seed),
+                   cuK = inputOf(pkg, "cu_seqlens_k", seed),
+                   table = inputOf(pkg, "block_table", seed);
+  const AttentionExpected e = attentionExpected(
+      s, q, k, v,
+      extrasOf({{"cu_seqlens_q", &cuQ}, {"cu_seqlens_k", &cuK}, {"block_table", &table}}),
+      allRows(s));
+  int64_t finite = 0;
+  for (int64_t r = 0; r < e.lse.numElements(); ++r) {
+    ASSERT_FALSE(std::isnan(e.lse.getAsDouble(r))) << "row " << r;
+    finite += std::isfinite(e.lse.getAsDouble(r));
+  }
+  EXPECT_GT(finite, 0);
+  for (int64_t i = 0; i < e.out.numElements(); ++i)
+    ASSERT_FALSE(std::isnan(e.out.getAsDouble(i))) << i;
+}
+
+TEST(AttentionVarlenPagedTest, FewSequencesStillDrawFullAndEmptyOnes) {
+  AttentionSpec s = varlenPagedSpec(); // M * P = 12
+  int64_t full[3] = {}, empty[3] = {};
+  for (int64_t B : {1, 2}) {
+    s.batch = B;
+    s.numPages = 3 * B;
+    for (uint64_t seed = 0; seed < 64; ++seed) {
+      const std::vector<int64_t> lens =
+          keyCounts(s, attentionPagedCuSeqlensK(s, seed));
+      full[B] += std::count(lens.begin(), lens.end(), 12) > 0;
+      empty[B] += std::count(lens.begin(), lens.end(), 0) > 0;
+    }
+  }
+  EXPECT_GT(full[1], 16); // B = 1: full on about half of the seeds
+  EXPECT_LT(full[1], 64);
+  EXPECT_EQ(full[2], 64); // B = 2: always a full one,
+  EXPECT_GT(empty[2], 16); // an empty one on about half of the seeds
+  EXPECT_LT(empty[2], 64);
+}
+
+TEST(AttentionVarlenPagedTest, ASmallPoolCapsTheKeyCountsToItsPages) {
+  AttentionSpec s = varlenPagedSpec();
+  s.batch = 5;
+  s.seqKv = 24; // M = 6
+  for (int64_t N : {1, 4, 7, 13}) {
+    s.numPages = N; // < B * M = 30
+    const KernelPackage pkg = varlenPagedPackage(s);
+    int64_t capped = 0, padded = 0, shuffled = 0;
+    for (uint64_t seed = 1; seed <= 16; ++seed) {
+      SCOPED_TRACE("N " + std::to_string(N) + " seed " + std::to_string(seed));
+      const std::vector<int64_t> lens =
+          keyCounts(s, inputOf(pkg, "cu_seqlens_k", seed));
+      int64_t pagesRead = 0;
+      for (int64_t L : lens)
+        pagesRead += (L + 3) / 4;
+      EXPECT_LE(pagesRead, N);
+      capped += pagesRead == N;
+      expectPagesOfTheLengths(inputOf(pkg, "block_table", seed), lens, 4, N,
+                              padded, shuffled);
+    }
+    EXPECT_GT(capped, 0) << "N " << N; // the pool is the limit
+  }
+  // Counts drawn elsewhere, more than the pool holds: the permutation is
+  // read again (pages shared, each one of the pool).
+  s.numPages = 4;
+  const HostTensor table = attentionVarlenBlockTable(s, 1, lensOf({0, 24, 48, 49, 50, 51}));
+  for (int64_t e = 0; e < 12; ++e) {
+    EXPECT_GE(table.getAsDouble(e), 0.0) << e;
+    EXPECT_LT(table.getAsDouble(e), 4.0) << e;
+  }
+  // Sequence 2's page is the 13th read: the permutation's first again.
+  EXPECT_EQ(table.getAsDouble(12), table.getAsDouble(0));
+  EXPECT_EQ(table.getAsDouble(13), -1.0);
+}
+
+TEST_F(AttentionPackageTest, LoadsAVarlenPagedAttentionPackage) {
+  // A package of varlenPagedSpec's layout at a prefill's sizes: 3
+  // sequences of 500 query tokens in all, bf16, Hq 8, Hkv 2, D 128, pages
+  // of 16 keys, 64 per sequence, a pool of B * M = 192.
+  AttentionSpec spec = varlenPagedSpec();
+  std::tie(spec.batch, spec.seqQ, spec.seqKv, spec.headDim) =
+      std::make_tuple(3, 500, 1024, 128);
+  spec.dtype = spec.out = ElemType::BF16;
+  spec = pagedOver(spec, 16, 192);
+  KernelPackage pkg = varlenPagedPackage(spec);
+  pkg.name = "attn_varlen_paged";
+  pkg.target = "sm_80";
+  pkg.sourceFile = "kernel.cu";
+  pkg.source = "extern \"C\" __global__ void kgen_attn() {}\n";
+  PackageKernel kernel;
+  kernel.entry = "kgen_attn";
+  kernel.launch.grid = {11, 8, 1};
+  kernel.launch.block = {128, 1, 1};
+  for (size_t p = 0; p < pkg.params.size(); ++p)
+    kernel.args.push_back(p);
+  pkg.kernels = {kernel};
+  pkg.config = {{"source", "default"}};
+  pkg.flops = attentionFlops(spec);
+  pkg.bytes = attentionBytes(spec);
+  EXPECT_EQ(pkg.flops, 2.0 * 8 * 128 * 500 * 1024);
+  std::string err;
+  const std::string out = dir + "/varlen-paged";
+  ASSERT_TRUE(writePackage(out, pkg, err)) << err;
+  KernelPackage loaded;
+  ASSERT_TRUE(loadPackage(out, loaded, err)) << err;
+  // Its inputs: key counts within the pages, and their pages.
+  const std::vector<int64_t> lens = keyCounts(spec, inputOf(loaded, "cu_seqlens_k", 1));
+  int64_t padded = 0, shuffled = 0;
+  expectPagesOfTheLengths(inputOf(loaded, "block_table", 1), lens, 16, 192,
+                          padded, shuffled);
+  EXPECT_GT(shuffled, 0);
+
+  // varlen's packed keys are not this op's pages; kv_lens is refused.
+  json manifest;
+  std::ifstream(out + "/manifest.json") >> manifest;
+  json packedKv = manifest;
+  for (int kv : {1, 2})
+    packedKv["params"][kv]["shape"] = {700, 2, 128};
+  std::ofstream(out + "/manifest.json") << packedKv.dump();
+  EXPECT_FALSE(loadPackage(out, loaded, err));
+  EXPECT_NE(err.find("parameter 'k' is bf16 700x2x128, the op says bf16 "
+                     "192x2x16x128 (a paged cache [N, Hkv, P, D]: num_pages "
+                     "192, page_size 16; varlen over pages"),
+            std::string::npos)
+      << err;
+  json withLens = manifest;
+  withLens["op"]["kv_lens"] = true;
+  std::ofstream(out + "/manifest.json") << withLens.dump();
+  EXPECT_FALSE(loadPackage(out, loaded, err));
+  EXPECT_NE(err.find("op: 'varlen' with 'kv_lens'"), std::string::npos) << err;
 }

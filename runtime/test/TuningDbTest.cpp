@@ -754,17 +754,68 @@ TEST(TuningDbJsonTest, VarlenAttentionKeysLoadAndOldOnesStillDo) {
   ASSERT_TRUE(fromJson(j, back, err)) << err;
 }
 
-TEST(TuningDbJsonTest, RefusesVarlenWithKvLensOrPaging) {
+TEST(TuningDbJsonTest, RefusesVarlenWithKvLens) {
   const AttentionKeyCase cases[] = {
       {{{"varlen", "yes"}}, "entries[2].key.op.varlen: expected true or false, got \"yes\""},
       {{{"varlen", true}, {"kv_lens", true}},
        "entries[2].key.op.kv_lens: expected false with varlen (cu_seqlens "
        "gives each sequence its lengths)"},
-      {{{"varlen", true}, {"paged", true}, {"page_size", 16}, {"num_pages", 64}},
-       "entries[2].key.op.paged: expected false with varlen"},
+      // Over a paged cache too; and the paging rules still hold.
+      {{{"varlen", true}, {"paged", true}, {"page_size", 16}, {"num_pages", 64},
+        {"kv_lens", true}},
+       "entries[2].key.op.kv_lens: expected false with varlen"},
+      {{{"varlen", true}, {"paged", true}, {"page_size", 16}},
+       "entries[2].key.op.num_pages: a paged signature needs it"},
+      {{{"varlen", true}, {"paged", true}, {"page_size", 48}, {"num_pages", 64}},
+       "entries[2].key.op.seq_kv: expected a multiple of page_size (48)"},
   };
   for (const AttentionKeyCase &c : cases)
     expectAttentionKeyRefused(c);
+}
+
+TEST(TuningDbJsonTest, VarlenPagedAttentionKeysLoadAsTheirOwnOp) {
+  // FlashAttention's varlen API over a block table (vLLM's chunked
+  // prefill): varlen and paged together, seq_kv each sequence's M * P keys.
+  const auto keyOp = [](bool varlen, bool paged) {
+    json op = attentionOp();
+    op["batch"] = 4;
+    if (varlen)
+      op["varlen"] = true;
+    if (paged) {
+      op["paged"] = true;
+      op["page_size"] = 16;
+      op["num_pages"] = 4 * 4096 / 16;
+    }
+    return op;
+  };
+  TuningDb db;
+  double medianMs = 1; // 4 for varlen and paged
+  for (bool varlen : {false, true})
+    for (bool paged : {false, true})
+      db.add(h200Key(keyOp(varlen, paged)),
+             measured(attentionConfig(64), medianMs++));
+  std::string err;
+  for (const TuningEntry &e : db.entries)
+    ASSERT_TRUE(checkKey(e.key, err)) << err << " " << e.key.op.dump();
+  TuningDb back;
+  ASSERT_TRUE(fromJson(json::parse(toJson(db).dump()), back, err)) << err;
+  expectSameDb(db, back);
+  // Four ops, four keys: each finds its own measurement.
+  ASSERT_EQ(back.entries.size(), 4u);
+  const TuningEntry *both = back.find(h200Key(keyOp(true, true)));
+  ASSERT_NE(both, nullptr);
+  EXPECT_EQ(both->key.op["varlen"], true);
+  EXPECT_EQ(both->key.op["paged"], true);
+  EXPECT_EQ(both->candidates[0].time->medianMs, 4.0);
+  for (bool varlen : {false, true})
+    for (bool paged : {false, true})
+      if (!(varlen && paged)) {
+        EXPECT_NE(back.find(h200Key(keyOp(varlen, paged))), both);
+      }
+  EXPECT_NE(h200Key(keyOp(true, true)).canonical(),
+            h200Key(keyOp(true, false)).canonical());
+  EXPECT_NE(h200Key(keyOp(true, true)).canonical(),
+            h200Key(keyOp(false, true)).canonical());
 }
 
 TEST(TuningDbJsonTest, RefusesFp8AttentionFieldsThatDoNotFit) {

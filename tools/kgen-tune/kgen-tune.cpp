@@ -853,7 +853,9 @@ std::string attentionShape(mlir::kgen::AttentionOp a) {
   Type kv = cast<RankedTensorType>(a.getK().getType()).getElementType();
   if (kv != cast<RankedTensorType>(a.getQ().getType()).getElementType())
     os << " kv " << kv; // an e4m3 cache
-  if (a.isVarlen()) // q and kv are the token totals
+  // varlen: q is the token total, kv too but over pages (both named:
+  // "varlen paged P") each sequence's key capacity M * P.
+  if (a.isVarlen())
     os << " varlen";
   if (a.getBlockTable())
     os << " paged " << a.getPageSize();

@@ -10,6 +10,14 @@
 // verifies one (the rows of out and the elements of the head-major lse
 // that Emulate.cpp compares).
 //
+// The same for packages/naive_attention_varlen_paged_f32 (the queries
+// packed, the keys in a paged cache [N, Hkv, P, D] read through
+// block_table [B, M], cu_seqlens_k counting each sequence's keys): it
+// passes at several seeds, whose key counts (attentionPagedCuSeqlensK)
+// and tables (attentionVarlenBlockTable) differ, and kernels that align
+// causal top-left, read sequence 0's pages for every sequence or read the
+// keys past a sequence's count in its last page are found wrong.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Emulate.h"
@@ -20,6 +28,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -28,24 +37,28 @@ namespace {
 namespace emu = kgen::emu;
 namespace rt = kgen::rt;
 
-/// The package, loaded once.
-const rt::KernelPackage &varlenPackage() {
-  static const rt::KernelPackage pkg = [] {
-    rt::KernelPackage loaded;
+constexpr const char *kVarlen = "naive_attention_varlen_f32";
+constexpr const char *kVarlenPaged = "naive_attention_varlen_paged_f32";
+
+/// The package in packages/`name`, loaded once.
+const rt::KernelPackage &varlenPackage(const std::string &name = kVarlen) {
+  static std::map<std::string, rt::KernelPackage> loaded;
+  auto it = loaded.find(name);
+  if (it == loaded.end()) {
+    rt::KernelPackage pkg;
     std::string err;
-    if (!rt::loadPackage(std::string(KGEN_EMULATE_TEST_PACKAGES) +
-                             "/naive_attention_varlen_f32",
-                         loaded, err))
+    if (!rt::loadPackage(std::string(KGEN_EMULATE_TEST_PACKAGES) + "/" + name,
+                         pkg, err))
       ADD_FAILURE() << err;
-    return loaded;
-  }();
-  return pkg;
+    it = loaded.emplace(name, std::move(pkg)).first;
+  }
+  return it->second;
 }
 
-/// The package run at seed 1 with one line of its kernel changed.
-emu::EmulateResult withLine(const std::string &line,
-                            const std::string &instead) {
-  const rt::KernelPackage &pkg = varlenPackage();
+/// The package `name` run at seed 1 with one line of its kernel changed.
+emu::EmulateResult withLine(const std::string &line, const std::string &instead,
+                            const std::string &name = kVarlen) {
+  const rt::KernelPackage &pkg = varlenPackage(name);
   std::string source = pkg.source;
   const size_t at = source.find(line);
   EXPECT_NE(at, std::string::npos) << line;
@@ -63,12 +76,13 @@ emu::EmulateResult withLine(const std::string &line,
   return result;
 }
 
-TEST(EmulateAttentionVarlen, TheNaivePackagePassesAtEverySeed) {
-  const rt::KernelPackage &pkg = varlenPackage();
+/// emulatePackage passes `pkg` at several seeds, within f32's sums.
+void expectPassesAtEverySeed(const rt::KernelPackage &pkg) {
   rt::AttentionSpec spec;
   std::string err;
   ASSERT_TRUE(rt::parseAttentionOp(pkg.op, spec, err)) << err;
   EXPECT_EQ(rt::attentionBytes(spec), pkg.bytes);
+  EXPECT_EQ(rt::attentionFlops(spec), pkg.flops);
   for (uint64_t seed : {1, 2, 3, 17}) {
     emu::EmulateOptions opts;
     opts.seed = seed;
@@ -81,6 +95,10 @@ TEST(EmulateAttentionVarlen, TheNaivePackagePassesAtEverySeed) {
     EXPECT_EQ(r.tolerance, 1e-4);
     EXPECT_EQ(r.flops, rt::attentionFlops(spec));
   }
+}
+
+TEST(EmulateAttentionVarlen, TheNaivePackagePassesAtEverySeed) {
+  expectPassesAtEverySeed(varlenPackage());
 }
 
 TEST(EmulateAttentionVarlen, ATokenMajorLseIsWrong) {
@@ -101,6 +119,32 @@ TEST(EmulateAttentionVarlen, TopLeftCausalOrKeysAtTheQueryOffsetsAreWrong) {
       {"const int k0 = cu_k[b],", "const int k0 = cu_q[b],"}};
   for (const auto &[line, instead] : mutants) {
     const emu::EmulateResult r = withLine(line, instead);
+    EXPECT_TRUE(r.ran) << instead;
+    EXPECT_FALSE(r.correct) << instead;
+    EXPECT_NE(r.error.find("out: relative error"), std::string::npos)
+        << instead << ": " << r.error;
+  }
+}
+
+TEST(EmulateAttentionVarlenPaged, TheNaivePackagePassesAtEverySeed) {
+  const rt::KernelPackage &pkg = varlenPackage(kVarlenPaged);
+  rt::AttentionSpec spec;
+  std::string err;
+  ASSERT_TRUE(rt::parseAttentionOp(pkg.op, spec, err)) << err;
+  ASSERT_TRUE(spec.varlen && spec.paged);
+  expectPassesAtEverySeed(pkg);
+}
+
+TEST(EmulateAttentionVarlenPaged,
+     TopLeftCausalOtherPagesOrKeysPastTheCountAreWrong) {
+  const std::pair<const char *, const char *> mutants[] = {
+      {"const int p = (t - cu_q[b]) + skv - (cu_q[b + 1] - cu_q[b]);",
+       "const int p = t - cu_q[b];"},
+      {"const int page = bt[b * M + j / P];", "const int page = bt[j / P];"},
+      {"const int skv = ke - ks < M * P ? ke - ks : M * P;",
+       "const int skv = (ke - ks + P - 1) / P * P;"}};
+  for (const auto &[line, instead] : mutants) {
+    const emu::EmulateResult r = withLine(line, instead, kVarlenPaged);
     EXPECT_TRUE(r.ran) << instead;
     EXPECT_FALSE(r.correct) << instead;
     EXPECT_NE(r.error.find("out: relative error"), std::string::npos)

@@ -35,11 +35,21 @@
 // (cumulative offsets) say where each sequence is: sequence b's queries
 // are rows [cu_q[b], cu_q[b + 1]) of Q, its keys rows [cu_k[b], cu_k[b +
 // 1]) of K and V, Sq and Skv above being its lengths Sq_b and Skv_b (L =
-// Skv_b: no kv_lens, no paging with varlen). seq_q and seq_kv are then
-// the totals Tq and Tk. Precondition (FlashAttention's): cu[0] = 0,
-// non-decreasing, cu[B] = T; the reference clamps (s_b = clamp(cu[b], 0,
-// T), e_b = clamp(cu[b + 1], s_b, T)) and a query token in no sequence is
-// 0, its lse -inf.
+// Skv_b: no kv_lens with varlen). seq_q and seq_kv are then the totals Tq
+// and Tk. Precondition (FlashAttention's): cu[0] = 0, non-decreasing,
+// cu[B] = T; the reference clamps (s_b = clamp(cu[b], 0, T), e_b =
+// clamp(cu[b + 1], s_b, T)) and a query token in no sequence is 0, its lse
+// -inf.
+//
+// Both (`varlen` and `paged`: FlashAttention's varlen API with a block
+// table, vLLM's chunked prefill): the queries are packed as above (q and
+// out [Tq, Hq, D], lse [Hq, Tq], seq_q = Tq), the keys are paged as above
+// (k and v [N, Hkv, P, D], block_table [B, M], seq_kv = M * P each
+// sequence's key capacity). cu_seqlens_k only counts keys, it indexes no
+// rows of k: sequence b has L_b = min(e - s, M * P) keys for s =
+// max(cu_k[b], 0), e = max(cu_k[b + 1], s) (attentionPagedKeyCount), key
+// j < L_b at K[bt[b, j / P], hk, j % P, :], causal bottom-right in
+// (Sq_b, L_b).
 //
 // The kernels see q, out and lse through the packed-GQA view [B, Hkv, G * Sq,
 // D] ([B, Hkv, G * Sq] for lse): the same bytes, since query head h = hk * G
@@ -86,7 +96,8 @@ struct AttentionSpec {
   // f32 [1] inputs, each only with an F8E4M3FN operand (q; k; v).
   bool qDescale = false, kDescale = false, vDescale = false;
   // Packed sequences: cu_seqlens_q, cu_seqlens_k i32 [B + 1]; seqQ and
-  // seqKv are the token totals Tq and Tk. Not with kvLens or paged.
+  // seqKv are the token totals Tq and Tk (with paged: seqQ is Tq, seqKv
+  // the pages' M * P keys of each sequence). Not with kvLens.
   bool varlen = false;
 };
 
@@ -113,8 +124,9 @@ struct AttentionSpec {
 /// being the logical key length M * P (a multiple of P), and varlen
 /// (false; absent in packages without cu_seqlens: seq_q and seq_kv are
 /// then the totals Tq and Tk of packed tokens, batch the number of
-/// sequences; refused with kv_lens true or paged true). Checked as the
-/// op's verifier checks them: D a
+/// sequences; with paged, seq_kv is still M * P, each sequence's key
+/// capacity; refused with kv_lens true). Checked as the op's verifier
+/// checks them: D a
 /// multiple of 8 in [32, 256], Hq a multiple of Hkv, scale finite and
 /// non-zero and softcap finite and > 0 (both as f32, to which they are
 /// rounded), sliding_window >= 1 and only with causal, window_left and
@@ -141,8 +153,9 @@ int64_t attentionGroup(const AttentionSpec &spec);
 /// Shapes in the op's layout: q and out [B, Hq, Sq, D], k and v
 /// [B, Hkv, Skv, D] ([N, Hkv, P, D] when paged), lse [B, Hq, Sq], kv_lens
 /// [B], block_table [B, M], each descale [1]; with varlen q and out
-/// [Tq, Hq, D], k and v [Tk, Hkv, D], lse [Hq, Tq] (FlashAttention's varlen
-/// softmax_lse) and cu_seqlens_q, cu_seqlens_k [B + 1].
+/// [Tq, Hq, D], k and v [Tk, Hkv, D] ([N, Hkv, P, D] when paged too), lse
+/// [Hq, Tq] (FlashAttention's varlen softmax_lse) and cu_seqlens_q,
+/// cu_seqlens_k [B + 1].
 std::vector<int64_t> attentionShapeQ(const AttentionSpec &spec);
 std::vector<int64_t> attentionShapeKv(const AttentionSpec &spec);
 std::vector<int64_t> attentionShapeBlockTable(const AttentionSpec &spec);
@@ -166,7 +179,10 @@ std::vector<int64_t> attentionPackedShapeLse(const AttentionSpec &spec);
 /// counted: the rule is the op's nominal work, the same for every kernel.
 /// With varlen (FlashAttention's varlen benchmark) the tokens count as if
 /// split evenly: 4 * Hq * D * Tq * Tk / B, halved with `causal`; the work a
-/// run does depends on the lengths its cu_seqlens hold.
+/// run does depends on the lengths its cu_seqlens hold. With varlen over a
+/// paged cache, B sequences of Tq / B queries and of the M * P keys their
+/// pages hold (the paged count: the capacity, as kv_lens' padding is not
+/// subtracted): 4 * Hq * D * Tq * Skv, halved with `causal`.
 double attentionFlops(const AttentionSpec &spec);
 
 /// Fewest bytes moved: q (dtype), k and v (dtype_kv) read once, out written
@@ -177,7 +193,9 @@ double attentionFlops(const AttentionSpec &spec);
 /// contiguous cache; the rest of the pool is not read, and kv_lens'
 /// padding is not subtracted), and the block table (i32 [B, M]) once.
 /// With varlen, q, out and lse at Tq tokens, k and v at Tk, and both
-/// cu_seqlens (i32 [B + 1]) once.
+/// cu_seqlens (i32 [B + 1]) once; with varlen over a paged cache, q, out,
+/// lse and both cu_seqlens as varlen counts them, k, v and the block table
+/// as a paged cache counts them (B * M pages).
 double attentionBytes(const AttentionSpec &spec);
 
 /// Largest relative Frobenius error of `out` that passes (shared/notes/
@@ -206,9 +224,10 @@ double attentionLseTolerance(const AttentionSpec &spec);
 /// v then [N, Hkv, P, D]), and the split-KV workspaces o_partial (f32 [S, B,
 /// Hkv, G * Sq, D]) and lse_partial (f32 [S, B, Hkv, G * Sq]), both or neither,
 /// role workspace, the same S >= 1. With varlen: cu_seqlens_q and cu_seqlens_k
-/// (input, i32 [B + 1]), q and out [Tq, Hq, D], k and v [Tk, Hkv, D], lse
-/// [Hq, Tq] (no packed view) and no split-KV workspaces. False with a
-/// message naming the parameter.
+/// (input, i32 [B + 1]), q and out [Tq, Hq, D], k and v [Tk, Hkv, D] (the
+/// paged [N, Hkv, P, D] and the block table when paged too), lse [Hq, Tq]
+/// (no packed view) and no split-KV workspaces. False with a message
+/// naming the parameter and, for a wrong shape, the layout the op has.
 bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
                           std::string &err);
 
@@ -231,8 +250,41 @@ HostTensor attentionKvLens(const AttentionSpec &spec, uint64_t seed);
 /// With `kvLens` ([B], the lengths attentionKvLens drew for the run), the
 /// entries that hold no key a kernel reads, m >= ceil(L / P) for L =
 /// clamp(kv_lens[b], 0, Skv), are -1, as a serving engine pads its tables.
+/// Not for a varlen op (attentionVarlenBlockTable).
 HostTensor attentionBlockTable(const AttentionSpec &spec, uint64_t seed,
                                const HostTensor *kvLens);
+
+/// Sequence b's key count L_b in a varlen op over a paged cache, read from
+/// `cuSeqlensK` ([B + 1]): s = max(cu_k[b], 0), e = max(cu_k[b + 1], s),
+/// L_b = min(e - s, M * P). Only the differences count (the offsets index
+/// no rows of k, and their total need not be anything). Precondition: b in
+/// [0, B), `cuSeqlensK` has B + 1 elements at least.
+int64_t attentionPagedKeyCount(const AttentionSpec &spec,
+                               const HostTensor &cuSeqlensK, int64_t b);
+
+/// The cu_seqlens_k of a varlen op over a paged cache (i32 [B + 1],
+/// cu[0] = 0, non-decreasing), drawn from `seed` (packageInputSeed of the
+/// run and "cu_seqlens_k"): each sequence's key count uniform in
+/// [0, M * P] (partial last pages, odd as often as even), then with B >= 2
+/// (B = 1: on half of the seeds) one seeded sequence full (M * P keys), and
+/// with B >= 3 (B = 2: on half of the seeds) another one empty. A pool
+/// too small for the counts drawn (N < sum ceil(L_b / P)) caps them in
+/// sequence order to the pages left (a sequence past the pool gets 0
+/// keys), so that every key read has a page of its own; the total stays
+/// below 2^31.
+HostTensor attentionPagedCuSeqlensK(const AttentionSpec &spec, uint64_t seed);
+
+/// The block table of a varlen op over a paged cache ([B, M] i32), drawn
+/// from `seed` (packageInputSeed of the run and "block_table"): sequence b's
+/// first ceil(L_b / P) entries (L_b = attentionPagedKeyCount over
+/// `cuSeqlensK`) are the next pages of a seeded permutation of [0, N), in
+/// sequence order, the others -1. So the pages read are distinct and
+/// shuffled across the sequences when the pool holds them (N >= sum
+/// ceil(L_b / P), as attentionPagedCuSeqlensK draws them); past that the
+/// permutation is read cyclically. All zeros when `cuSeqlensK` has fewer
+/// than B + 1 elements.
+HostTensor attentionVarlenBlockTable(const AttentionSpec &spec, uint64_t seed,
+                                     const HostTensor &cuSeqlensK);
 
 /// A descale input (q_descale, k_descale or v_descale: f32 [1]), drawn
 /// from `seed` (packageInputSeed of the run and the parameter's name):
@@ -261,7 +313,9 @@ HostTensor attentionCuSeqlens(const AttentionSpec &spec, uint64_t seed,
 /// lengths the run's kv_lens holds: the kv_lens seed), the descales
 /// (attentionDescale) and cu_seqlens_q and cu_seqlens_k of a varlen op
 /// (attentionCuSeqlens over Tq and Tk), each from packageInputSeed(runSeed,
-/// its name);
+/// its name); for a varlen op over a paged cache cu_seqlens_k is
+/// attentionPagedCuSeqlensK and block_table attentionVarlenBlockTable over
+/// the run's cu_seqlens_k (its seed);
 /// nullopt for the others (q, k, v, alibi_slopes: makeRandom).
 std::optional<HostTensor> attentionInput(const AttentionSpec &spec,
                                          const KernelParam &param,
@@ -313,7 +367,10 @@ AttentionTokens attentionSequenceTokens(const HostTensor &cuSeqlens,
 /// `v` as [Tk, Hkv, D], sequence b's tokens from extras.cuSeqlensQ and
 /// extras.cuSeqlensK (attentionSequenceTokens; extras.kvLens is not
 /// read); without both tensors (or with fewer than B + 1 elements), with b
-/// outside [0, B) or with i outside [0, Sq_b), the row is NaN. Not rounded.
+/// outside [0, B) or with i outside [0, Sq_b), the row is NaN. With varlen
+/// and paged, the queries as varlen reads them and L_b keys
+/// (attentionPagedKeyCount) through the block table as paged reads them.
+/// Not rounded.
 struct AttentionRow {
   std::vector<double> out; // D values
   double lse = 0;          // -inf when no key is visible

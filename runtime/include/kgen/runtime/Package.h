@@ -139,7 +139,9 @@ bool writePackage(const std::string &dir, const KernelPackage &pkg,
 /// (attentionBlockTable: distinct shuffled pages, -1 past each sequence's
 /// length), its q_descale, k_descale and v_descale (attentionDescale:
 /// in [0.5, 2]) and its cu_seqlens_q and cu_seqlens_k (attentionCuSeqlens:
-/// seeded partitions of the token totals), all through attentionInput, and
+/// seeded partitions of the token totals; over a paged cache cu_seqlens_k
+/// is attentionPagedCuSeqlensK, key counts within each sequence's pages,
+/// and block_table attentionVarlenBlockTable), all through attentionInput, and
 /// a moe package's
 /// inputs, filled by moeInput (Moe.h: weights scaled by 1 / sqrt(K),
 /// router logits without ties), and a grouped_gemm package's, filled by

@@ -109,8 +109,8 @@ struct TuningDb {
 ///    non-zero scale, a sliding_window only when causal, softcap > 0,
 ///    page_size and num_pages exactly with paged, dtype_kv f8E4M3FN only
 ///    for a bf16, f16 or e4m3 dtype, a *_descale flag only for an e4m3
-///    operand, varlen (optional) true only with kv_lens false and not
-///    paged; for
+///    operand, varlen (optional) true only with kv_lens false (paged or
+///    not: a varlen op over a paged cache is its own key); for
 ///    a grouped GEMM: role gate_up gated and down not, role grouped with
 ///    top_k 1, top_k <= experts, tokens_bucket a power of two), the
 ///    arch is "sm_<digits>" with an optional
