@@ -56,6 +56,7 @@ DictionaryAttr mlir::kgen::attentionSignature(AttentionOp op) {
     if (value)
       fields.push_back(b.getNamedAttr(name, b.getBoolAttr(true)));
   if (op.isVarlen()) // packed tokens: batch, seq_q and seq_kv are B, Tq, Tk
+                     // (over pages, seq_kv is each sequence's M * P)
     fields.push_back(b.getNamedAttr("varlen", b.getBoolAttr(true)));
   if (op.getBlockTable()) // a paged cache; absent: contiguous K and V
     fields.append({b.getNamedAttr("paged", b.getBoolAttr(true)),
@@ -63,6 +64,8 @@ DictionaryAttr mlir::kgen::attentionSignature(AttentionOp op) {
                                   b.getI64IntegerAttr(op.getPageSize())),
                    b.getNamedAttr("num_pages",
                                   b.getI64IntegerAttr(op.getNumPages()))});
+  if (op.getPagesNhd()) // pages [N, P, Hkv, D]; absent: [N, Hkv, P, D]
+    fields.push_back(b.getNamedAttr("pages_nhd", b.getBoolAttr(true)));
   return b.getDictionaryAttr(fields);
 }
 

@@ -389,20 +389,23 @@ int64_t AttentionOp::getBatch() {
   return getQ().getType().getDimSize(0);
 }
 int64_t AttentionOp::getQueryHeads() { return getQ().getType().getDimSize(1); }
-int64_t AttentionOp::getKvHeads() { return getK().getType().getDimSize(1); }
+int64_t AttentionOp::getKvHeads() {
+  return getK().getType().getDimSize(getPagesNhd() ? 2 : 1);
+}
 int64_t AttentionOp::getSeqQ() {
   return getQ().getType().getDimSize(isVarlen() ? 0 : 2);
 }
 int64_t AttentionOp::getSeqKv() {
+  if (Value table = getBlockTable()) // M * P, varlen or not
+    return cast<RankedTensorType>(table.getType()).getDimSize(1) *
+           getPageSize();
   if (isVarlen())
     return getK().getType().getDimSize(0);
-  int64_t keys = getK().getType().getDimSize(2);
-  if (Value table = getBlockTable())
-    return cast<RankedTensorType>(table.getType()).getDimSize(1) * keys;
-  return keys;
+  return getK().getType().getDimSize(2);
 }
 int64_t AttentionOp::getPageSize() {
-  return getBlockTable() ? getK().getType().getDimSize(2) : 0;
+  return getBlockTable() ? getK().getType().getDimSize(getPagesNhd() ? 1 : 2)
+                         : 0;
 }
 int64_t AttentionOp::getNumPages() {
   return getBlockTable() ? getK().getType().getDimSize(0) : 0;
@@ -424,18 +427,25 @@ LogicalResult AttentionOp::verify() {
   bool varlen = bool(getCuSeqlensQ());
   if (varlen != bool(getCuSeqlensK()))
     return emitOpError("'cu_seqlens_q' and 'cu_seqlens_k' come together");
-  if (varlen && (getKvLens() || paged))
-    return emitOpError() << "cu_seqlens gives each sequence its lengths: not "
-                         << (paged ? "with 'block_table'" : "with 'kv_lens'");
-  int64_t rank = varlen ? 3 : 4;
+  if (varlen && getKvLens())
+    return emitOpError("cu_seqlens gives each sequence its lengths: not "
+                       "with 'kv_lens'");
+  // Token-major queries with cu_seqlens; K and V pages with a block table
+  // (a varlen batch over a paged cache takes its key counts from
+  // cu_seqlens_k), else token-major with cu_seqlens, else padded.
+  int64_t rank = varlen ? 3 : 4, kvRank = paged || !varlen ? 4 : 3;
   const char *qShape = varlen ? "[Tq, Hq, D] (packed tokens)" : "[B, Hq, Sq, D]";
-  const char *kvShape = varlen  ? "[Tk, Hkv, D] (packed tokens)"
-                        : paged ? "[N, Hkv, P, D] (pages)"
-                                : "[B, Hkv, Skv, D]";
+  if (getPagesNhd() && !paged)
+    return emitOpError("'pages_nhd' orders the pages of a paged cache: give "
+                       "a 'block_table'");
+  const char *kvShape = paged    ? (getPagesNhd() ? "[N, P, Hkv, D] (NHD pages)"
+                                                  : "[N, Hkv, P, D] (pages)")
+                        : varlen ? "[Tk, Hkv, D] (packed tokens)"
+                                 : "[B, Hkv, Skv, D]";
   if (failed(check.shaped("q", getQ(), {rank}, qShape, q)) ||
       failed(check.floatElem("q", q)) ||
-      failed(check.shaped("k", getK(), {rank}, kvShape, k)) ||
-      failed(check.shaped("v", getV(), {rank}, kvShape, v)))
+      failed(check.shaped("k", getK(), {kvRank}, kvShape, k)) ||
+      failed(check.shaped("v", getV(), {kvRank}, kvShape, v)))
     return failure();
   if (varlen) {
     RankedTensorType cq, ck;
@@ -489,26 +499,34 @@ LogicalResult AttentionOp::verify() {
                          << "; expected a multiple of 8 in [32, 256]";
   if (Value table = getBlockTable()) {
     // A paged cache: K and V hold N pages of P keys of every K/V head.
-    int64_t pages = k.getDimSize(0), pageSize = k.getDimSize(2);
+    int64_t pages = k.getDimSize(0), pageSize = getPageSize();
     RankedTensorType t;
     if (failed(check.shaped("block_table", table, {2}, "[B, M]", t)) ||
         failed(check.elem("block_table", t,
                           IntegerType::get(getContext(), 32))) ||
         failed(check.shape("block_table", t, {batch, t.getDimSize(1)},
-                           "[B, M] with B of 'q'")))
+                           varlen ? "[B, M] with B + 1 of 'cu_seqlens_q'"
+                                  : "[B, M] with B of 'q'")))
       return failure();
     if (t.getDimSize(1) < 1)
       return emitOpError("'block_table' needs at least one page per "
                          "sequence (dimension 1)");
+    bool nhd = getPagesNhd();
     if (pageSize < 1 || pageSize > 256)
-      return emitOpError() << "page size (dimension 2 of 'k') is " << pageSize
+      return emitOpError() << "page size (dimension " << (nhd ? 1 : 2)
+                           << " of 'k') is " << pageSize
                            << "; expected 1 to 256";
     if (pages < 1)
       return emitOpError("'k' holds no page (dimension 0)");
-    if (failed(check.shape("k", k, {pages, hkv, pageSize, hd},
-                           "[N, Hkv, P, D] with D of 'q'")) ||
-        failed(check.shape("v", v, {pages, hkv, pageSize, hd},
-                           "[N, Hkv, P, D], the shape of 'k'")))
+    SmallVector<int64_t> pagesShape =
+        nhd ? SmallVector<int64_t>{pages, pageSize, hkv, hd}
+            : SmallVector<int64_t>{pages, hkv, pageSize, hd};
+    if (failed(check.shape("k", k, pagesShape,
+                           nhd ? "[N, P, Hkv, D] with D of 'q'"
+                               : "[N, Hkv, P, D] with D of 'q'")) ||
+        failed(check.shape("v", v, pagesShape,
+                           nhd ? "[N, P, Hkv, D], the shape of 'k'"
+                               : "[N, Hkv, P, D], the shape of 'k'")))
       return failure();
   } else if (varlen) {
     int64_t tk = getSeqKv();
@@ -931,10 +949,12 @@ std::optional<double> mlir::kgen::estimateFlops(Operation *op) {
     return 2.0 * gemm.getBatch() * gemm.getM() * gemm.getN() * gemm.getK();
   if (auto attn = dyn_cast<AttentionOp>(op)) {
     // Packed variable-length sequences count as B even ones (the lengths
-    // are runtime values): Tq * Tk / B pairs.
+    // are runtime values): Tq * Tk / B pairs; over a paged cache each
+    // sequence's key capacity M * P: Tq * M * P.
     if (attn.isVarlen())
       return 4.0 * attn.getQueryHeads() * attn.getSeqQ() * attn.getSeqKv() *
-             attn.getHeadDim() / double(attn.getBatch());
+             attn.getHeadDim() /
+             (attn.getBlockTable() ? 1.0 : double(attn.getBatch()));
     return 4.0 * attn.getBatch() * attn.getQueryHeads() * attn.getSeqQ() *
            attn.getSeqKv() * attn.getHeadDim();
   }

@@ -117,14 +117,21 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure, AttrSizedOperandSegments]> {
       a batch of one (`Sq`, `Skv` its lengths). The offsets must start at
       0, not decrease and end at the totals (the reference clamps them and
       writes 0, `-inf` in the log-sum-exp, to rows of no sequence); not
-      with `kv_lens` or `block_table`;
+      with `kv_lens`. With `block_table` too (a varlen batch over a paged
+      cache, FlashAttention's varlen API with a block table, vLLM's chunked
+      prefill) `K` and `V` are pages as below and `ck` counts keys only:
+      sequence `b` has `Lk = min(max(ck[b + 1], s) - s, M * P)` keys, `s =
+      max(ck[b], 0)`, key `j` at `K[block_table[b, j / P], hk, j mod P, :]`;
     - with the optional `block_table` (`[B, M]`, `i32`) `K` and `V` are a
       paged cache `[N, Hkv, P, D]` (N pages of P keys, `1 <= P <= 256`, as
       FlashInfer's HND layout): sequence `b` has `Skv = M * P` keys, key `j`
       at `K[block_table[b, j / P], hk, j mod P, :]`. Keys `j >= L` and their
       table entries are never read (a serving engine pads with -1); the
       entries of keys `j < L` must lie in `[0, N)` (the reference clamps
-      them into range; the kernels read what they name);
+      them into range; the kernels read what they name); with `pages_nhd`
+      the pages are `[N, P, Hkv, D]` instead (FlashInfer's default NHD
+      layout, vLLM's cache), key `j` at `K[block_table[b, j / P], j mod P,
+      hk, :]`;
     - `causal` aligns the queries bottom-right, as FlashAttention does: query
       `i` sits at position `p = i + L - Sq` and sees keys `j <= p`;
     - `sliding_window = W` (needs `causal`) also hides keys `j <= p - W`;
@@ -167,6 +174,7 @@ def Kgen_AttentionOp : Kgen_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     Optional<AnyRankedTensor>:$cu_seqlens_k,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
+    UnitAttr:$pages_nhd,
     OptionalAttr<I64Attr>:$sliding_window,
     OptionalAttr<I64Attr>:$window_left,
     OptionalAttr<I64Attr>:$window_right,

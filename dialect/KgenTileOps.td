@@ -122,12 +122,14 @@ def Kgen_TileLoadPagedOp : Kgen_Op<"tile.load_paged"> {
     `dst[stage, r, c] = src[page, h, j mod P, c]` when `j < rows` and
     `c < cols`, else 0, where `page = table[b, j / P]` clamped to [0, N).
     Table entries of keys `j >= rows` are not read (a serving engine pads
-    them with -1); `rows <= M * P`. On the GPU: one 16-byte cp.async row
-    chunk at a time, each row's source from its page.
+    them with -1); `rows <= M * P`. With `nhd` the cache is [N, P, H, C']
+    and the row `src[page, j mod P, h]` (FlashInfer's NHD pages). On the
+    GPU: one 16-byte cp.async row chunk at a time, each row's source from
+    its page.
   }];
   let arguments = (ins AnyMemRef:$src, Index:$head, AnyMemRef:$table,
                        Index:$batch, Index:$key0, Index:$rows, Index:$cols,
-                       AnyMemRef:$dst, Index:$stage);
+                       AnyMemRef:$dst, Index:$stage, UnitAttr:$nhd);
   let assemblyFormat = [{
     $src `[` $head `]` `table` `(` $table `[` $batch `]` `)` `keys` `(` $key0 `)`
     `bounds` `(` $rows `,` $cols `)` `into` $dst `[` $stage `]`

@@ -152,7 +152,8 @@ AttentionProblem AttentionProblem::of(AttentionOp op) {
   p.varlen = op.isVarlen();
   if (p.varlen) { // B sequences of the mean lengths (runtime values)
     p.seqQ = llvm::divideCeil(p.seqQ, p.batch);
-    p.seqKv = llvm::divideCeil(p.seqKv, p.batch);
+    if (!p.paged) // (over pages: seqKv is each sequence's M * P already)
+      p.seqKv = llvm::divideCeil(p.seqKv, p.batch);
   }
   return p;
 }

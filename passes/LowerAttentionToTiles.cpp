@@ -190,8 +190,12 @@ BlockFrame paddedFrame(Ix &ix, AttentionPlan &p, Value bx, Value lens) {
 /// kgen.tile.sequence_tile finds from cu_seqlens_q; rows are numbered in
 /// the sequence (one head: no packing), boxes start at its first token and
 /// at the head's columns.
+///
+/// Over a paged cache (`paged`: K and V pages, read through the block
+/// table) cu_seqlens_k gives the key counts only: min(max(ck[b + 1], s) -
+/// s, M * P) with s = max(ck[b], 0), as the reference has them.
 BlockFrame varlenFrame(Ix &ix, AttentionPlan &p, Value bx, Value cuQ,
-                       Value cuK) {
+                       Value cuK, bool paged) {
   ImplicitLocOpBuilder &b = ix.b;
   BlockFrame f;
   Value h = ix.rem(bx, p.hq);
@@ -207,9 +211,16 @@ BlockFrame varlenFrame(Ix &ix, AttentionPlan &p, Value bx, Value cuQ,
     return ix.smin(ix.smax(x, lo), ix.c(hi));
   };
   Value qStart = clampTo(ix.load(cuQ, seq), zero, p.sq);
-  Value kStart = clampTo(ix.load(cuK, seq), zero, p.skv);
   Value queries = ix.sub(clampTo(ix.load(cuQ, next), qStart, p.sq), qStart);
-  f.len = ix.sub(clampTo(ix.load(cuK, next), kStart, p.skv), kStart);
+  Value kStart;
+  if (paged) {
+    kStart = ix.smax(ix.load(cuK, seq), zero);
+    f.len = ix.smin(ix.sub(ix.smax(ix.load(cuK, next), kStart), kStart),
+                    ix.c(p.skv));
+  } else {
+    kStart = clampTo(ix.load(cuK, seq), zero, p.skv);
+    f.len = ix.sub(clampTo(ix.load(cuK, next), kStart, p.skv), kStart);
+  }
   f.valid = tile.getValid();
   // A tile of no sequence (valid = 0) names sequence 0, which may be empty:
   // its rows are none, and seq_q at least 1 keeps the row arithmetic
@@ -267,12 +278,14 @@ void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
           b, m, SmallVector<ReassociationIndices>{{0}, {1, 2}});
     };
     q = rowsOf(q);
-    k = rowsOf(k);
-    v = rowsOf(v);
     out = rowsOf(out);
+    if (!table) { // (pages stay [N, Hkv, P, D])
+      k = rowsOf(k);
+      v = rowsOf(v);
+    }
   }
 
-  BlockFrame f = p.varlen ? varlenFrame(ix, p, bx, cuQ, cuK)
+  BlockFrame f = p.varlen ? varlenFrame(ix, p, bx, cuQ, cuK, bool(table))
                           : paddedFrame(ix, p, bx, lens);
   BlockRows &rows = f.rows;
   Value len = f.len;
@@ -324,10 +337,11 @@ void buildMainBody(ImplicitLocOpBuilder &b, AttentionPlan &p, Block *body) {
     Value j0 = ix.mul(load->getArgument(0), p.bn);
     Value stage = load->getArgument(1);
     if (table) { // rows of the pages the block table names
+      UnitAttr nhd = p.op.getPagesNhd() ? b.getUnitAttr() : UnitAttr();
       TileLoadPagedOp::create(b, k, rows.hk, table, rows.b, j0, len, dDim, sk,
-                              stage);
+                              stage, nhd);
       TileLoadPagedOp::create(b, v, rows.hk, table, rows.b, j0, len, dDim, sv,
-                              stage);
+                              stage, nhd);
     } else {
       SmallVector<Value> at = f.kAt(j0);
       TileLoadOp::create(b, k, at, f.kRows, f.kCols, sk, stage);
@@ -414,7 +428,8 @@ std::string kernelName(AttentionPlan &p) {
   if (p.op.getCausal())
     name += "_causal";
   if (p.op.getBlockTable())
-    name += "_page" + std::to_string(p.op.getPageSize());
+    name += "_page" + std::to_string(p.op.getPageSize()) +
+            (p.op.getPagesNhd() ? "_nhd" : "");
   return name;
 }
 

@@ -232,8 +232,9 @@ void lowerLoadPaged(TileLoadPagedOp op, RefBuilder &rb) {
                                 /*withElseRegion=*/false);
   rb.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   Value src = op.getSrc(), table = op.getTable(), dst = op.getDst();
-  int64_t pages = dim(src, 0), heads = dim(src, 1), pageSize = dim(src, 2),
-          width = dim(src, 3);
+  bool nhd = op.getNhd(); // [N, P, H, C] instead of [N, H, P, C]
+  int64_t pages = dim(src, 0), heads = dim(src, nhd ? 2 : 1),
+          pageSize = dim(src, nhd ? 1 : 2), width = dim(src, 3);
   int64_t batches = dim(table, 0), slots = dim(table, 1);
   Type elem = cast<MemRefType>(dst.getType()).getElementType();
   auto within = [&](Value x, int64_t n) {
@@ -259,8 +260,11 @@ void lowerLoadPaged(TileLoadPagedOp op, RefBuilder &rb) {
     rb.loop(dim(dst, 2), [&](Value c) {
       Value in = rb.andi(rowOk, rb.andi(rb.inRange(c, rb.idx(0), op.getCols()),
                                         rb.inRange(c, rb.idx(0), rb.idx(width))));
+      Value col = within(c, width);
       Value v = memref::LoadOp::create(
-          rb.b, src, ValueRange{page, head, inPage, within(c, width)});
+          rb.b, src,
+          nhd ? ValueRange{page, inPage, head, col}
+              : ValueRange{page, head, inPage, col});
       memref::StoreOp::create(rb.b, rb.select(in, v, rb.zero(elem)), dst,
                               ValueRange{op.getStage(), r, c});
     });

@@ -189,6 +189,21 @@ struct AttentionRowRef {
   }
 };
 
+/// (page, row) of key j of sequence bi in a paged cache: the block
+/// table's entry for the key's page (clamped into [0, N)) and j mod P, for
+/// a visible key; a key j >= L reads page 0, masked (its entry may be
+/// padding).
+std::function<std::pair<Value, Value>(Value)>
+pagedKey(RefBuilder &rb, Value table, Value bi, Value len, int64_t pageSize,
+         int64_t pages) {
+  return [&rb, table, bi, len, pageSize, pages](Value j) {
+    Value entry = rb.loadIndex(table, {bi, rb.divi(j, pageSize)});
+    Value page = rb.clamp(entry, rb.idx(0), rb.idx(pages - 1));
+    Value read = rb.cmpi(arith::CmpIPredicate::slt, j, len);
+    return std::pair{rb.select(read, page, rb.idx(0)), rb.remi(j, pageSize)};
+  };
+}
+
 /// O = softmax(mask(softcap(scale Q K^T) - alibi)) V per (batch, head,
 /// query row), one AttentionRowRef each: [B, H, S, D] (K and V through the
 /// block table when paged), or token-major variable-length sequences.
@@ -245,8 +260,19 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
     };
     rb.loop(batch, [&](Value bi) {
       auto [qs, qe] = span(cuQ, bi, sq);
-      auto [ks, ke] = span(cuK, bi, skv);
-      Value len = rb.subi(ke, ks), rows = rb.subi(qe, qs);
+      Value ks, len;
+      if (table) { // key counts only: min(max(ck[b + 1], s) - s, M * P)
+        ks = rb.maxsi(rb.loadIndex(cuK, bi), rb.idx(0));
+        Value ke = rb.maxsi(rb.loadIndex(cuK, rb.addi(bi, rb.idx(1))), ks);
+        len = rb.minsi(rb.subi(ke, ks), rb.idx(skv));
+      } else {
+        auto [first, last] = span(cuK, bi, skv);
+        ks = first;
+        len = rb.subi(last, first);
+      }
+      Value rows = rb.subi(qe, qs);
+      // Key j of the sequence: token ks + j, or through the block table.
+      auto keyAt = pagedKey(rb, table, bi, len, pageSize, pages);
       rb.loop(hq, [&](Value h) {
         Value hk = rb.divi(h, group);
         rb.loop(qs, qe, [&](Value t) {
@@ -255,7 +281,13 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
           ref.run(
               rb, len, len, pos, h,
               [&](Value d) { return rb.loadF32(q, {t, h, d}); },
-              [&](Value j) { return SmallVector<Value>{rb.addi(ks, j), hk}; },
+              [&](Value j) {
+                if (!table)
+                  return SmallVector<Value>{rb.addi(ks, j), hk};
+                auto [page, key] = keyAt(j);
+                return op.getPagesNhd() ? SmallVector<Value>{page, key, hk}
+                                        : SmallVector<Value>{page, hk, key};
+              },
               k, v, [&](Value d, Value o) { rb.storeF32(o, out, {t, h, d}); },
               lse ? function_ref<void(Value)>(storeLse) : nullptr);
         });
@@ -267,16 +299,12 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
                                   rb.idx(skv))
                        : rb.idx(skv);
       // (plane, row) of key j in K and V: (b, j), or through the block
-      // table (page, j mod P) for a visible key; a key j >= L reads page 0,
-      // masked (its entry may be padding), and an entry out of [0, N) is
-      // clamped.
+      // table (pagedKey).
+      auto paged = pagedKey(rb, table, bi, len, pageSize, pages);
       auto keyAt = [&](Value j) -> std::pair<Value, Value> {
         if (!table)
           return {bi, j};
-        Value entry = rb.loadIndex(table, {bi, rb.divi(j, pageSize)});
-        Value page = rb.clamp(entry, rb.idx(0), rb.idx(pages - 1));
-        Value read = rb.cmpi(arith::CmpIPredicate::slt, j, len);
-        return {rb.select(read, page, rb.idx(0)), rb.remi(j, pageSize)};
+        return paged(j);
       };
       rb.loop(hq, [&](Value h) {
         Value hk = rb.divi(h, group);
@@ -288,6 +316,8 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
               [&](Value d) { return rb.loadF32(q, {bi, h, i, d}); },
               [&](Value j) {
                 auto [plane, key] = keyAt(j);
+                if (table && op.getPagesNhd()) // [N, P, Hkv, D]
+                  return SmallVector<Value>{plane, key, hk};
                 return SmallVector<Value>{plane, hk, key};
               },
               k, v,

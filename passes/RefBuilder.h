@@ -44,6 +44,7 @@ public:
     return arith::RemUIOp::create(b, x, idx(d));
   }
   Value minsi(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
+  Value maxsi(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
   Value cmpi(arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, p, x, y);
   }
@@ -59,7 +60,7 @@ public:
   }
   /// clamp(x, lo, hi) on signed index values.
   Value clamp(Value x, Value lo, Value hi) {
-    return arith::MinSIOp::create(b, arith::MaxSIOp::create(b, x, lo), hi);
+    return minsi(maxsi(x, lo), hi);
   }
   /// lo <= x < hi on signed index values.
   Value inRange(Value x, Value lo, Value hi) {

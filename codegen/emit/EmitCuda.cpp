@@ -273,11 +273,14 @@ LogicalResult KernelPrinter::printOp(Operation *op) {
         auto src = cast<MemRefType>(o.getSrc().getType());
         int64_t rows = dst.getDimSize(1), cols = dst.getDimSize(2);
         int64_t slots = dimOf(o.getTable(), 1);
+        bool nhd = o.getNhd(); // [N, P, H, C] instead of [N, H, P, C]
         line() << "kgen::block::load_paged_box<" << rows << ", " << cols << ", "
-               << kernel.getThreads() << ">(" << name(o.getDst()) << " + "
+               << kernel.getThreads() << (nhd ? ", true" : "") << ">("
+               << name(o.getDst()) << " + "
                << name(o.getStage()) << " * " << rows * cols << ", "
-               << name(o.getSrc()) << ", " << src.getDimSize(1) << ", "
-               << src.getDimSize(2) << ", " << src.getDimSize(3) << ", "
+               << name(o.getSrc()) << ", " << src.getDimSize(nhd ? 2 : 1)
+               << ", " << src.getDimSize(nhd ? 1 : 2) << ", "
+               << src.getDimSize(3) << ", "
                << name(o.getHead()) << ", " << name(o.getTable()) << " + "
                << name(o.getBatch()) << " * " << slots << ", "
                << name(o.getKey0()) << ", " << name(o.getRows()) << ", "

@@ -705,6 +705,40 @@ func.func @attention_varlen_v_shape(%q: tensor<40x8x64xbf16>, %k: tensor<50x2x64
 
 // -----
 
+// A varlen batch over a paged cache: K and V are pages.
+func.func @attention_varlen_paged_k_rank(%q: tensor<40x8x64xbf16>, %k: tensor<50x2x64xbf16>, %v: tensor<50x2x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>, %bt: tensor<3x4xi32>) -> tensor<40x8x64xbf16> {
+  // expected-error @+1 {{'k' must have rank 4 ([N, Hkv, P, D] (pages)); got 'tensor<50x2x64xbf16>'}}
+  %o = kgen.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<4xi32>, tensor<4xi32>) block_table(%bt : tensor<3x4xi32>) : tensor<40x8x64xbf16>, tensor<50x2x64xbf16>, tensor<50x2x64xbf16> -> tensor<40x8x64xbf16>
+  return %o : tensor<40x8x64xbf16>
+}
+
+// -----
+
+func.func @attention_varlen_paged_table_rows(%q: tensor<40x8x64xbf16>, %k: tensor<9x2x16x64xbf16>, %v: tensor<9x2x16x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>, %bt: tensor<4x4xi32>) -> tensor<40x8x64xbf16> {
+  // expected-error @+1 {{'block_table' has shape [4, 4]; expected [3, 4] ([B, M] with B + 1 of 'cu_seqlens_q')}}
+  %o = kgen.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<4xi32>, tensor<4xi32>) block_table(%bt : tensor<4x4xi32>) : tensor<40x8x64xbf16>, tensor<9x2x16x64xbf16>, tensor<9x2x16x64xbf16> -> tensor<40x8x64xbf16>
+  return %o : tensor<40x8x64xbf16>
+}
+
+// -----
+
+func.func @attention_nhd_unpaged(%q: tensor<1x8x16x64xbf16>, %k: tensor<1x2x16x64xbf16>, %v: tensor<1x2x16x64xbf16>) -> tensor<1x8x16x64xbf16> {
+  // expected-error @+1 {{'pages_nhd' orders the pages of a paged cache: give a 'block_table'}}
+  %o = kgen.attention %q, %k, %v {pages_nhd} : tensor<1x8x16x64xbf16>, tensor<1x2x16x64xbf16>, tensor<1x2x16x64xbf16> -> tensor<1x8x16x64xbf16>
+  return %o : tensor<1x8x16x64xbf16>
+}
+
+// -----
+
+// NHD pages [N, P, Hkv, D]: V in the HND order.
+func.func @attention_nhd_v_shape(%q: tensor<2x8x16x64xbf16>, %k: tensor<9x16x2x64xbf16>, %v: tensor<9x2x16x64xbf16>, %bt: tensor<2x4xi32>) -> tensor<2x8x16x64xbf16> {
+  // expected-error @+1 {{'v' has shape [9, 2, 16, 64]; expected [9, 16, 2, 64] ([N, P, Hkv, D], the shape of 'k')}}
+  %o = kgen.attention %q, %k, %v block_table(%bt : tensor<2x4xi32>) {pages_nhd} : tensor<2x8x16x64xbf16>, tensor<9x16x2x64xbf16>, tensor<9x2x16x64xbf16> -> tensor<2x8x16x64xbf16>
+  return %o : tensor<2x8x16x64xbf16>
+}
+
+// -----
+
 func.func @attention_out_e4m3(%q: tensor<1x8x16x64xf8E4M3FN>, %k: tensor<1x2x16x64xf8E4M3FN>, %v: tensor<1x2x16x64xf8E4M3FN>) -> tensor<1x8x16x64xf8E4M3FN> {
   // expected-error @+1 {{'out' has element type f8E4M3FN; an attention's output is bf16, f16 or f32}}
   %o = kgen.attention %q, %k, %v : tensor<1x8x16x64xf8E4M3FN>, tensor<1x2x16x64xf8E4M3FN>, tensor<1x2x16x64xf8E4M3FN> -> tensor<1x8x16x64xf8E4M3FN>

@@ -91,11 +91,12 @@
 //       the 16-bit MMAs (decode reads each key once: the bytes are what
 //       count); e4m3 queries are widened once, to f16.
 //   template <int Rows, int Cols, int Threads, class T>
-//   load_paged_box(T *dst, const T *cache, long heads, long page_size,
-//                  long ld, long hk, const int *table, long key0, long rows,
-//                  long cols)
+//   load_paged_box<Rows, Cols, Threads, Nhd>(T *dst, const T *cache,
+//                  long heads, long page_size, long ld, long hk,
+//                  const int *table, long key0, long rows, long cols)
 //       kgen.tile.load_paged: rows [key0, key0 + Rows) of head hk of a
-//       paged cache [pages, heads, page_size, ld] into a RowMajorPadded
+//       paged cache [pages, heads, page_size, ld] (Nhd: [pages, page_size,
+//       heads, ld], FlashInfer's NHD) into a RowMajorPadded
 //       stage tile, key j's row from page table[j / page_size], zero where
 //       j >= rows or c >= cols (table entries of such keys not read).
 //   attention_smem_bytes<T>(BM, BN, Dp, Stages)     KGEN_HD constexpr
@@ -480,13 +481,14 @@ KGEN_DEVICE void online_softmax(AttentionScores<BM, BN, WarpsM> &s,
 }
 
 /// kgen.tile.load_paged: rows [key0, key0 + Rows) of head `hk` of a paged
-/// cache ([pages, heads, page_size, ld] elements at `cache`; key j at page
-/// table[j / page_size], row j mod page_size) into a RowMajorPadded<T,
-/// Rows, Cols> tile, zero where j >= rows or a column >= cols. `table` is
-/// the sequence's row of the block table; entries of keys j >= rows are
-/// not read. 16-byte cp.async chunks when `cache` and the row pitch are
-/// 16-byte aligned (commit with the stage), else element copies.
-template <int Rows, int Cols, int Threads, class T>
+/// cache ([pages, heads, page_size, ld] elements at `cache`, or with Nhd
+/// [pages, page_size, heads, ld]; key j at page table[j / page_size], row
+/// j mod page_size) into a RowMajorPadded<T, Rows, Cols> tile, zero where
+/// j >= rows or a column >= cols. `table` is the sequence's row of the
+/// block table; entries of keys j >= rows are not read. 16-byte cp.async
+/// chunks when `cache` and the row pitch are 16-byte aligned (commit with
+/// the stage), else element copies.
+template <int Rows, int Cols, int Threads, bool Nhd = false, class T>
 KGEN_DEVICE void load_paged_box(T *dst, const T *cache, long heads,
                                 long page_size, long ld, long hk,
                                 const int *table, long key0, long rows,
@@ -506,7 +508,9 @@ KGEN_DEVICE void load_paged_box(T *dst, const T *cache, long heads,
     const T *src = cache;
     if (n > 0) {
       const long page = table[j / page_size];
-      src = cache + ((page * heads + hk) * page_size + j % page_size) * ld + col;
+      const long line = Nhd ? (page * page_size + j % page_size) * heads + hk
+                            : (page * heads + hk) * page_size + j % page_size;
+      src = cache + line * ld + col;
     }
     if (async) {
       kgen::cuda::cp_async_cg_16(smem + Layout::byte_offset(row, col), src,
