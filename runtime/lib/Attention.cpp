@@ -228,15 +228,20 @@ bool readMask(const json &op, AttentionSpec &spec, std::string &err) {
 
 constexpr int64_t kMaxPageSize = 256;
 
-/// paged, page_size and num_pages: all three or none (paged false).
+/// paged, page_size and num_pages: all three or none (paged false);
+/// pages_nhd (the pages' order) only with them.
 bool readPaging(const json &op, AttentionSpec &spec, std::string &err) {
-  if (!readBool(op, "paged", spec.paged, err))
+  if (!readBool(op, "paged", spec.paged, err) ||
+      !readBool(op, "pages_nhd", spec.pagesNhd, err))
     return false;
   spec.pageSize = spec.numPages = 0;
   if (!spec.paged) {
     for (const char *key : {"page_size", "num_pages"})
       if (present(op, key))
         return fail(err, std::string("'") + key + "' needs 'paged'");
+    if (spec.pagesNhd)
+      return fail(err, "'pages_nhd' needs 'paged' (it orders the pages of a "
+                       "paged cache: [N, P, Hkv, D])");
     return true;
   }
   if (!readInt(op, "page_size", 1, spec.pageSize, err) ||
@@ -378,8 +383,9 @@ bool checkWorkspaces(const KernelPackage &pkg, const AttentionSpec &spec,
 /// (empty when the shapes say it all).
 std::string layoutNote(const AttentionSpec &spec, const std::string &name) {
   if ((name == "k" || name == "v") && spec.paged)
-    return " (a paged cache [N, Hkv, P, D]: num_pages " +
-           std::to_string(spec.numPages) + ", page_size " +
+    return std::string(" (a paged cache ") +
+           (spec.pagesNhd ? "[N, P, Hkv, D] (NHD pages)" : "[N, Hkv, P, D]") +
+           ": num_pages " + std::to_string(spec.numPages) + ", page_size " +
            std::to_string(spec.pageSize) +
            (spec.varlen ? "; varlen over pages: cu_seqlens_k counts each "
                           "sequence's keys, it indexes no rows of k)"
@@ -443,6 +449,8 @@ json attentionOpJson(const AttentionSpec &spec) {
     op["page_size"] = spec.pageSize;
     op["num_pages"] = spec.numPages;
   }
+  if (spec.pagesNhd)
+    op["pages_nhd"] = true;
   if (spec.varlen)
     op["varlen"] = true;
   if (attentionKvType(spec) != spec.dtype)
@@ -469,7 +477,9 @@ std::vector<int64_t> attentionShapeQ(const AttentionSpec &spec) {
   return {spec.batch, spec.qHeads, spec.seqQ, spec.headDim};
 }
 std::vector<int64_t> attentionShapeKv(const AttentionSpec &spec) {
-  if (spec.paged) // varlen or not: pages
+  if (spec.paged && spec.pagesNhd) // varlen or not: pages
+    return {spec.numPages, spec.pageSize, spec.kvHeads, spec.headDim};
+  if (spec.paged)
     return {spec.numPages, spec.kvHeads, spec.pageSize, spec.headDim};
   if (spec.varlen)
     return {spec.seqKv, spec.kvHeads, spec.headDim};
@@ -1022,10 +1032,13 @@ AttentionRow attentionRow(const AttentionSpec &spec, const HostTensor &q,
                             : -1.0;
     if (!(page >= 0 && page < static_cast<double>(spec.numPages)))
       return nanRow(D);
-    keyBase[j - begin] =
-        ((static_cast<int64_t>(page) * spec.kvHeads + hk) * spec.pageSize +
-         j % spec.pageSize) *
-        D;
+    // Row (n, hk, slot) of [N, Hkv, P, D], or (n, slot, hk) of NHD pages.
+    const auto n = static_cast<int64_t>(page);
+    const int64_t slot = j % spec.pageSize;
+    const int64_t keyRow = spec.pagesNhd
+                               ? (n * spec.pageSize + slot) * spec.kvHeads + hk
+                               : (n * spec.kvHeads + hk) * spec.pageSize + slot;
+    keyBase[j - begin] = keyRow * D;
   }
   std::vector<double> t(static_cast<size_t>(end - begin));
   double mx = -std::numeric_limits<double>::infinity();

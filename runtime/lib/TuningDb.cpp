@@ -134,7 +134,7 @@ const SignatureField kGemmSignature[] = {
 /// attentionSignature writes it (and runtime/lib/Attention.cpp's
 /// attentionOpJson): a key's op has all of them and no other, but paged,
 /// page_size and num_pages, which only a paged cache's signature has,
-/// varlen, which only a signature with cu_seqlens has, dtype_kv, which only a
+/// pages_nhd, which only a signature with NHD pages has, varlen, which only a signature with cu_seqlens has, dtype_kv, which only a
 /// signature whose K and V are not of dtype has, and q_descale, k_descale and
 /// v_descale, each only in a signature with that input (old databases, and ops
 /// without them: absent).
@@ -161,6 +161,7 @@ const SignatureField kAttentionSignature[] = {
     {"paged", SignatureValue::Flag, true},
     {"page_size", SignatureValue::Size, true},
     {"num_pages", SignatureValue::Size, true},
+    {"pages_nhd", SignatureValue::Flag, true},
     {"q_descale", SignatureValue::Flag, true},
     {"k_descale", SignatureValue::Flag, true},
     {"v_descale", SignatureValue::Flag, true},
@@ -362,7 +363,7 @@ bool checkAttentionValues(const json &op, const std::string &path,
                       "expected null or a number > 0, got " + describe(cap),
                       err);
   // A paged cache: paged true with page_size (<= 256, dividing seq_kv) and
-  // num_pages; none of them without one.
+  // num_pages; none of them without one, and no NHD pages.
   const bool paged = op.contains("paged") && op["paged"].get<bool>();
   for (const char *key : {"page_size", "num_pages"})
     if (op.contains(key) != paged)
@@ -370,6 +371,11 @@ bool checkAttentionValues(const json &op, const std::string &path,
                         paged ? std::string("a paged signature needs it")
                               : std::string("expected true with ") + key,
                         err);
+  if (!paged && op.contains("pages_nhd") && op["pages_nhd"].get<bool>())
+    return fieldError(fieldPath(path, "pages_nhd"),
+                      "expected false or absent without paged (it orders "
+                      "the pages of a paged cache)",
+                      err);
   if (paged) {
     const int64_t pageSize = op["page_size"].get<int64_t>();
     if (pageSize > 256)

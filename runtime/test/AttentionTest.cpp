@@ -848,6 +848,24 @@ void addBlockTable(json &manifest) {
                                     "o_partial", "lse_partial"};
 }
 
+/// attentionManifest over a pool of 300 pages of 16 keys (>= B * M = 256),
+/// HND ([N, Hkv, P, D]) or with `nhd` NHD ([N, P, Hkv, D]), and its table.
+json pagedManifest(bool nhd) {
+  json m = attentionManifest(); // B 4, Hkv 2, Skv 1024, D 128
+  m["op"]["paged"] = true;
+  m["op"]["page_size"] = 16;
+  m["op"]["num_pages"] = 300;
+  const std::vector<int64_t> pages =
+      nhd ? std::vector<int64_t>{300, 16, 2, 128}
+          : std::vector<int64_t>{300, 2, 16, 128};
+  if (nhd)
+    m["op"]["pages_nhd"] = true;
+  m["params"][1]["shape"] = pages;
+  m["params"][2]["shape"] = pages;
+  addBlockTable(m);
+  return m;
+}
+
 /// pagedSpec's package: kv_lens, block_table, lse, q in the op's layout.
 KernelPackage pagedPackage(const AttentionSpec &s) {
   KernelPackage pkg = packageOf(s, false);
@@ -1044,13 +1062,7 @@ TEST(AttentionReferenceTest, PagedReferenceEqualsTheContiguousOne) {
 }
 
 TEST_F(AttentionPackageTest, LoadsAPagedAttentionPackage) {
-  json m = attentionManifest(); // B 4, Hkv 2, Skv 1024, D 128
-  m["op"]["paged"] = true;
-  m["op"]["page_size"] = 16;
-  m["op"]["num_pages"] = 300; // >= B * M = 256
-  m["params"][1]["shape"] = {300, 2, 16, 128};
-  m["params"][2]["shape"] = {300, 2, 16, 128};
-  addBlockTable(m);
+  json m = pagedManifest(false);
   KernelPackage pkg;
   std::string err;
   ASSERT_TRUE(loadPackage(write("paged", m), pkg, err)) << err;
@@ -2361,4 +2373,273 @@ TEST_F(AttentionPackageTest, LoadsAVarlenPagedAttentionPackage) {
   std::ofstream(out + "/manifest.json") << withLens.dump();
   EXPECT_FALSE(loadPackage(out, loaded, err));
   EXPECT_NE(err.find("op: 'varlen' with 'kv_lens'"), std::string::npos) << err;
+}
+
+//===----------------------------------------------------------------------===//
+// NHD pages (pages_nhd): k and v [N, P, Hkv, D], FlashInfer's default and
+// vLLM's cache layout
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// `op` (or `s`) with NHD pages.
+json nhd(json op) {
+  op["pages_nhd"] = true;
+  return op;
+}
+AttentionSpec nhd(AttentionSpec s) {
+  s.pagesNhd = true;
+  return s;
+}
+
+/// An NHD pool [N, P, Hkv, D] in HND order [N, Hkv, P, D]: the same keys,
+/// each page transposed.
+HostTensor hndOf(const HostTensor &pool) {
+  const int64_t N = pool.shape[0], P = pool.shape[1], H = pool.shape[2],
+                D = pool.shape[3];
+  HostTensor t = makeZeros(pool.type, {N, H, P, D});
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t p = 0; p < P; ++p)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t d = 0; d < D; ++d)
+          t.setFromDouble(((n * H + h) * P + p) * D + d,
+                          pool.getAsDouble(((n * P + p) * H + h) * D + d));
+  return t;
+}
+
+/// The rows of `e` that see a key (a finite lse).
+int64_t rowsWithKeys(const AttentionExpected &e) {
+  int64_t n = 0;
+  for (int64_t r = 0; r < e.lse.numElements(); ++r)
+    n += std::isfinite(e.lse.getAsDouble(r));
+  return n;
+}
+
+} // namespace
+
+TEST(AttentionNhdTest, ParsesRoundTripsAndNeedsPaged) {
+  AttentionSpec s, back;
+  std::string err;
+  ASSERT_TRUE(parseAttentionOp(nhd(pagedOp()), s, err)) << err;
+  EXPECT_TRUE(s.paged && s.pagesNhd);
+  EXPECT_EQ(attentionShapeKv(s), (std::vector<int64_t>{64, 16, 8, 128}));
+  EXPECT_EQ(attentionShapeBlockTable(s), (std::vector<int64_t>{2, 16}));
+  const json written = attentionOpJson(s);
+  EXPECT_EQ(written["pages_nhd"], true);
+  ASSERT_TRUE(parseAttentionOp(written, back, err)) << err;
+  EXPECT_TRUE(back.pagesNhd);
+  EXPECT_EQ(attentionOpJson(back), written);
+  // HND pages (false or absent): the writer leaves the field out, as the
+  // dialect's signature does.
+  json hnd = pagedOp();
+  hnd["pages_nhd"] = false;
+  ASSERT_TRUE(parseAttentionOp(hnd, s, err)) << err;
+  EXPECT_FALSE(s.pagesNhd);
+  EXPECT_FALSE(attentionOpJson(s).contains("pages_nhd"));
+  EXPECT_EQ(attentionShapeKv(s), (std::vector<int64_t>{64, 8, 16, 128}));
+  // Refused: not a flag; without a paged cache (contiguous or packed keys).
+  expectOpRefused(nhd(pagedOp()), "pages_nhd", "yes",
+                  "'pages_nhd' must be true or false");
+  expectOpRefused(nhd(llamaOp()), "'pages_nhd' needs 'paged'");
+  expectOpRefused(nhd(varlenOp()), "'pages_nhd' needs 'paged'");
+  json unpagedNhd = nhd(pagedOp());
+  unpagedNhd["paged"] = false;
+  unpagedNhd.erase("page_size");
+  unpagedNhd.erase("num_pages");
+  expectOpRefused(unpagedNhd, "'pages_nhd' needs 'paged'");
+  // A varlen batch over NHD pages.
+  ASSERT_TRUE(parseAttentionOp(nhd(varlenPagedOp()), s, err)) << err;
+  EXPECT_TRUE(s.varlen && s.paged && s.pagesNhd);
+  EXPECT_EQ(attentionShapeKv(s), (std::vector<int64_t>{48, 16, 8, 128}));
+  EXPECT_EQ(attentionShapeQ(s), (std::vector<int64_t>{300, 32, 128}));
+  ASSERT_TRUE(parseAttentionOp(attentionOpJson(s), back, err)) << err;
+  EXPECT_EQ(attentionOpJson(back), attentionOpJson(s));
+}
+
+TEST(AttentionNhdTest, CountsAsHndPages) {
+  for (const AttentionSpec &s : {pagedSpec(), varlenPagedSpec()}) {
+    EXPECT_EQ(attentionFlops(nhd(s)), attentionFlops(s));
+    EXPECT_EQ(attentionBytes(nhd(s)), attentionBytes(s));
+  }
+}
+
+TEST(AttentionNhdTest, ParamsArePagesOfKeysThenHeads) {
+  const AttentionSpec s = nhd(pagedSpec()); // N 16, P 4, Hkv 2, D 64
+  EXPECT_EQ(attentionShapeKv(s), (std::vector<int64_t>{16, 4, 2, 64}));
+  std::string err;
+  EXPECT_TRUE(checkAttentionParams(pagedPackage(s), s, err)) << err;
+  // HND pages for an NHD op, and NHD pages for an HND op: each message
+  // names the op's layout.
+  for (const char *name : {"k", "v"}) {
+    KernelPackage pkg = pagedPackage(s);
+    pkg.params[*pkg.findParam(name)].shape = {16, 2, 4, 64};
+    expectRefused(pkg, s,
+                  std::string("parameter '") + name +
+                      "' is f32 16x2x4x64, the op says f32 16x4x2x64 (a "
+                      "paged cache [N, P, Hkv, D] (NHD pages): num_pages 16, "
+                      "page_size 4)");
+  }
+  const AttentionSpec hnd = pagedSpec();
+  expectRefused(pagedPackage(s), hnd,
+                "parameter 'k' is f32 16x4x2x64, the op says f32 16x2x4x64 "
+                "(a paged cache [N, Hkv, P, D]: num_pages 16, page_size 4)");
+  // Varlen over NHD pages.
+  const AttentionSpec vs = nhd(varlenPagedSpec());
+  EXPECT_TRUE(checkAttentionParams(varlenPagedPackage(vs), vs, err)) << err;
+  KernelPackage pkg = varlenPagedPackage(vs);
+  pkg.params[*pkg.findParam("k")].shape = {16, 2, 4, 64};
+  expectRefused(pkg, vs,
+                "parameter 'k' is f32 16x2x4x64, the op says f32 16x4x2x64 (a "
+                "paged cache [N, P, Hkv, D] (NHD pages): num_pages 16, "
+                "page_size 4; varlen over pages");
+}
+
+TEST(AttentionNhdTest, KeyJIsAtItsPagesRowThenHead) {
+  // One sequence of 6 keys over pages 2 and 0 of 3 keys, kv_lens 4, two
+  // heads (G = 1), q = 0: every visible key weighs the same. Element
+  // [n, p, hk, d] of v is 1000 n + 100 p + 10 hk + d, so the output is
+  // the mean of the visible keys' (page, row) plus head and column.
+  AttentionSpec s = tinySpec();
+  s.qHeads = s.kvHeads = 2;
+  s.seqKv = 6;
+  s.kvLens = true;
+  s = nhd(pagedOver(s, 3, 4));
+  const HostTensor q = makeZeros(ElemType::F32, attentionShapeQ(s));
+  const HostTensor k = makeRandom(ElemType::F32, attentionShapeKv(s), 1);
+  HostTensor v = makeZeros(ElemType::F32, attentionShapeKv(s));
+  ASSERT_EQ(v.shape, (std::vector<int64_t>{4, 3, 2, 32}));
+  for (int64_t e = 0; e < v.numElements(); ++e) {
+    const int64_t d = e % 32, hk = e / 32 % 2, p = e / 64 % 3, n = e / 192;
+    v.setFromDouble(e, 1000.0 * n + 100.0 * p + 10.0 * hk + d);
+  }
+  HostTensor table = makeZeros(ElemType::I32, {1, 2});
+  table.setFromDouble(0, 2);
+  table.setFromDouble(1, 0);
+  const HostTensor lens = lensOf({4}); // keys (2, 0), (2, 1), (2, 2), (0, 0)
+  AttentionExtras extras;
+  extras.kvLens = &lens;
+  extras.blockTable = &table;
+  for (int64_t h = 0; h < 2; ++h) {
+    const AttentionRow row = attentionRow(s, q, k, v, extras, 0, h, 0);
+    EXPECT_NEAR(row.lse, std::log(4.0), 1e-12);
+    for (int64_t d = 0; d < 32; ++d)
+      EXPECT_NEAR(row.out[d], (3 * 2000.0 + 100.0 * (0 + 1 + 2)) / 4 + 10.0 * h + d,
+                  1e-9)
+          << "h " << h << " d " << d;
+  }
+  // The same tensor read as HND pages is another row.
+  AttentionSpec hnd = s;
+  hnd.pagesNhd = false;
+  EXPECT_NE(attentionRow(hnd, q, k, v, extras, 0, 1, 0).out,
+            attentionRow(s, q, k, v, extras, 0, 1, 0).out);
+}
+
+TEST(AttentionNhdTest, ReferenceIsTheHndOneOnTheSamePagesTransposed) {
+  const AttentionSpec hnd = withSoftcapAlibiAndWindow(pagedSpec());
+  const AttentionSpec s = nhd(hnd);
+  const HostTensor q = makeRandom(ElemType::F32, attentionShapeQ(s), 1);
+  const HostTensor k = makeRandom(ElemType::F32, attentionShapeKv(s), 2);
+  const HostTensor v = makeRandom(ElemType::F32, attentionShapeKv(s), 3);
+  const HostTensor kh = hndOf(k), vh = hndOf(v);
+  ASSERT_EQ(kh.shape, attentionShapeKv(hnd));
+  const HostTensor slopes = makeRandom(ElemType::F32, {8}, 4);
+  const HostTensor lens = lensOf({12, 5, 0}); // full, 2 pages of 3, none
+  const HostTensor table = attentionBlockTable(s, 4, &lens);
+  const AttentionExtras extras = extrasOf(
+      {{"kv_lens", &lens}, {"block_table", &table}, {"alibi_slopes", &slopes}});
+  const std::vector<int64_t> rows = allRows(s);
+  const AttentionExpected got = attentionExpected(s, q, k, v, extras, rows);
+  const AttentionExpected want = attentionExpected(hnd, q, kh, vh, extras, rows);
+  EXPECT_EQ(got.out.data, want.out.data);
+  EXPECT_EQ(got.lse.data, want.lse.data);
+  EXPECT_EQ(rowsWithKeys(got), 2 * 8 * 3); // sequences 0 and 1
+  // Each pool read in the other order (the emulated test's mutation) is
+  // another result.
+  EXPECT_NE(attentionExpected(hnd, q, k, v, extras, rows).out.data,
+            want.out.data);
+  EXPECT_NE(attentionExpected(s, q, kh, vh, extras, rows).out.data,
+            want.out.data);
+  // A visible key's entry outside [0, N): NaN, as for HND pages (row 2 of
+  // sequence 0 sees keys 8 to 11 through the window: its third page).
+  HostTensor bad = table;
+  bad.setFromDouble(2, 16);
+  AttentionExtras badTable = extras;
+  badTable.blockTable = &bad;
+  EXPECT_TRUE(std::isnan(attentionRow(s, q, k, v, badTable, 0, 0, 2).lse));
+}
+
+TEST(AttentionNhdTest, VarlenOverNhdPagesIsTheHndOneOnTheSamePages) {
+  // ReferenceIsThePagedOneOfEachSequence's batch: (Sq_b, L_b) = (3, 5),
+  // (0, 3), (4, 0), (3, 12 of 30: capped).
+  AttentionSpec hnd = withSoftcapAlibiAndWindow(varlenPagedSpec());
+  hnd.numPages = 12;
+  const AttentionSpec s = nhd(hnd);
+  const HostTensor cuQ = lensOf({0, 3, 3, 7, 10}), cuK = lensOf({2, 7, 10, 10, 40});
+  const HostTensor table = attentionVarlenBlockTable(s, 5, cuK);
+  const HostTensor q = makeRandom(ElemType::F32, attentionShapeQ(s), 1);
+  const HostTensor k = makeRandom(ElemType::F32, attentionShapeKv(s), 2);
+  const HostTensor v = makeRandom(ElemType::F32, attentionShapeKv(s), 3);
+  ASSERT_EQ(k.shape, (std::vector<int64_t>{12, 4, 2, 64}));
+  const HostTensor kh = hndOf(k), vh = hndOf(v);
+  const HostTensor slopes = makeRandom(ElemType::F32, {8}, 4);
+  const AttentionExtras extras = extrasOf({{"alibi_slopes", &slopes},
+                                           {"cu_seqlens_q", &cuQ},
+                                           {"cu_seqlens_k", &cuK},
+                                           {"block_table", &table}});
+  const std::vector<int64_t> rows = allRows(s);
+  const AttentionExpected got = attentionExpected(s, q, k, v, extras, rows);
+  const AttentionExpected want = attentionExpected(hnd, q, kh, vh, extras, rows);
+  EXPECT_EQ(got.out.data, want.out.data);
+  EXPECT_EQ(got.lse.data, want.lse.data);
+  EXPECT_EQ(rowsWithKeys(got), 6 * 8); // sequences 0 and 3
+  EXPECT_NE(attentionExpected(hnd, q, k, v, extras, rows).out.data,
+            want.out.data);
+}
+
+TEST(AttentionNhdTest, InputsAreTheHndOnesAndTheirPool) {
+  // The table (and kv_lens, cu_seqlens) drawn as for HND pages; k and v
+  // are seeded tensors of the NHD shape.
+  for (const AttentionSpec &hnd : {pagedSpec(), varlenPagedSpec()}) {
+    const KernelPackage nhdPkg = hnd.varlen ? varlenPagedPackage(nhd(hnd))
+                                            : pagedPackage(nhd(hnd));
+    const KernelPackage hndPkg =
+        hnd.varlen ? varlenPagedPackage(hnd) : pagedPackage(hnd);
+    for (uint64_t seed : {1, 2, 3}) {
+      for (const char *name : {"block_table", "kv_lens", "cu_seqlens_k"})
+        if (hndPkg.findParam(name)) {
+          EXPECT_EQ(inputOf(nhdPkg, name, seed).data,
+                    inputOf(hndPkg, name, seed).data)
+              << name << " seed " << seed;
+        }
+      const HostTensor k = inputOf(nhdPkg, "k", seed);
+      EXPECT_EQ(k.shape, attentionShapeKv(nhd(hnd)));
+      EXPECT_EQ(k.data, makeRandom(ElemType::F32, attentionShapeKv(nhd(hnd)),
+                                   packageInputSeed(seed, "k"))
+                            .data);
+    }
+  }
+}
+
+TEST_F(AttentionPackageTest, LoadsAnNhdPagedAttentionPackage) {
+  const json m = pagedManifest(true);
+  KernelPackage pkg;
+  std::string err;
+  ASSERT_TRUE(loadPackage(write("nhd", m), pkg, err)) << err;
+  AttentionSpec spec;
+  ASSERT_TRUE(parseAttentionOp(pkg.op, spec, err)) << err;
+  EXPECT_TRUE(spec.paged && spec.pagesNhd);
+  EXPECT_TRUE(checkAttentionParams(pkg, spec, err)) << err;
+
+  json hndPages = m; // the pool in HND order
+  hndPages["params"][1]["shape"] = {300, 2, 16, 128};
+  EXPECT_FALSE(loadPackage(write("hnd-pages", hndPages), pkg, err));
+  EXPECT_NE(err.find("parameter 'k' is bf16 300x2x16x128, the op says bf16 "
+                     "300x16x2x128 (a paged cache [N, P, Hkv, D] (NHD pages)"),
+            std::string::npos)
+      << err;
+  json contiguous = attentionManifest();
+  contiguous["op"]["pages_nhd"] = true;
+  EXPECT_FALSE(loadPackage(write("nhd-contiguous", contiguous), pkg, err));
+  EXPECT_NE(err.find("op: 'pages_nhd' needs 'paged'"), std::string::npos)
+      << err;
 }

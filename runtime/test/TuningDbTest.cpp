@@ -2,6 +2,7 @@
 
 #include "kgen/runtime/TuningDb.h"
 
+#include "kgen/runtime/Attention.h"
 #include "kgen/runtime/Search.h"
 
 #include "TempDirTest.h"
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <limits>
 
@@ -595,7 +597,7 @@ const Mutation kAttentionMutations[] = {
     {"/entries/2/key/op/sliding_window", 0, "entries[2].key.op.sliding_window: expected an integer in [1, 2147483648], got 0"},
     {"/entries/2/key/op/softcap", "30", "entries[2].key.op.softcap: expected a finite number or null, got \"30\""},
     {"/entries/2/key/op/softcap", -30, "entries[2].key.op.softcap: expected null or a number > 0, got -30"},
-    {"/entries/2/key/op/m", 4096, "entries[2].key.op: unknown field \"m\" (an attention signature has exactly: kind batch q_heads kv_heads seq_q seq_kv head_dim dtype dtype_kv dtype_out kv_lens lse scale causal sliding_window window_left window_right alibi softcap paged page_size num_pages q_descale k_descale v_descale varlen)"},
+    {"/entries/2/key/op/m", 4096, "entries[2].key.op: unknown field \"m\" (an attention signature has exactly: kind batch q_heads kv_heads seq_q seq_kv head_dim dtype dtype_kv dtype_out kv_lens lse scale causal sliding_window window_left window_right alibi softcap paged page_size num_pages pages_nhd q_descale k_descale v_descale varlen)"},
     {"/entries/2/key/op/paged", "yes", "entries[2].key.op.paged: expected true or false, got \"yes\""},
     {"/entries/2/key/op/paged", true, "entries[2].key.op.page_size: a paged signature needs it"},
     {"/entries/2/key/op/page_size", 16, "entries[2].key.op.paged: expected true with page_size"},
@@ -773,35 +775,57 @@ TEST(TuningDbJsonTest, RefusesVarlenWithKvLens) {
     expectAttentionKeyRefused(c);
 }
 
+namespace {
+
+/// attentionOp at batch 4 with the fields the dialect writes for packed
+/// sequences (varlen), a paged cache of pages of 16 keys (paged: seq_kv is
+/// each sequence's M * P keys) and NHD pages (nhd: pages_nhd), each absent
+/// when not asked for.
+json batchOp(bool varlen, bool paged, bool nhd = false) {
+  json op = attentionOp();
+  op["batch"] = 4;
+  if (varlen)
+    op["varlen"] = true;
+  if (paged) {
+    op["paged"] = true;
+    op["page_size"] = 16;
+    op["num_pages"] = 4 * 4096 / 16;
+  }
+  if (nhd)
+    op["pages_nhd"] = true;
+  return op;
+}
+
+/// A database of the four ops keyOp(a, b), (a, b) = (false, false),
+/// (false, true), (true, false), (true, true), measured at 1, 2, 3 and 4
+/// ms: each key valid, the database written and read back (`back`) the
+/// same, four entries.
+void readBackFourOps(const std::function<json(bool, bool)> &keyOp,
+                     TuningDb &back) {
+  TuningDb db;
+  double medianMs = 1;
+  for (bool a : {false, true})
+    for (bool b : {false, true})
+      db.add(h200Key(keyOp(a, b)), measured(attentionConfig(64), medianMs++));
+  std::string err;
+  for (const TuningEntry &e : db.entries)
+    ASSERT_TRUE(checkKey(e.key, err)) << err << " " << e.key.op.dump();
+  ASSERT_TRUE(fromJson(json::parse(toJson(db).dump()), back, err)) << err;
+  expectSameDb(db, back);
+  ASSERT_EQ(back.entries.size(), 4u);
+}
+
+} // namespace
+
 TEST(TuningDbJsonTest, VarlenPagedAttentionKeysLoadAsTheirOwnOp) {
   // FlashAttention's varlen API over a block table (vLLM's chunked
   // prefill): varlen and paged together, seq_kv each sequence's M * P keys.
   const auto keyOp = [](bool varlen, bool paged) {
-    json op = attentionOp();
-    op["batch"] = 4;
-    if (varlen)
-      op["varlen"] = true;
-    if (paged) {
-      op["paged"] = true;
-      op["page_size"] = 16;
-      op["num_pages"] = 4 * 4096 / 16;
-    }
-    return op;
+    return batchOp(varlen, paged);
   };
-  TuningDb db;
-  double medianMs = 1; // 4 for varlen and paged
-  for (bool varlen : {false, true})
-    for (bool paged : {false, true})
-      db.add(h200Key(keyOp(varlen, paged)),
-             measured(attentionConfig(64), medianMs++));
-  std::string err;
-  for (const TuningEntry &e : db.entries)
-    ASSERT_TRUE(checkKey(e.key, err)) << err << " " << e.key.op.dump();
   TuningDb back;
-  ASSERT_TRUE(fromJson(json::parse(toJson(db).dump()), back, err)) << err;
-  expectSameDb(db, back);
+  ASSERT_NO_FATAL_FAILURE(readBackFourOps(keyOp, back));
   // Four ops, four keys: each finds its own measurement.
-  ASSERT_EQ(back.entries.size(), 4u);
   const TuningEntry *both = back.find(h200Key(keyOp(true, true)));
   ASSERT_NE(both, nullptr);
   EXPECT_EQ(both->key.op["varlen"], true);
@@ -816,6 +840,59 @@ TEST(TuningDbJsonTest, VarlenPagedAttentionKeysLoadAsTheirOwnOp) {
             h200Key(keyOp(true, false)).canonical());
   EXPECT_NE(h200Key(keyOp(true, true)).canonical(),
             h200Key(keyOp(false, true)).canonical());
+}
+
+TEST(TuningDbJsonTest, NhdPagedAttentionKeysLoadAsTheirOwnOp) {
+  // NHD pages ([N, P, Hkv, D]: FlashInfer's default, vLLM's cache), as the
+  // dialect writes them (pages_nhd true; absent for HND pages), over a
+  // padded or a varlen batch: each its own key beside the HND one.
+  const auto keyOp = [](bool varlen, bool nhd) {
+    return batchOp(varlen, true, nhd);
+  };
+  TuningDb back;
+  ASSERT_NO_FATAL_FAILURE(readBackFourOps(keyOp, back));
+  double want = 1; // HND, NHD, varlen HND, varlen NHD
+  for (bool varlen : {false, true})
+    for (bool nhd : {false, true}) {
+      const TuningEntry *e = back.find(h200Key(keyOp(varlen, nhd)));
+      ASSERT_NE(e, nullptr) << varlen << nhd;
+      EXPECT_EQ(e->candidates[0].time->medianMs, want++) << varlen << nhd;
+      EXPECT_EQ(e->key.op.contains("pages_nhd"), nhd);
+    }
+  for (bool varlen : {false, true})
+    EXPECT_NE(h200Key(keyOp(varlen, true)).canonical(),
+              h200Key(keyOp(varlen, false)).canonical());
+  // The runtime's own writing of an NHD op is a valid key.
+  AttentionSpec spec;
+  std::string err;
+  ASSERT_TRUE(parseAttentionOp(keyOp(true, true), spec, err)) << err;
+  ASSERT_TRUE(spec.pagesNhd);
+  EXPECT_TRUE(checkKey(h200Key(attentionOpJson(spec)), err)) << err;
+}
+
+TEST(TuningDbJsonTest, RefusesNhdPagesWithoutAPagedCache) {
+  const AttentionKeyCase cases[] = {
+      {{{"pages_nhd", true}},
+       "entries[2].key.op.pages_nhd: expected false or absent without paged "
+       "(it orders the pages of a paged cache)"},
+      {{{"pages_nhd", true}, {"varlen", true}},
+       "entries[2].key.op.pages_nhd: expected false or absent without paged"},
+      {{{"pages_nhd", true}, {"paged", false}},
+       "entries[2].key.op.pages_nhd: expected false or absent without paged"},
+      {{{"pages_nhd", "yes"}, {"paged", true}, {"page_size", 16}, {"num_pages", 64}},
+       "entries[2].key.op.pages_nhd: expected true or false, got \"yes\""},
+      // The paging rules still hold with NHD pages.
+      {{{"pages_nhd", true}, {"paged", true}, {"page_size", 16}},
+       "entries[2].key.op.num_pages: a paged signature needs it"},
+  };
+  for (const AttentionKeyCase &c : cases)
+    expectAttentionKeyRefused(c);
+  // false is HND pages, as parseAttentionOp reads it.
+  json j = toJson(mixedDb());
+  j["entries"][2]["key"]["op"]["pages_nhd"] = false;
+  TuningDb out;
+  std::string err;
+  EXPECT_TRUE(fromJson(j, out, err)) << err;
 }
 
 TEST(TuningDbJsonTest, RefusesFp8AttentionFieldsThatDoNotFit) {

@@ -854,11 +854,14 @@ std::string attentionShape(mlir::kgen::AttentionOp a) {
   if (kv != cast<RankedTensorType>(a.getQ().getType()).getElementType())
     os << " kv " << kv; // an e4m3 cache
   // varlen: q is the token total, kv too but over pages (both named:
-  // "varlen paged P") each sequence's key capacity M * P.
+  // "varlen paged P") each sequence's key capacity M * P. NHD pages
+  // ([N, P, Hkv, D]): "paged P NHD".
   if (a.isVarlen())
     os << " varlen";
   if (a.getBlockTable())
     os << " paged " << a.getPageSize();
+  if (a.getBlockTable() && a.getPagesNhd())
+    os << " NHD";
   if (a.getCausal())
     os << " causal";
   if (std::optional<int64_t> w = a.getSlidingWindow())

@@ -27,7 +27,10 @@
 // block_table [B, M] names the pages of each sequence: the logical key
 // length is Skv = M * P and key j of sequence b is K[bt[b, j / P], hk,
 // j % P, :] (V alike). Entries of keys j >= L are never read (a serving
-// engine pads them with -1).
+// engine pads them with -1). With `pages_nhd` (only with `paged`:
+// FlashInfer's default NHD layout, vLLM's cache) the pages are
+// [N, P, Hkv, D] instead, key j at K[bt[b, j / P], j % P, hk, :]; all else
+// (the table, kv_lens, Skv = M * P, varlen over pages) is as for HND pages.
 //
 // With variable-length batches (`varlen`, FlashAttention's varlen API),
 // the B sequences are packed token-major: Q and out [Tq, Hq, D], K and V
@@ -49,7 +52,7 @@
 // rows of k: sequence b has L_b = min(e - s, M * P) keys for s =
 // max(cu_k[b], 0), e = max(cu_k[b + 1], s) (attentionPagedKeyCount), key
 // j < L_b at K[bt[b, j / P], hk, j % P, :], causal bottom-right in
-// (Sq_b, L_b).
+// (Sq_b, L_b) (at K[bt[b, j / P], j % P, hk, :] with pages_nhd).
 //
 // The kernels see q, out and lse through the packed-GQA view [B, Hkv, G * Sq,
 // D] ([B, Hkv, G * Sq] for lse): the same bytes, since query head h = hk * G
@@ -93,6 +96,7 @@ struct AttentionSpec {
   bool paged = false;              // k, v [N, Hkv, P, D] + block_table [B, M]
   int64_t pageSize = 0;            // P in [1, 256], only with paged
   int64_t numPages = 0;            // N >= 1, only with paged
+  bool pagesNhd = false;           // k, v [N, P, Hkv, D]; only with paged
   // f32 [1] inputs, each only with an F8E4M3FN operand (q; k; v).
   bool qDescale = false, kDescale = false, vDescale = false;
   // Packed sequences: cu_seqlens_q, cu_seqlens_k i32 [B + 1]; seqQ and
@@ -108,7 +112,7 @@ struct AttentionSpec {
 ///    "dtype_out": "bf16", "kv_lens": false, "lse": false, "scale": 0.088,
 ///    "causal": true, "sliding_window": null, "window_left": null,
 ///    "window_right": null, "alibi": false, "softcap": null,
-///    "paged": true, "page_size": 16, "num_pages": 64,
+///    "paged": true, "page_size": 16, "num_pages": 64, "pages_nhd": true,
 ///    "dtype_kv": "f8E4M3FN", "k_descale": true, "v_descale": true}
 ///
 /// Required: the six sizes (integers in [1, 2^31]) and dtype (Q's type:
@@ -121,7 +125,8 @@ struct AttentionSpec {
 /// window_left, window_right and softcap (null), alibi (false), paged
 /// (false; absent in packages without a paged cache) and, exactly with
 /// paged, page_size (P in [1, 256]) and num_pages (N >= 1), seq_kv then
-/// being the logical key length M * P (a multiple of P), and varlen
+/// being the logical key length M * P (a multiple of P), pages_nhd
+/// (false; only with paged: the pages are [N, P, Hkv, D]), and varlen
 /// (false; absent in packages without cu_seqlens: seq_q and seq_kv are
 /// then the totals Tq and Tk of packed tokens, batch the number of
 /// sequences; with paged, seq_kv is still M * P, each sequence's key
@@ -137,11 +142,11 @@ bool parseAttentionOp(const nlohmann::json &op, AttentionSpec &spec,
 
 /// The op object for `spec`, every field written (null for no window or
 /// softcap) but paged, page_size and num_pages, written only with a paged
-/// cache, varlen, written (true) only with cu_seqlens, dtype_kv, written only
-/// when it is not dtype, and q_descale, k_descale and v_descale, written (true)
-/// only when the op has them (as the dialect's signature has them: an op
-/// without them has the object it had before they existed).
-/// parseAttentionOp(attentionOpJson(s)) gives s back.
+/// cache, pages_nhd, written (true) only with NHD pages, varlen, written (true)
+/// only with cu_seqlens, dtype_kv, written only when it is not dtype, and
+/// q_descale, k_descale and v_descale, written (true) only when the op has them
+/// (as the dialect's signature has them: an op without them has the object it
+/// had before they existed). parseAttentionOp(attentionOpJson(s)) gives s back.
 nlohmann::json attentionOpJson(const AttentionSpec &spec);
 
 /// The element type of k and v: spec.kvDtype, or dtype when unset.
@@ -151,11 +156,11 @@ ElemType attentionKvType(const AttentionSpec &spec);
 int64_t attentionGroup(const AttentionSpec &spec);
 
 /// Shapes in the op's layout: q and out [B, Hq, Sq, D], k and v
-/// [B, Hkv, Skv, D] ([N, Hkv, P, D] when paged), lse [B, Hq, Sq], kv_lens
-/// [B], block_table [B, M], each descale [1]; with varlen q and out
-/// [Tq, Hq, D], k and v [Tk, Hkv, D] ([N, Hkv, P, D] when paged too), lse
-/// [Hq, Tq] (FlashAttention's varlen softmax_lse) and cu_seqlens_q,
-/// cu_seqlens_k [B + 1].
+/// [B, Hkv, Skv, D] ([N, Hkv, P, D] when paged, [N, P, Hkv, D] with
+/// pages_nhd), lse [B, Hq, Sq], kv_lens [B], block_table [B, M], each
+/// descale [1]; with varlen q and out [Tq, Hq, D], k and v [Tk, Hkv, D]
+/// (the pages when paged too), lse [Hq, Tq] (FlashAttention's varlen
+/// softmax_lse) and cu_seqlens_q, cu_seqlens_k [B + 1].
 std::vector<int64_t> attentionShapeQ(const AttentionSpec &spec);
 std::vector<int64_t> attentionShapeKv(const AttentionSpec &spec);
 std::vector<int64_t> attentionShapeBlockTable(const AttentionSpec &spec);
@@ -195,7 +200,7 @@ double attentionFlops(const AttentionSpec &spec);
 /// With varlen, q, out and lse at Tq tokens, k and v at Tk, and both
 /// cu_seqlens (i32 [B + 1]) once; with varlen over a paged cache, q, out,
 /// lse and both cu_seqlens as varlen counts them, k, v and the block table
-/// as a paged cache counts them (B * M pages).
+/// as a paged cache counts them (B * M pages). NHD pages count as HND ones.
 double attentionBytes(const AttentionSpec &spec);
 
 /// Largest relative Frobenius error of `out` that passes (shared/notes/
@@ -221,13 +226,14 @@ double attentionLseTolerance(const AttentionSpec &spec);
 /// op has it, out (output, dtype_out, q's shapes), lse
 /// (output, f32, [B, Hq, Sq] or [B, Hkv, G * Sq]) exactly when the op has
 /// it, block_table (input, i32 [B, M]) exactly when the op is paged (k and
-/// v then [N, Hkv, P, D]), and the split-KV workspaces o_partial (f32 [S, B,
-/// Hkv, G * Sq, D]) and lse_partial (f32 [S, B, Hkv, G * Sq]), both or neither,
-/// role workspace, the same S >= 1. With varlen: cu_seqlens_q and cu_seqlens_k
-/// (input, i32 [B + 1]), q and out [Tq, Hq, D], k and v [Tk, Hkv, D] (the
-/// paged [N, Hkv, P, D] and the block table when paged too), lse [Hq, Tq]
-/// (no packed view) and no split-KV workspaces. False with a message
-/// naming the parameter and, for a wrong shape, the layout the op has.
+/// v then [N, Hkv, P, D], or [N, P, Hkv, D] with pages_nhd), and the split-KV
+/// workspaces o_partial (f32 [S, B, Hkv, G * Sq, D]) and lse_partial (f32 [S,
+/// B, Hkv, G * Sq]), both or neither, role workspace, the same S >= 1. With
+/// varlen: cu_seqlens_q and cu_seqlens_k (input, i32 [B + 1]), q and out [Tq,
+/// Hq, D], k and v [Tk, Hkv, D] (the pages and the block table when paged
+/// too), lse [Hq, Tq] (no packed view) and no split-KV workspaces.
+/// False with a message naming the parameter and, for a wrong shape, the layout
+/// the op has.
 bool checkAttentionParams(const KernelPackage &pkg, const AttentionSpec &spec,
                           std::string &err);
 
@@ -357,13 +363,14 @@ AttentionTokens attentionSequenceTokens(const HostTensor &cuSeqlens,
 /// those element counts: the packed view is the same bytes; any element types,
 /// e4m3 read exactly). extras.kvLens may be null when the op has none (every
 /// key then counts), extras.alibi when it has none (slopes 0). With a paged
-/// spec, `k` and `v` are read as [N, Hkv, P, D] through extras.blockTable; only
-/// the entries of visible keys are read. The descales are read from element 0
-/// of their tensors when the spec has them (dq * dk scale the logits, dv the
-/// output, not the lse) and are ignored otherwise. A paged spec without a
-/// table, a visible key's entry outside [0, N), or a descale the spec has
-/// without its tensor (or an empty one) gives a row of NaN (out and lse), which
-/// no kernel's output matches. With varlen, `q` is read as [Tq, Hq, D], `k` and
+/// spec, `k` and `v` are read as [N, Hkv, P, D] ([N, P, Hkv, D] with
+/// pages_nhd) through extras.blockTable; only the entries of visible keys
+/// are read. The descales are read from element 0 of their tensors when the
+/// spec has them (dq * dk scale the logits, dv the output, not the lse) and
+/// are ignored otherwise. A paged spec without a table, a visible key's
+/// entry outside [0, N), or a descale the spec has without its tensor (or an
+/// empty one) gives a row of NaN (out and lse), which no kernel's output
+/// matches. With varlen, `q` is read as [Tq, Hq, D], `k` and
 /// `v` as [Tk, Hkv, D], sequence b's tokens from extras.cuSeqlensQ and
 /// extras.cuSeqlensK (attentionSequenceTokens; extras.kvLens is not
 /// read); without both tensors (or with fewer than B + 1 elements), with b

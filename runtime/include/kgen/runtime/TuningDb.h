@@ -107,7 +107,9 @@ struct TuningDb {
 ///    for attention also kgen.attention's rules across fields: head_dim a
 ///    multiple of 8 in [32, 256], q_heads a multiple of kv_heads, a
 ///    non-zero scale, a sliding_window only when causal, softcap > 0,
-///    page_size and num_pages exactly with paged, dtype_kv f8E4M3FN only
+///    page_size and num_pages exactly with paged, pages_nhd (optional)
+///    true only with paged (NHD pages: a key of its own beside the HND
+///    one), dtype_kv f8E4M3FN only
 ///    for a bf16, f16 or e4m3 dtype, a *_descale flag only for an e4m3
 ///    operand, varlen (optional) true only with kv_lens false (paged or
 ///    not: a varlen op over a paged cache is its own key); for
