@@ -266,7 +266,7 @@ bool verifyAttention(const rt::KernelPackage &pkg, const rt::AttentionSpec &spec
   result.relError = stats.gotNaNs > 0 || stats.nonFiniteMismatches > 0
                         ? INFINITY
                         : stats.relFrobErr;
-  result.tolerance = rt::attentionTolerance(spec);
+  result.tolerance = rt::attentionTolerance(spec, pkg.config);
   std::string lseProblem;
   if (spec.lse) {
     const rt::HostTensor gotLse =

@@ -241,14 +241,19 @@ TEST(AttentionOpTest, CountsBytesOnce) {
 }
 
 TEST(AttentionOpTest, Tolerances) {
-  AttentionSpec s;
-  EXPECT_EQ(attentionTolerance(s), 1e-2);
-  EXPECT_EQ(attentionLseTolerance(s), 1e-3);
-  s.dtype = s.out = ElemType::F32;
-  EXPECT_EQ(attentionTolerance(s), 1e-4);
-  EXPECT_EQ(attentionLseTolerance(s), 1e-4);
-  s.out = ElemType::BF16; // the output's rounding dominates
-  EXPECT_EQ(attentionTolerance(s), 1e-2);
+  // 16-bit and f32 attention: the same on either instruction, or none.
+  const json wgmma = {{"instruction", "wgmma"}};
+  for (const json &config : {json(), json{{"instruction", "mma_sync"}}, wgmma}) {
+    SCOPED_TRACE(config.dump());
+    AttentionSpec s;
+    EXPECT_EQ(attentionTolerance(s, config), 1e-2);
+    EXPECT_EQ(attentionLseTolerance(s), 1e-3);
+    s.dtype = s.out = ElemType::F32;
+    EXPECT_EQ(attentionTolerance(s, config), 1e-4);
+    EXPECT_EQ(attentionLseTolerance(s), 1e-4);
+    s.out = ElemType::BF16; // the output's rounding dominates
+    EXPECT_EQ(attentionTolerance(s, config), 1e-2);
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -1230,21 +1235,38 @@ TEST(AttentionFp8Test, CountsOneByteKeysAndValuesAndTheDescalesOnce) {
 }
 
 TEST(AttentionFp8Test, EightBitTypesGetTheLowPrecisionTolerances) {
+  // The package's config: its instruction decides whether P V reads p in
+  // e4m3 (wgmma, FA3's FP8 path) or in f16 (mma_sync widens e4m3 to f16).
+  const json wgmma = {{"instruction", "wgmma"}, {"block_m", 128}};
+  const json mmaSync = {{"instruction", "mma_sync"}, {"block_m", 64}};
   AttentionSpec s;
   s.dtype = s.out = ElemType::F32;
-  EXPECT_EQ(attentionTolerance(s), 1e-4); // all f32
+  EXPECT_EQ(attentionTolerance(s, wgmma), 1e-4); // all f32
   EXPECT_EQ(attentionLseTolerance(s), 1e-4);
   s.kvDtype = ElemType::F8E4M3FN; // an 8-bit input (not a valid op: the
                                   // tolerances read the types only)
-  EXPECT_EQ(attentionTolerance(s), 1e-2);
+  EXPECT_EQ(attentionTolerance(s, mmaSync), 1e-2);
+  EXPECT_EQ(attentionTolerance(s, wgmma), 1e-2);
   EXPECT_EQ(attentionLseTolerance(s), 1e-3);
   s.kvDtype.reset();
-  s.dtype = ElemType::F8E4M3FN; // e4m3 Q and K, V; f32 out: P may be
-                                // rounded to e4m3 (FA3's FP8 P V)
-  EXPECT_EQ(attentionTolerance(s), 0.0625);
+  s.dtype = ElemType::F8E4M3FN; // e4m3 Q and K, V; f32 out
+  EXPECT_EQ(attentionTolerance(s, wgmma), 0.0625); // p rounded to e4m3
+  EXPECT_EQ(attentionTolerance(s, mmaSync), 1e-2); // p in f16
   EXPECT_EQ(attentionLseTolerance(s), 1e-3);
   s.out = ElemType::BF16;
-  EXPECT_EQ(attentionTolerance(s), 0.0625);
+  EXPECT_EQ(attentionTolerance(s, wgmma), 0.0625);
+  EXPECT_EQ(attentionTolerance(s, mmaSync), 1e-2);
+  // No config (a baseline's result), or one that names no instruction:
+  // the strict rule.
+  for (const json &odd :
+       {json(), json::object(), json{{"instruction", nullptr}},
+        json{{"instruction", 1}}, json{{"instruction", "WGMMA"}},
+        json::array({"wgmma"}), json("wgmma")})
+    EXPECT_EQ(attentionTolerance(s, odd), 1e-2) << odd.dump();
+  // A bf16 Q over an e4m3 cache keeps the 16-bit rule on wgmma too.
+  s.dtype = ElemType::BF16;
+  s.kvDtype = ElemType::F8E4M3FN;
+  EXPECT_EQ(attentionTolerance(s, wgmma), 1e-2);
 }
 
 TEST(AttentionFp8Test, ParamsAreE4m3KeysAndValuesAndF32Descales) {

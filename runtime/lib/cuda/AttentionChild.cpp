@@ -160,7 +160,9 @@ bool AttentionGroupRun::resetOutputs(std::string &err) {
 }
 
 /// Downloads out (and lse) of copy 0 into `outputs` and judges them at the
-/// sampled rows: out by relative Frobenius error, lse by absolute error.
+/// sampled rows: out by relative Frobenius error (within the tolerance of
+/// the package's config, which `result` carries: runKernel's newResult),
+/// lse by absolute error.
 bool AttentionGroupRun::judgeOutputs(KernelResult &result,
                                      std::vector<HostTensor> &outputs) {
   std::string err;
@@ -176,7 +178,7 @@ bool AttentionGroupRun::judgeOutputs(KernelResult &result,
     }
   }
   if (!judge(gatherRows(outputs[0], rows_, spec_.headDim), expected_.out,
-             attentionTolerance(spec_), result))
+             attentionTolerance(spec_, result.config), result))
     return false;
   if (outputs.size() < 2)
     return true;
