@@ -521,12 +521,9 @@ LogicalResult AttentionOp::verify() {
     SmallVector<int64_t> pagesShape =
         nhd ? SmallVector<int64_t>{pages, pageSize, hkv, hd}
             : SmallVector<int64_t>{pages, hkv, pageSize, hd};
-    if (failed(check.shape("k", k, pagesShape,
-                           nhd ? "[N, P, Hkv, D] with D of 'q'"
-                               : "[N, Hkv, P, D] with D of 'q'")) ||
-        failed(check.shape("v", v, pagesShape,
-                           nhd ? "[N, P, Hkv, D], the shape of 'k'"
-                               : "[N, Hkv, P, D], the shape of 'k'")))
+    std::string layout = nhd ? "[N, P, Hkv, D]" : "[N, Hkv, P, D]";
+    if (failed(check.shape("k", k, pagesShape, layout + " with D of 'q'")) ||
+        failed(check.shape("v", v, pagesShape, layout + ", the shape of 'k'")))
       return failure();
   } else if (varlen) {
     int64_t tk = getSeqKv();

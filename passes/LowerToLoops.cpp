@@ -189,18 +189,23 @@ struct AttentionRowRef {
   }
 };
 
-/// (page, row) of key j of sequence bi in a paged cache: the block
-/// table's entry for the key's page (clamped into [0, N)) and j mod P, for
-/// a visible key; a key j >= L reads page 0, masked (its entry may be
-/// padding).
-std::function<std::pair<Value, Value>(Value)>
-pagedKey(RefBuilder &rb, Value table, Value bi, Value len, int64_t pageSize,
-         int64_t pages) {
-  return [&rb, table, bi, len, pageSize, pages](Value j) {
+/// The indices of key j of sequence bi, K/V head hk, in a paged cache
+/// (every dimension but D, in the op's page order: [N, Hkv, P] or with
+/// pages_nhd [N, P, Hkv]): the block table's entry for the key's page
+/// (clamped into [0, N)) and row j mod P, for a visible key; a key j >= L
+/// reads page 0, masked (its entry may be padding).
+std::function<SmallVector<Value>(Value, Value)>
+pagedKey(RefBuilder &rb, AttentionOp op, Value table, Value bi, Value len) {
+  int64_t pageSize = op.getPageSize(), pages = op.getNumPages();
+  bool nhd = op.getPagesNhd();
+  return [&rb, table, bi, len, pageSize, pages, nhd](Value j, Value hk) {
     Value entry = rb.loadIndex(table, {bi, rb.divi(j, pageSize)});
     Value page = rb.clamp(entry, rb.idx(0), rb.idx(pages - 1));
     Value read = rb.cmpi(arith::CmpIPredicate::slt, j, len);
-    return std::pair{rb.select(read, page, rb.idx(0)), rb.remi(j, pageSize)};
+    page = rb.select(read, page, rb.idx(0));
+    Value row = rb.remi(j, pageSize);
+    return nhd ? SmallVector<Value>{page, row, hk}
+               : SmallVector<Value>{page, hk, row};
   };
 }
 
@@ -215,7 +220,6 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
         v = rb.buffer(op.getV());
   Value lens = op.getKvLens() ? rb.buffer(op.getKvLens()) : Value();
   Value table = op.getBlockTable() ? rb.buffer(op.getBlockTable()) : Value();
-  int64_t pageSize = op.getPageSize(), pages = op.getNumPages();
   Value out = rb.alloc(op.getOut().getType());
   Value lse = op.getLse() ? rb.alloc(op.getLse().getType()) : Value();
   AttentionRowRef ref;
@@ -272,7 +276,7 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
       }
       Value rows = rb.subi(qe, qs);
       // Key j of the sequence: token ks + j, or through the block table.
-      auto keyAt = pagedKey(rb, table, bi, len, pageSize, pages);
+      auto paged = pagedKey(rb, op, table, bi, len);
       rb.loop(hq, [&](Value h) {
         Value hk = rb.divi(h, group);
         rb.loop(qs, qe, [&](Value t) {
@@ -282,11 +286,8 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
               rb, len, len, pos, h,
               [&](Value d) { return rb.loadF32(q, {t, h, d}); },
               [&](Value j) {
-                if (!table)
-                  return SmallVector<Value>{rb.addi(ks, j), hk};
-                auto [page, key] = keyAt(j);
-                return op.getPagesNhd() ? SmallVector<Value>{page, key, hk}
-                                        : SmallVector<Value>{page, hk, key};
+                return table ? paged(j, hk)
+                             : SmallVector<Value>{rb.addi(ks, j), hk};
               },
               k, v, [&](Value d, Value o) { rb.storeF32(o, out, {t, h, d}); },
               lse ? function_ref<void(Value)>(storeLse) : nullptr);
@@ -298,14 +299,8 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
       Value len = lens ? rb.clamp(rb.loadIndex(lens, bi), rb.idx(0),
                                   rb.idx(skv))
                        : rb.idx(skv);
-      // (plane, row) of key j in K and V: (b, j), or through the block
-      // table (pagedKey).
-      auto paged = pagedKey(rb, table, bi, len, pageSize, pages);
-      auto keyAt = [&](Value j) -> std::pair<Value, Value> {
-        if (!table)
-          return {bi, j};
-        return paged(j);
-      };
+      // Key j in K and V: (b, hk, j), or through the block table.
+      auto paged = pagedKey(rb, op, table, bi, len);
       rb.loop(hq, [&](Value h) {
         Value hk = rb.divi(h, group);
         rb.loop(sq, [&](Value i) {
@@ -315,10 +310,7 @@ SmallVector<Value> lowerAttention(AttentionOp op, RefBuilder &rb) {
               rb, rb.idx(skv), len, pos, h,
               [&](Value d) { return rb.loadF32(q, {bi, h, i, d}); },
               [&](Value j) {
-                auto [plane, key] = keyAt(j);
-                if (table && op.getPagesNhd()) // [N, P, Hkv, D]
-                  return SmallVector<Value>{plane, key, hk};
-                return SmallVector<Value>{plane, hk, key};
+                return table ? paged(j, hk) : SmallVector<Value>{bi, hk, j};
               },
               k, v,
               [&](Value d, Value o) { rb.storeF32(o, out, {bi, h, i, d}); },
