@@ -159,7 +159,7 @@ struct BlockFrame {
   Value head0;  // varlen: the block's query head (ALiBi)
   SmallVector<Value> qAt; // Q / output box origin (every dimension)
   Value qRows, qCols;     // its bounds
-  std::function<SmallVector<Value>(Value j0)> kAt; // K / V box of key j0
+  std::function<SmallVector<Value>(Value j0)> kAt; // K / V box of key j0 (none over pages)
   Value kRows, kCols;
   SmallVector<Value> lseAt; // lse_at (varlen), else empty
   Value valid;              // varlen: 0 for a tile of no sequence
@@ -229,15 +229,18 @@ BlockFrame varlenFrame(Ix &ix, AttentionPlan &p, Value bx, Value cuQ,
   Value hk = ix.div(h, p.groups);
   f.rows = BlockRows{seq, hk, tile.getRow(), ix.mul(queries, f.valid)};
   f.head0 = h;
-  Value qCol = ix.mul(h, p.d), kCol = ix.mul(hk, p.d);
+  Value qCol = ix.mul(h, p.d);
   f.qAt = {ix.add(qStart, f.rows.r0), qCol};
   f.qRows = ix.add(qStart, f.rows.rhi);
   f.qCols = ix.add(qCol, p.d);
-  f.kAt = [&ix, kStart, kCol](Value j0) {
-    return SmallVector<Value>{ix.add(kStart, j0), kCol};
-  };
-  f.kRows = ix.add(kStart, f.len);
-  f.kCols = ix.add(kCol, p.d);
+  if (!paged) { // the K/V boxes in the token rows (pages: the table's)
+    Value kCol = ix.mul(hk, p.d);
+    f.kAt = [&ix, kStart, kCol](Value j0) {
+      return SmallVector<Value>{ix.add(kStart, j0), kCol};
+    };
+    f.kRows = ix.add(kStart, f.len);
+    f.kCols = ix.add(kCol, p.d);
+  }
   f.lseAt = {h, f.qAt[0]};
   return f;
 }

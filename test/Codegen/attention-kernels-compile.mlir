@@ -3,10 +3,10 @@
 // (dialect/AttentionLegality.cpp's register rules: Dp + block_n <= 288,
 // and per thread and K tile at most 16 copies up to Dp 128 and 12 beyond),
 // with every mask and ALiBi, 2 to 4 stages, both 16-bit types, padded head
-// dims, split-KV's combine kernel, paged caches (kgen.tile.load_paged) and
-// variable-length batches (kgen.tile.sequence_tile's prologue: a sweep of
-// them at every warp count, stage count and head dim found no spill on
-// sm_80, up to 255 registers).
+// dims, split-KV's combine kernel, paged caches (kgen.tile.load_paged, HND
+// and NHD pages) and variable-length batches (kgen.tile.sequence_tile's
+// prologue: a sweep of them at every warp count, stage count and head dim
+// found no spill on sm_80, up to 255 registers), also over NHD pages.
 // REQUIRES: nvcc
 // RUN: kgen-opt %s --kgen-lower-attention-to-tiles | kgen-translate --kgen-emit-cuda -o %t.cu
 // RUN: %nvcc -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -c %t.cu -o %t.o 2>&1 | FileCheck %s
@@ -220,3 +220,19 @@ func.func @varlen_one_warp_d128(%q: tensor<600x8x128xbf16>, %k: tensor<700x2x128
   return %o, %lse : tensor<600x8x128xbf16>, tensor<8x600xf32>
 }
 
+
+// NHD pages ([N, P, Hkv, D]) at the register edge, every mask.
+func.func @paged_nhd_d128_bn128_all_masks(%q: tensor<2x8x300x128xbf16>, %k: tensor<64x16x2x128xbf16>, %v: tensor<64x16x2x128xbf16>, %lens: tensor<2xi32>, %bt: tensor<2x20xi32>)
+    -> (tensor<2x8x300x128xbf16>, tensor<2x8x300xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v kv_lens(%lens : tensor<2xi32>) block_table(%bt : tensor<2x20xi32>) {causal, pages_nhd, sliding_window = 100, softcap = 30.0 : f32, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 128, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>}
+      : tensor<2x8x300x128xbf16>, tensor<64x16x2x128xbf16>, tensor<64x16x2x128xbf16> -> tensor<2x8x300x128xbf16>, tensor<2x8x300xf32>
+  return %o, %lse : tensor<2x8x300x128xbf16>, tensor<2x8x300xf32>
+}
+
+// A varlen batch over NHD pages (vLLM's chunked prefill) at the register edge, every mask and ALiBi.
+func.func @varlen_paged_nhd_d128_bn128(%q: tensor<600x8x128xbf16>, %k: tensor<80x16x2x128xbf16>, %v: tensor<80x16x2x128xbf16>, %cq: tensor<5xi32>, %ck: tensor<5xi32>, %bt: tensor<4x20xi32>, %al: tensor<8xf32>)
+    -> (tensor<600x8x128xbf16>, tensor<8x600xf32>) {
+  %o, %lse = kgen.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<5xi32>, tensor<5xi32>) block_table(%bt : tensor<4x20xi32>) alibi(%al : tensor<8xf32>) {causal, pages_nhd, sliding_window = 100, softcap = 30.0 : f32, config = #kgen.attention_config<target = sm_80, instruction = mma_sync, block_m = 64, block_n = 128, warps_m = 4, stages = 2, consumer_warpgroups = 1, ping_pong = false, overlap_softmax = false, pack_gqa = false, split_kv = 1, source = user>}
+      : tensor<600x8x128xbf16>, tensor<80x16x2x128xbf16>, tensor<80x16x2x128xbf16> -> tensor<600x8x128xbf16>, tensor<8x600xf32>
+  return %o, %lse : tensor<600x8x128xbf16>, tensor<8x600xf32>
+}
