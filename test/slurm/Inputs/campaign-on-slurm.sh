@@ -54,9 +54,13 @@ submitted=$(kgen-tune campaign submit "$camp/plan.json" --synthetic \
 array=$(sed -n 's/^submitted shards .* as job array \([0-9]*\)$/\1/p' <<<"$submitted")
 echo "$submitted" | sed -E "s/job array $array\$/job array ARRAY/; s/as job [0-9]+/as job MERGE/; s/of $array\)/of ARRAY)/"
 
-# Kill shard 1's task once its first item is done and its second started.
+# Kill shard 1's task once its first item is done and its second started
+# (its log says so): cancelled in the step between the two items, a child
+# the shard had just started could outlive the task's processes Slurm
+# signals (proctrack/linuxproc walks the process tree) and finish item 2.
 first=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['shards'][1]['items'][0])" "$camp/plan.json")
 wait_until 60 test -f "$camp/shards/s001/$first.db.json"
+wait_until 60 grep -q "shard 1 item 2/2" "$camp/logs/${array}_1.out"
 scancel "${array}_1"
 echo "cancelled shard 1's task after its first item"
 kgen-tune campaign wait "$camp/plan.json" --timeout 120 >/dev/null
